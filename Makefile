@@ -1,0 +1,90 @@
+# Build everything into $(BUILD); run it in QEMU (TCG).
+#   make            build the kernel, loader and boot image
+#   make qemu       boot it (CPUS=4 MEM=512M by default)
+#   make qemu-gdb   boot it stopped, waiting for gdb (see .gdbinit)
+#   make test       run every test suite; ends with "N passed, N failed"
+
+BUILD ?= build
+CPUS ?= 4
+MEM ?= 512M
+CMDLINE ?=
+
+# Quiet by default; `make V=1` shows full commands.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# Missing Debian packages are installed on first use (tools/deps); it is quick
+# and silent when everything is there.
+DEPS_OK := $(BUILD)/.deps-ok
+
+all: $(BUILD)/esp.img
+
+$(DEPS_OK): tools/deps
+	tools/deps
+	@mkdir -p $(@D) && touch $@
+
+include boot/boot.mk
+$(BOOT_OUT)/loader.o: | $(DEPS_OK)
+
+# ---- kernel ----------------------------------------------------------------
+KCC := gcc
+KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+	-ffreestanding -fno-pic -fno-pie -mcmodel=kernel -mno-red-zone \
+	-mgeneral-regs-only -fno-stack-protector -fno-omit-frame-pointer \
+	-fno-asynchronous-unwind-tables -fno-strict-aliasing \
+	-nostdinc -isystem $(shell $(KCC) -print-file-name=include) \
+	-Ikernel -Iboot -Ifs -MMD -MP
+KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
+	-T kernel/kernel.ld
+
+KSRCS := $(wildcard kernel/*.c kernel/*.S fs/*.c tests/kernel/*.c)
+KOBJS := $(patsubst %,$(BUILD)/%.o,$(KSRCS))
+
+$(BUILD)/%.c.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(KCC) $(KCFLAGS) -c -o $@ $<
+
+$(BUILD)/%.S.o: %.S | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "  AS      $<"
+	$(Q)$(KCC) $(KCFLAGS) -c -o $@ $<
+
+$(BUILD)/kernel.elf: $(KOBJS) kernel/kernel.ld
+	@echo "  LD      $@"
+	$(Q)ld $(KLDFLAGS) -o $@ $(KOBJS)
+
+# ---- initial file system (cpio newc from a staging tree) -------------------
+$(BUILD)/initrd.cpio: | $(DEPS_OK)
+	@echo "  CPIO    $@"
+	@rm -rf $(BUILD)/root && mkdir -p $(BUILD)/root
+	$(Q)cd $(BUILD)/root && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
+
+# ---- boot image ------------------------------------------------------------
+$(BUILD)/esp.img: $(BOOT_EFI) $(BUILD)/kernel.elf $(BUILD)/initrd.cpio tools/mkesp
+	@echo "  ESP     $@"
+	$(Q)tools/mkesp $@ $(BOOT_EFI) $(BUILD)/kernel.elf $(BUILD)/initrd.cpio
+
+RUNQEMU := tools/runqemu --esp $(BUILD)/esp.img --cpus $(CPUS) --mem $(MEM)
+
+qemu: $(BUILD)/esp.img
+	$(RUNQEMU) --interactive --cmdline "$(CMDLINE)"
+
+qemu-gdb: $(BUILD)/esp.img
+	@echo "QEMU waits for gdb on :1234; in another terminal run: gdb (it reads .gdbinit)"
+	$(RUNQEMU) --interactive --gdb --cmdline "$(CMDLINE)"
+
+# ---- tests -----------------------------------------------------------------
+TEST_CPUS ?= 1 2 8 64
+
+test: $(BUILD)/esp.img
+	tools/runtests --esp $(BUILD)/esp.img --cpus "$(TEST_CPUS)"
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all qemu qemu-gdb test clean
+-include $(KOBJS:.o=.d)

@@ -1,0 +1,9 @@
+// The serial console (COM1, 16550 UART).
+#pragma once
+#include "kernel.h"
+
+void uart_init(void);
+void uart_putc(char c);
+void console_write(const char *s, size_t n); // whole lines stay together across CPUs
+void console_input_init(void);               // route COM1's IRQ once the IOAPIC is up
+int console_getc(void);                      // next input byte, or -1 if none

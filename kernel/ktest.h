@@ -1,0 +1,53 @@
+// In-kernel tests: a registry of named test functions, run by ktest.c when the
+// kernel command line says `test=all` or `test=name1,name2,...`.
+//
+//   KTEST(page_alloc_conserves) { ...; KCHECK(a == b); ... }
+//
+// KCHECK records a failure (with file and line) and goes on; KREQUIRE also returns
+// from the test. KTEST_FAULT declares a test that must end in a CPU exception: it
+// passes only if the exception is caught by the harness.
+#pragma once
+#include "kernel.h"
+
+struct ktest {
+    const char *name;
+    void (*fn)(void);
+    bool expect_fault;
+};
+
+#define __KTEST(tname, fault)                                                            \
+    static void ktest_fn_##tname(void);                                                  \
+    static const struct ktest ktest_##tname                                              \
+        __attribute__((section("ktests"), used, aligned(8))) = {                         \
+            .name = #tname, .fn = ktest_fn_##tname, .expect_fault = (fault)};            \
+    static void ktest_fn_##tname(void)
+
+#define KTEST(tname) __KTEST(tname, false)
+#define KTEST_FAULT(tname) __KTEST(tname, true)
+
+void ktest_failed(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#define KCHECK(c)                                                                        \
+    do {                                                                                 \
+        if (!(c))                                                                        \
+            ktest_failed(__FILE__, __LINE__, "%s", #c);                                  \
+    } while (0)
+#define KREQUIRE(c)                                                                      \
+    do {                                                                                 \
+        if (!(c)) {                                                                      \
+            ktest_failed(__FILE__, __LINE__, "%s", #c);                                  \
+            return;                                                                      \
+        }                                                                                \
+    } while (0)
+// Compare two integers and print both values on failure.
+#define KCHECK_EQ(a, b)                                                                  \
+    do {                                                                                 \
+        long long __a = (long long)(a), __b = (long long)(b);                            \
+        if (__a != __b)                                                                  \
+            ktest_failed(__FILE__, __LINE__, "%s == %s (%lld != %lld)", #a, #b, __a,     \
+                         __b);                                                           \
+    } while (0)
+
+// Run the tests the command line selects; returns the number that failed.
+int ktest_run(const char *selection);
