@@ -1,0 +1,352 @@
+// Tests for the physical page allocator (kernel/page.c): conservation of the free
+// count, zeroing, contiguous runs, exhaustion, per-CPU cache locality, and many
+// CPUs allocating at once without ever getting the same page.
+#include "ktest.h"
+#include "mm.h"
+#include "percpu.h"
+#include "smp.h"
+#include "x86.h"
+
+#define MAX_CONTIG 1024 // page.c's largest block, in pages
+
+static uint64_t rnd(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+static size_t pow2_at_least(size_t n)
+{
+    size_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+// A page's stamp: 8 words spread over it, so a page handed out twice is noticed
+// whichever part the other owner wrote.
+static void stamp(void *page, uint64_t tag)
+{
+    for (int i = 0; i < 8; i++)
+        ((uint64_t *)page)[i * 64] = tag ^ i;
+}
+
+static bool stamp_ok(void *page, uint64_t tag)
+{
+    for (int i = 0; i < 8; i++)
+        if (((uint64_t *)page)[i * 64] != (tag ^ i))
+            return false;
+    return true;
+}
+
+KTEST(page_count_total_is_sane)
+{
+    KCHECK(page_count_total() > 0);
+    KCHECK(page_count_free() <= page_count_total());
+    KCHECK(page_count_free() > 0);
+}
+
+KTEST(page_alloc_free_conserves)
+{
+    enum { N = 300 }; // more than a CPU cache holds, so the pools take part
+    static void *p[N];
+    size_t before = page_count_free();
+    for (int i = 0; i < N; i++) {
+        p[i] = page_alloc();
+        KREQUIRE(p[i] != NULL);
+        KREQUIRE((uintptr_t)p[i] % PGSIZE == 0);
+        stamp(p[i], i);
+        KCHECK_EQ(page_count_free(), before - i - 1);
+    }
+    for (int i = 0; i < N; i++)
+        KCHECK(stamp_ok(p[i], i)); // all distinct: nobody's stamp was overwritten
+    for (int i = 0; i < N; i++) {
+        page_free(p[i]);
+        KCHECK_EQ(page_count_free(), before - N + i + 1);
+    }
+    page_drain_cpu_cache();
+    KCHECK_EQ(page_count_free(), before);
+}
+
+KTEST(page_alloc_zeroed_is_zero)
+{
+    enum { N = 8 };
+    void *p[N];
+    // Dirty some pages and free them: the cache hands the same ones back next.
+    for (int i = 0; i < N; i++) {
+        p[i] = page_alloc();
+        KREQUIRE(p[i]);
+        memset(p[i], 0xa5, PGSIZE);
+    }
+    for (int i = N - 1; i >= 0; i--)
+        page_free(p[i]);
+    for (int i = 0; i < N; i++) {
+        p[i] = page_alloc_zeroed();
+        KREQUIRE(p[i]);
+        const uint64_t *w = p[i];
+        bool zero = true;
+        for (size_t j = 0; j < PGSIZE / 8; j++)
+            zero &= w[j] == 0;
+        KCHECK(zero);
+    }
+    for (int i = 0; i < N; i++)
+        page_free(p[i]);
+}
+
+KTEST(page_contig_aligned_contiguous_conserved)
+{
+    static const size_t sizes[] = {2, 3, 5, 8, 17, 64, 100, 255, 512, 513, 1024};
+    void *p[ARRAY_SIZE(sizes)];
+    size_t before = page_count_free(), used = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+        size_t n = sizes[i];
+        p[i] = page_alloc_contig(n);
+        KREQUIRE(p[i] != NULL);
+        used += n;
+        KCHECK_EQ(page_count_free(), before - used);
+        // The direct map is linear, so virtually contiguous is physically contiguous.
+        KCHECK_EQ(V2P(p[i]) % (pow2_at_least(n) * PGSIZE), 0);
+        for (size_t j = 0; j < n; j++)
+            stamp((char *)p[i] + j * PGSIZE, i << 32 | j);
+    }
+    // Every page of every run still carries its own stamp: no two runs overlap.
+    for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+        bool ok = true;
+        for (size_t j = 0; j < sizes[i]; j++)
+            ok &= stamp_ok((char *)p[i] + j * PGSIZE, i << 32 | j);
+        KCHECK(ok);
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
+        page_free_contig(p[i], sizes[i]);
+    KCHECK_EQ(page_count_free(), before);
+}
+
+KTEST(page_contig_limits)
+{
+    size_t before = page_count_free();
+    KCHECK(page_alloc_contig(0) == NULL);
+    KCHECK(page_alloc_contig(MAX_CONTIG + 1) == NULL);
+    KCHECK(page_alloc_contig((size_t)-1) == NULL);
+    KCHECK_EQ(page_count_free(), before);
+    void *p = page_alloc_contig(1); // same as page_alloc
+    KREQUIRE(p);
+    KCHECK_EQ(page_count_free(), before - 1);
+    page_free_contig(p, 1);
+    KCHECK_EQ(page_count_free(), before);
+}
+
+// How many blocks of the largest size can be had right now (all given back).
+static size_t count_max_blocks(void)
+{
+    void *head = NULL;
+    size_t n = 0;
+    void *p;
+    while ((p = page_alloc_contig(MAX_CONTIG))) {
+        *(void **)p = head;
+        head = p;
+        n++;
+    }
+    while (head) {
+        p = head;
+        head = *(void **)p;
+        page_free_contig(p, MAX_CONTIG);
+    }
+    return n;
+}
+
+// Leaves a few free pages in the calling CPU's cache.
+static void fill_cache(void *arg __unused)
+{
+    void *p[4];
+    for (int i = 0; i < 4; i++)
+        p[i] = page_alloc();
+    for (int i = 0; i < 4; i++)
+        if (p[i])
+            page_free(p[i]);
+}
+
+KTEST(page_exhaustion_returns_null_and_recovers)
+{
+    kmalloc_drain_all(); // let empty slabs give their pages back first
+    size_t before = page_count_free();
+    size_t blocks = count_max_blocks();
+    KCHECK(blocks > 0);
+    KCHECK_EQ(page_count_free(), before);
+    // Every CPU's cache holds pages now: running out must reach them too.
+    xcall_all(fill_cache, NULL);
+    KCHECK_EQ(page_count_free(), before);
+
+    // Take every page, linking them through their first word.
+    void *head = NULL, *p;
+    size_t n = 0;
+    while ((p = page_alloc())) {
+        *(void **)p = head;
+        head = p;
+        n++;
+    }
+    KCHECK_EQ(n, before);        // NULL only once nothing at all was left ...
+    KCHECK_EQ(page_count_free(), 0); // ... in the pools or any CPU's cache
+    KCHECK(page_alloc_zeroed() == NULL);
+    KCHECK(page_alloc_contig(2) == NULL);
+    KCHECK(kmalloc(3 * PGSIZE) == NULL);
+
+    // One page back: one page can be had again, and only one.
+    p = head;
+    head = *(void **)p;
+    page_free(p);
+    p = page_alloc();
+    KCHECK(p != NULL);
+    KCHECK(page_alloc() == NULL);
+    if (p) {
+        *(void **)p = head;
+        head = p;
+    }
+
+    while (head) {
+        p = head;
+        head = *(void **)p;
+        page_free(p);
+    }
+    KCHECK_EQ(page_count_free(), before);
+    // The buddies merged again: as many 4 MiB blocks as before the exhaustion.
+    KCHECK_EQ(count_max_blocks(), blocks);
+    KCHECK_EQ(page_count_free(), before);
+}
+
+KTEST(page_contig_exhaustion_recovers)
+{
+    page_drain_all_caches();
+    size_t before = page_count_free();
+    void *head = NULL, *p;
+    size_t n = 0;
+    while ((p = page_alloc_contig(3))) { // odd size: tails go back each time
+        *(void **)p = head;
+        head = p;
+        n++;
+    }
+    KCHECK(n > 0);
+    KCHECK(page_count_free() < before);
+    KCHECK(page_alloc_contig(4) == NULL);
+    while (head) {
+        p = head;
+        head = *(void **)p;
+        page_free_contig(p, 3);
+    }
+    KCHECK_EQ(page_count_free(), before);
+}
+
+// After warming up, alloc/free pairs on one CPU never take a pool lock.
+KTEST(page_cache_stays_local)
+{
+    enum { WARM = 16 };
+    void *p[WARM];
+    for (int i = 0; i < WARM; i++)
+        KREQUIRE((p[i] = page_alloc()));
+    for (int i = 0; i < WARM; i++)
+        page_free(p[i]);
+    uint64_t locks = page_stat_pool_locks();
+    for (int r = 0; r < 1000; r++) {
+        void *q = page_alloc();
+        KREQUIRE(q);
+        page_free(q);
+    }
+    for (int r = 0; r < 100; r++) {
+        for (int i = 0; i < WARM; i++)
+            KREQUIRE((p[i] = page_alloc()));
+        for (int i = 0; i < WARM; i++)
+            page_free(p[i]);
+    }
+    KCHECK_EQ(page_stat_pool_locks(), locks);
+
+    // The statistic does see pool traffic: an emptied cache must refill.
+    page_drain_cpu_cache();
+    uint64_t drained = page_stat_pool_locks();
+    KCHECK(drained > locks);
+    void *q = page_alloc();
+    KREQUIRE(q);
+    KCHECK(page_stat_pool_locks() > drained);
+    page_free(q);
+}
+
+// ---- all CPUs at once ------------------------------------------------------------
+
+struct stress {
+    int rounds;
+    int ran;          // CPUs that took part
+    int errors;       // stamps found overwritten, unexpected NULLs
+    size_t allocated; // pages handed out in total
+};
+
+static void stress_error(struct stress *st, const char *what, void *p)
+{
+    if (__atomic_fetch_add(&st->errors, 1, __ATOMIC_RELAXED) < 5)
+        kprintf("# cpu %d: %s %p\n", cpu_id(), what, p);
+}
+
+// Wait (a bounded while) until every online CPU has arrived, so that they really
+// run at the same time; if the CPUs are started one after another, go on anyway.
+static void start_together(int *arrived)
+{
+    __atomic_fetch_add(arrived, 1, __ATOMIC_SEQ_CST);
+    for (long i = 0; i < 2000000 && READ_ONCE(*arrived) < ncpu_online; i++)
+        pause();
+}
+
+static void page_stress_cpu(void *arg)
+{
+    struct stress *st = arg;
+    enum { HOLD = 64, RUN = 16 };
+    void *held[HOLD];
+    uint64_t id = cpu_id(), seed = 0x9e3779b97f4a7c15ULL * (id + 1);
+    size_t total = 0;
+    start_together(&st->ran);
+    for (int r = 0; r < st->rounds; r++) {
+        int k = 1 + rnd(&seed) % HOLD;
+        int got = 0;
+        for (; got < k; got++) {
+            if (!(held[got] = page_alloc())) {
+                stress_error(st, "page_alloc returned NULL", NULL);
+                break;
+            }
+            stamp(held[got], id << 48 | (uint64_t)r << 16 | got);
+        }
+        // A run now and then, to mix the buddy paths in.
+        size_t n = 2 + rnd(&seed) % RUN;
+        char *run = (r % 4 == 0) ? page_alloc_contig(n) : NULL;
+        for (size_t j = 0; run && j < n; j++)
+            stamp(run + j * PGSIZE, id << 48 | 1UL << 40 | j);
+        for (int i = got - 1; i >= 0; i--) {
+            if (!stamp_ok(held[i], id << 48 | (uint64_t)r << 16 | i))
+                stress_error(st, "page overwritten:", held[i]);
+            page_free(held[i]);
+        }
+        for (size_t j = 0; run && j < n; j++)
+            if (!stamp_ok(run + j * PGSIZE, id << 48 | 1UL << 40 | j))
+                stress_error(st, "run overwritten:", run + j * PGSIZE);
+        if (run)
+            page_free_contig(run, n);
+        total += got + (run ? n : 0);
+    }
+    __atomic_fetch_add(&st->allocated, total, __ATOMIC_RELAXED);
+}
+
+KTEST(page_smp_stress_conserves)
+{
+    size_t before = page_count_free();
+    // About 2300 pages per CPU up to 64 CPUs; beyond that, the same total split up
+    // (TCG runs all CPUs on a couple of host cores).
+    struct stress st = {.rounds = ncpu_online <= 64 ? 64 : MAX(8, 4096 / ncpu_online)};
+    xcall_all(page_stress_cpu, &st);
+    KCHECK_EQ(st.ran, ncpu_online);
+    KCHECK_EQ(st.errors, 0);
+    KCHECK(st.allocated >= (size_t)st.rounds * st.ran);
+    // The caches may hold pages anywhere; the count must not care ...
+    KCHECK_EQ(page_count_free(), before);
+    // ... and with every cache drained, the pools alone have them all back.
+    page_drain_all_caches();
+    KCHECK_EQ(page_count_free(), before);
+    kprintf("# page stress: %d CPUs, %lu pages allocated\n", st.ran, st.allocated);
+}
