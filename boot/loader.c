@@ -13,6 +13,7 @@
 #include <efilib.h>
 
 #include "bootinfo.h"
+#include "elf64.h"
 
 #define PAGE_SIZE 4096ULL
 #define BIG_PAGE (2ULL << 20)   // 2 MiB
@@ -28,27 +29,6 @@
 #define ROUNDUP(x, a) (((x) + (a) - 1) & ~((UINT64)(a) - 1))
 #define PAGES(bytes) (ROUNDUP((bytes), PAGE_SIZE) / PAGE_SIZE)
 #define KIB(bytes) (ROUNDUP((bytes), 1024) / 1024)
-
-// Minimal ELF64 definitions: only what the loader checks or uses.
-struct elf64_ehdr {
-    uint8_t ident[16];
-    uint16_t type, machine;
-    uint32_t version;
-    uint64_t entry, phoff, shoff;
-    uint32_t flags;
-    uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-};
-
-struct elf64_phdr {
-    uint32_t type, flags;
-    uint64_t offset, vaddr, paddr, filesz, memsz, align;
-};
-
-#define ELFCLASS64 2
-#define ELFDATA2LSB 1
-#define ET_EXEC 2
-#define EM_X86_64 62
-#define PT_LOAD 1
 
 static EFI_HANDLE image_handle;
 

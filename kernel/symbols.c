@@ -1,34 +1,9 @@
 // Kernel symbols for backtraces, read from the kernel's own ELF file, which the
 // loader leaves in memory (bootinfo.kernel_elf). No second link pass needed.
 #include "bootinfo.h"
+#include "elf64.h"
 #include "mmu.h"
 #include "panic.h"
-
-struct elf64_ehdr {
-    uint8_t ident[16];
-    uint16_t type, machine;
-    uint32_t version;
-    uint64_t entry, phoff, shoff;
-    uint32_t flags;
-    uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-};
-
-struct elf64_shdr {
-    uint32_t name, type;
-    uint64_t flags, addr, offset, size;
-    uint32_t link, info;
-    uint64_t addralign, entsize;
-};
-
-struct elf64_sym {
-    uint32_t name;
-    uint8_t info, other;
-    uint16_t shndx;
-    uint64_t value, size;
-};
-
-#define SHT_SYMTAB 2
-#define STT_FUNC 2
 
 static const struct elf64_sym *syms;
 static size_t nsyms;
@@ -40,7 +15,7 @@ void symbols_init(const struct bootinfo *bi)
         return;
     const char *file = P2V(bi->kernel_elf);
     const struct elf64_ehdr *eh = (const void *)file;
-    if (memcmp(eh->ident, "\177ELF", 4) != 0 || eh->shoff == 0)
+    if (memcmp(eh->ident, ELFMAG, 4) != 0 || eh->shoff == 0)
         return;
     const struct elf64_shdr *sh = (const void *)(file + eh->shoff);
     for (int i = 0; i < eh->shnum; i++) {

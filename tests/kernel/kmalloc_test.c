@@ -6,16 +6,8 @@
 #include "mm.h"
 #include "percpu.h"
 #include "smp.h"
+#include "testutil.h"
 #include "x86.h"
-
-static uint64_t rnd(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
 
 // What kmalloc.c promises about alignment.
 static size_t promised_align(size_t size)

@@ -5,18 +5,10 @@
 #include "mm.h"
 #include "percpu.h"
 #include "smp.h"
+#include "testutil.h"
 #include "x86.h"
 
 #define MAX_CONTIG 1024 // page.c's largest block, in pages
-
-static uint64_t rnd(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
 
 static size_t pow2_at_least(size_t n)
 {
