@@ -17,7 +17,8 @@ static inline int cpumask_weight(const cpumask_t *m)
 {
     int n = 0;
     for (int i = 0; i < CPUMASK_WORDS; i++)
-        n += __builtin_popcountll(m->w[i]);
+        for (uint64_t w = m->w[i]; w; w &= w - 1)
+            n++;
     return n;
 }
 // Next set bit at or after c, or NCPU_MAX if none.

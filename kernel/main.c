@@ -3,12 +3,17 @@
 #include "bootinfo.h"
 #include "console.h"
 #include "epoch.h"
+#include "fs.h"
 #include "ktest.h"
 #include "mm.h"
 #include "panic.h"
 #include "percpu.h"
+#include "proc.h"
 #include "refcache.h"
+#include "sched.h"
 #include "smp.h"
+#include "syscall.h"
+#include "uvm.h"
 #include "trap.h"
 #include "x86.h"
 
@@ -18,13 +23,16 @@ uint64_t boot_tsc; // TSC at kernel entry, for boot-time figures
 // epoch reclamation and the per-epoch refcache flush.
 static void kernel_tick(struct trapframe *tf)
 {
-    (void)tf;
     epoch_tick();
     refcache_tick();
+    sched_tick(tf); // last: it may switch to another thread
 }
 
-static void run_tests(void)
+// Tests run in a kernel thread on the boot CPU, so they may sleep; kmain's own
+// context becomes the boot CPU's idle loop.
+static void run_tests(void *arg)
 {
+    (void)arg;
     char sel[256];
     size_t len;
     const char *v = cmdline_get("test", &len);
@@ -35,9 +43,63 @@ static void run_tests(void)
     qemu_exit(failed ? 1 : 0);
 }
 
+// On every CPU once all are up: the CPU's scheduler state (its idle loop becomes
+// its idle thread) and the syscall MSRs and CR4 protections.
+static void cpu_user_init(void *arg)
+{
+    (void)arg;
+    sched_init_cpu();
+    syscall_init_cpu();
+}
+
+// `init=NAME` runs the built-in user program NAME (the real init will come from
+// the file system) and reports how it ended.
+static void run_init(void *arg)
+{
+    const char *name = arg;
+    const struct user_program *prog = user_program_find(name);
+    if (!prog) {
+        kprintf("init: no built-in program \"%s\"\n", name);
+        return;
+    }
+    const char *argv[] = {name, NULL}, *envp[] = {"HOME=/", "TERM=vt100", NULL};
+    struct proc *p;
+    int err = proc_spawn(name, prog->start, prog->len, argv, envp, NULL, NULL, &p);
+    if (err) {
+        kprintf("init: %s: error %d\n", name, err);
+        return;
+    }
+    int st = proc_wait_kernel(p);
+    kprintf("init: %s exited, wait status 0x%x\n", name, st);
+}
+
+static char init_name[64];
+
+static void start_user_space(void)
+{
+    cpumask_t boot;
+    cpumask_clear(&boot);
+    cpumask_set(&boot, 0);
+    if (cmdline_has("test")) {
+        if (!kthread_create("ktest", run_tests, NULL, &boot))
+            panic("no memory for the test thread");
+        return;
+    }
+    size_t len;
+    const char *v = cmdline_get("init", &len);
+    if (!v)
+        return;
+    len = MIN(len, sizeof init_name - 1);
+    memcpy(init_name, v, len);
+    init_name[len] = 0;
+    if (!kthread_create("init", run_init, init_name, NULL))
+        panic("no memory for the init thread");
+}
+
 void kmain(uint64_t bootinfo_pa)
 {
     boot_tsc = rdtsc();
+    lapic_park_aps_early(); // OVMF leaves its APs spinning; under TCG they slow us down
     const struct bootinfo *bi = P2V(bootinfo_pa);
 
     percpu_init_boot();
@@ -54,6 +116,7 @@ void kmain(uint64_t bootinfo_pa)
 
     page_init(bi);
     kvm_init(bi);
+    uvm_init();
     kprintf("mem: %lu MiB free of %lu MiB\n", page_count_free() * PGSIZE >> 20,
             page_count_total() * PGSIZE >> 20);
 
@@ -61,16 +124,19 @@ void kmain(uint64_t bootinfo_pa)
     acpi_init(bi);
     lapic_init();
     ioapic_init();
+    sched_init();
     timer_tick_hook = kernel_tick;
     lapic_timer_init();
     smp_boot(bi);
+    xcall_all(cpu_user_init, NULL); // run queues, syscall MSRs, SMEP/SMAP/UMIP
     console_input_init();
     sti();
+    fs_boot(bi);
 
-    if (cmdline_has("test"))
-        run_tests();
-
-    kprintf("kernel: up; no user space yet (Ctrl-A X leaves QEMU)\n");
+    start_user_space();
+    if (!cmdline_has("test") && !cmdline_has("init"))
+        kprintf("kernel: up; no user space (init=NAME runs a built-in program; Ctrl-A X leaves QEMU)\n");
+    // From here on this is the boot CPU's idle thread.
     for (;;)
         hlt();
 }

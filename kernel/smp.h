@@ -71,7 +71,7 @@ typedef void (*xcall_fn)(void *arg);
 void xcall(const cpumask_t *mask, xcall_fn fn, void *arg, bool wait);
 void xcall_all(xcall_fn fn, void *arg); // every online CPU, caller too, waits
 void xcall_poll(void);                  // run whatever xcalls are queued for this CPU
-void xcall_init(void);                   // once, on the boot CPU, before any CPU starts
+void xcall_init(void);                  // once, on the boot CPU, before any CPU starts
 
 // tlb.c: invalidate a range of kernel or current-address-space translations on the
 // CPUs in mask (and locally if the caller is in it). Waits for completion.

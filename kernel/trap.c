@@ -4,7 +4,10 @@
 #include "gdt.h"
 #include "panic.h"
 #include "percpu.h"
+#include "proc.h"
 #include "smp.h"
+#include "syscall.h"
+#include "usercopy.h"
 #include "x86.h"
 
 struct idt_gate {
@@ -94,6 +97,15 @@ static void exception(struct trapframe *tf)
     if (tf->vector == T_NMI && panicking)
         panic_stop_this_cpu();  // another CPU panicked and is stopping everyone
 
+    // User mode: demand paging, or the process dies; never a panic.
+    if ((tf->cs & 3) && tf->vector != T_NMI && tf->vector != T_MC) {
+        user_exception(tf);
+        return;
+    }
+    // A copy helper touching user memory: demand paging or -EFAULT.
+    if ((tf->vector == T_PF || tf->vector == T_GP) && usercopy_fault(tf))
+        return;
+
     struct kjmp *j = this_cpu_read(recovery);
     if (j && tf->vector != T_NMI && tf->vector != T_DF && tf->vector != T_MC) {
         // A test armed a recovery point: report the exception and go back to it.
@@ -114,6 +126,8 @@ void trap(struct trapframe *tf)
 {
     if (tf->vector < 32) {
         exception(tf);
+        if (tf->cs & 3)
+            user_return(tf);
         return;
     }
     irq_handler_t h = handlers[tf->vector];
@@ -123,4 +137,6 @@ void trap(struct trapframe *tf)
         kprintf("cpu %d: unexpected interrupt %lu\n", cpu_id(), tf->vector);
         lapic_eoi();
     }
+    if (tf->cs & 3)
+        user_return(tf);
 }

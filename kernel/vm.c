@@ -6,6 +6,7 @@
 #include "bootinfo.h"
 #include "mm.h"
 #include "spinlock.h"
+#include "uapi/errno.h"
 #include "x86.h"
 
 pte_t *kernel_pml4;
@@ -109,4 +110,36 @@ void *mmio_map(uintptr_t pa, size_t len)
     map_pages(va, base, size, PTE_W | PTE_PCD | PTE_PWT | PTE_NX | PTE_G);
     spin_unlock(&mmio_lock);
     return (void *)(va + (pa - base));
+}
+
+// Late kernel mappings (kernel stacks): 4 KiB pages, failing with -ENOMEM instead
+// of panicking. The lock serialises page-table allocation in the shared tables.
+static struct spinlock kvm_lock = SPINLOCK_INIT("kvm");
+
+int kvm_map(uintptr_t va, uintptr_t pa, size_t len, uint64_t perm)
+{
+    spin_lock(&kvm_lock);
+    for (size_t off = 0; off < len; off += PGSIZE) {
+        pte_t *e = walk(kernel_pml4, va + off, 0);
+        if (!e) {
+            spin_unlock(&kvm_lock);
+            return -ENOMEM;
+        }
+        *e = (pa + off) | perm | PTE_P;
+    }
+    spin_unlock(&kvm_lock);
+    return 0;
+}
+
+// Remove one 4 KiB kernel mapping made by kvm_map; returns its physical address.
+// The caller shoots down the TLBs if the mapping may have been used.
+uintptr_t kvm_unmap_page(uintptr_t va)
+{
+    spin_lock(&kvm_lock);
+    pte_t *e = walk(kernel_pml4, va, 0);
+    uintptr_t pa = e ? PTE_ADDR(*e) : 0;
+    if (e)
+        *e = 0;
+    spin_unlock(&kvm_lock);
+    return pa;
 }

@@ -1,0 +1,572 @@
+// Directories as concurrent hash tables.
+//
+// Commute: lookups of any names; creates, unlinks, links and renames of
+// different names (in one directory or in different ones); and all of those
+// with lookups of other names. Each touches only the bucket its name hashes to:
+// writers lock that bucket with a bit in the bucket word itself and change
+// only that chain; readers take no lock and write nothing, they only load the
+// bucket word and follow the chain. Two operations on different names therefore
+// share a cache line only if their buckets share one (8 buckets of 8 bytes per
+// line: probability 8 / buckets for two random names), plus the directory's
+// line 0 (table pointer, seed, state), which every operation reads and only a
+// resize or an rmdir writes.
+//
+// Structure. A table has 2^order buckets; a name with 32-bit hash h is in bucket
+// h >> (32 - order), so buckets cover consecutive hash ranges and the table is
+// in hash order whatever its size. Chains are sorted by key = (hash, seq), seq
+// telling apart names with equal hashes. Readdir positions are keys: they stay
+// valid across resizes, inserts and removals.
+//
+// Bucket word: head pointer | LOCK | MIGRATED. Readers ignore LOCK.
+//
+// Resizing without stopping lookups. One thread at a time (DH_RESIZING) builds a
+// table of twice or half the size, publishes it as old->next and moves the
+// buckets one at a time, each under its old bucket's lock. Because chains are
+// sorted and buckets are hash ranges, moving is pointer surgery, no copying:
+//  - grow: old bucket i becomes new buckets 2i and 2i+1, the two halves of its
+//    chain: set both new heads, mark i MIGRATED, then cut the chain between them.
+//  - shrink: old buckets 2i and 2i+1 become new bucket i: append chain 2i+1 to
+//    chain 2i, set the new head, mark both MIGRATED.
+// A reader that misses in an old bucket reloads its word; if it is MIGRATED by
+// now (the cut comes after the mark, so a reader cut short always sees it), it
+// looks again in the next table. Writers lock the bucket, and if it turns out
+// MIGRATED, unlock and go to the next table. When every bucket has moved, the
+// directory points at the new table and the old one is freed a grace period
+// later (epoch_defer): readers that still hold it follow its next pointer.
+//
+// When to resize, without a shared entry counter (which every create and unlink
+// would write): an insert that makes its chain longer than GROW_CHAIN, or a
+// remove that empties its whole group of 8 buckets (one cache line), hints;
+// the hint is checked by counting the entries in SAMPLE buckets around it (reads
+// only), and acted on only if the sample says the average load is above
+// GROW_LOAD or below 1/SHRINK_DIV.
+//
+// rmdir (dirhash_kill) must decide "empty" atomically with respect to inserts:
+// it holds DH_RESIZING (no table change), try-locks every bucket, checks them all
+// empty, and sets DH_DEAD, which inserts check under their bucket lock.
+#include "dirhash.h"
+#include "fs.h"
+#include "mm.h"
+#include "percpu.h"
+#include "x86.h"
+
+#define B_LOCK 0x1UL
+#define B_MIGRATED 0x2UL
+#define B_FLAGS (B_LOCK | B_MIGRATED)
+#define B_HEAD(w) ((struct dent *)((w) & ~B_FLAGS))
+
+#define MIN_ORDER 2           // 4 buckets: an empty directory's table is 128 bytes
+#define MAX_ORDER 24
+#define CHUNK_ORDER 9         // big tables are pages of 512 buckets
+#define CHUNK_BUCKETS (1U << CHUNK_ORDER)
+#define INLINE_MAX_ORDER 8    // up to this order, buckets follow the header
+#define GROUP 8               // buckets per cache line
+#define GROW_CHAIN 4
+#define GROW_LOAD 2
+#define SHRINK_DIV 4
+#define SAMPLE 64
+
+struct dtable {
+    uint32_t order;
+    bool chunked;
+    struct dtable *next;      // the table a resize is moving entries to
+    struct epoch_cb cb;
+    uintptr_t *chunk[];       // 1 << (order - CHUNK_ORDER) pages, or 1 inline array
+};
+
+static inline uint32_t nbuckets(const struct dtable *t) { return 1U << t->order; }
+static inline uint32_t bindex(const struct dtable *t, uint32_t hash)
+{
+    return hash >> (32 - t->order);
+}
+static inline uintptr_t *bucket(const struct dtable *t, uint32_t i)
+{
+    return &t->chunk[i >> CHUNK_ORDER][i & (CHUNK_BUCKETS - 1)];
+}
+// Last hash of bucket i's range.
+static inline uint32_t bucket_hi(const struct dtable *t, uint32_t i)
+{
+    return (uint32_t)((((uint64_t)i + 1) << (32 - t->order)) - 1);
+}
+
+static inline uintptr_t bload(uintptr_t *w) { return __atomic_load_n(w, __ATOMIC_ACQUIRE); }
+static inline void bstore(uintptr_t *w, uintptr_t v) { __atomic_store_n(w, v, __ATOMIC_RELEASE); }
+static inline struct dent *dnext(struct dent *e) { return __atomic_load_n(&e->next, __ATOMIC_ACQUIRE); }
+static inline void set_next(struct dent *e, struct dent *n)
+{
+    __atomic_store_n(&e->next, n, __ATOMIC_RELEASE);
+}
+static inline struct dtable *tload(struct dtable **p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+
+// ---- bucket locks -----------------------------------------------------------
+// A bit in the bucket word, so a lock costs no memory and no extra line.
+// Preemption stays off while one is held.
+
+static void block(uintptr_t *w)
+{
+    preempt_disable();
+    for (;;) {
+        uintptr_t v = __atomic_load_n(w, __ATOMIC_RELAXED);
+        if (!(v & B_LOCK) &&
+            __atomic_compare_exchange_n(w, &v, v | B_LOCK, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return;
+        pause();
+    }
+}
+
+static bool btrylock(uintptr_t *w)
+{
+    uintptr_t v = __atomic_load_n(w, __ATOMIC_RELAXED);
+    preempt_disable();
+    if (!(v & B_LOCK) &&
+        __atomic_compare_exchange_n(w, &v, v | B_LOCK, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return true;
+    preempt_enable();
+    return false;
+}
+
+static void bunlock(uintptr_t *w)
+{
+    __atomic_fetch_and(w, ~B_LOCK, __ATOMIC_RELEASE);
+    preempt_enable();
+}
+
+// ---- tables -----------------------------------------------------------------
+
+static void table_free(struct dtable *t)
+{
+    if (t->chunked)
+        for (uint32_t i = 0; i < nbuckets(t) / CHUNK_BUCKETS; i++)
+            if (t->chunk[i])
+                page_free(t->chunk[i]);
+    kfree(t);
+}
+
+static void table_free_cb(struct epoch_cb *cb) { table_free(container_of(cb, struct dtable, cb)); }
+
+static struct dtable *table_alloc(uint32_t order)
+{
+    size_t n = 1UL << order;
+    struct dtable *t;
+    if (order <= INLINE_MAX_ORDER) {
+        t = kzalloc(sizeof *t + sizeof(uintptr_t *) + n * sizeof(uintptr_t));
+        if (!t)
+            return NULL;
+        t->chunk[0] = (uintptr_t *)&t->chunk[1];
+    } else {
+        size_t nchunks = n / CHUNK_BUCKETS;
+        t = kzalloc(sizeof *t + nchunks * sizeof(uintptr_t *));
+        if (!t)
+            return NULL;
+        t->chunked = true;
+        t->order = order; // table_free needs it
+        for (size_t i = 0; i < nchunks; i++) {
+            if (!(t->chunk[i] = page_alloc_zeroed())) {
+                table_free(t);
+                return NULL;
+            }
+        }
+    }
+    t->order = order;
+    return t;
+}
+
+int dirhash_init(struct dirhash *dh, uint32_t seed)
+{
+    dh->seed = seed;
+    dh->state = 0;
+    dh->tab = table_alloc(MIN_ORDER);
+    return dh->tab ? 0 : -ENOMEM;
+}
+
+void dirhash_destroy(struct dirhash *dh)
+{
+    // Only dead (hence empty) directories are destroyed, and a resize has
+    // always finished by then (kill holds DH_RESIZING).
+    if (dh->tab)
+        table_free(dh->tab);
+    dh->tab = NULL;
+}
+
+size_t dirhash_table_bytes(struct dirhash *dh)
+{
+    struct dtable *t = tload(&dh->tab);
+    if (!t->chunked)
+        return sizeof *t + sizeof(uintptr_t *) + nbuckets(t) * sizeof(uintptr_t);
+    return sizeof *t + nbuckets(t) / CHUNK_BUCKETS * (sizeof(uintptr_t *) + PGSIZE);
+}
+
+uint32_t dirhash_order(struct dirhash *dh) { return tload(&dh->tab)->order; }
+
+// FNV-1a over the name, seeded per directory, then a 64-bit finaliser so the top
+// bits (which pick the bucket) depend on every byte.
+uint32_t dirhash_hash(const struct dirhash *dh, const char *name, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ULL ^ ((uint64_t)dh->seed * 0x9e3779b97f4a7c15ULL);
+    for (size_t i = 0; i < len; i++) {
+        h ^= (uint8_t)name[i];
+        h *= 0x100000001b3ULL;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return (uint32_t)(h >> 32);
+}
+
+// ---- readers ------------------------------------------------------------------
+
+static bool name_eq(const struct dent *e, const char *name, size_t len, uint32_t hash)
+{
+    return e->hash == hash && e->namelen == len && memcmp(e->name, name, len) == 0;
+}
+
+struct dent *dirhash_lookup(struct dirhash *dh, const char *name, size_t len, uint32_t hash)
+{
+    struct dtable *t = tload(&dh->tab);
+    for (;;) {
+        uintptr_t *b = bucket(t, bindex(t, hash));
+        uintptr_t w = bload(b);
+        if (!(w & B_MIGRATED)) {
+            for (struct dent *e = B_HEAD(w); e && e->hash <= hash; e = dnext(e))
+                if (name_eq(e, name, len, hash))
+                    return e;
+            // A miss counts only if no resize moved the bucket meanwhile.
+            if (!(bload(b) & B_MIGRATED))
+                return NULL;
+        }
+        t = tload(&t->next);
+    }
+}
+
+struct dent *dirhash_next(struct dirhash *dh, uint64_t key)
+{
+    while (key < DENT_KEY_END) {
+        uint32_t hash = (uint32_t)(key >> DENT_SEQ_BITS);
+        struct dtable *t = tload(&dh->tab);
+        uint64_t range_end;
+        for (;;) {
+            uint32_t i = bindex(t, hash);
+            uintptr_t *b = bucket(t, i);
+            uintptr_t w = bload(b);
+            if (!(w & B_MIGRATED)) {
+                uint32_t hi = bucket_hi(t, i);
+                for (struct dent *e = B_HEAD(w); e && e->hash <= hi; e = dnext(e))
+                    if (dent_key(e) >= key)
+                        return e; // the chain before e is intact: e is the next key
+                if (!(bload(b) & B_MIGRATED)) {
+                    range_end = ((uint64_t)hi + 1) << DENT_SEQ_BITS;
+                    break;
+                }
+            }
+            t = tload(&t->next);
+        }
+        key = range_end;
+    }
+    return NULL;
+}
+
+// ---- writers ------------------------------------------------------------------
+
+// The bucket that holds `hash` now (not MIGRATED), unlocked.
+static uintptr_t *find_bucket(struct dirhash *dh, uint32_t hash, struct dtable **tp)
+{
+    struct dtable *t = tload(&dh->tab);
+    for (;;) {
+        uintptr_t *b = bucket(t, bindex(t, hash));
+        if (!(bload(b) & B_MIGRATED)) {
+            *tp = t;
+            return b;
+        }
+        t = tload(&t->next);
+    }
+}
+
+static void fill(struct dbucket *b, struct dirhash *dh, struct dtable *t, uintptr_t *w, uint32_t hash)
+{
+    b->word = w;
+    b->dh = dh;
+    b->index = bindex(t, hash);
+    b->order = t->order;
+    b->chainlen = 0;
+    b->hint = 0;
+}
+
+void dirhash_lock(struct dirhash *dh, uint32_t hash, struct dbucket *b)
+{
+    for (;;) {
+        struct dtable *t;
+        uintptr_t *w = find_bucket(dh, hash, &t);
+        block(w);
+        if (!(bload(w) & B_MIGRATED)) {
+            fill(b, dh, t, w, hash);
+            return;
+        }
+        bunlock(w); // moved while we waited: it is final now, look again
+    }
+}
+
+// Locks are taken in address order, which every holder of two bucket locks
+// follows (resizes take adjacent buckets of one table in order too).
+void dirhash_lock2(struct dirhash *dh1, uint32_t h1, struct dbucket *b1, struct dirhash *dh2,
+                   uint32_t h2, struct dbucket *b2)
+{
+    for (;;) {
+        struct dtable *t1, *t2;
+        uintptr_t *w1 = find_bucket(dh1, h1, &t1), *w2 = find_bucket(dh2, h2, &t2);
+        if (w1 == w2) {
+            block(w1);
+            if (!(bload(w1) & B_MIGRATED)) {
+                fill(b1, dh1, t1, w1, h1);
+                fill(b2, dh2, t2, w2, h2);
+                return;
+            }
+            bunlock(w1);
+            continue;
+        }
+        block(w1 < w2 ? w1 : w2);
+        block(w1 < w2 ? w2 : w1);
+        if (!(bload(w1) & B_MIGRATED) && !(bload(w2) & B_MIGRATED)) {
+            fill(b1, dh1, t1, w1, h1);
+            fill(b2, dh2, t2, w2, h2);
+            return;
+        }
+        bunlock(w1);
+        bunlock(w2);
+    }
+}
+
+void dirhash_unlock(struct dbucket *b) { bunlock(b->word); }
+
+void dirhash_unlock2(struct dbucket *b1, struct dbucket *b2)
+{
+    bunlock(b1->word);
+    if (b2->word != b1->word)
+        bunlock(b2->word);
+}
+
+struct dent *dirhash_find_locked(struct dbucket *b, const char *name, size_t len, uint32_t hash)
+{
+    for (struct dent *e = B_HEAD(*b->word); e && e->hash <= hash; e = e->next)
+        if (name_eq(e, name, len, hash))
+            return e;
+    return NULL;
+}
+
+// Make `e` the successor of prev (the head if prev is NULL).
+static void link_after(struct dbucket *b, struct dent *prev, struct dent *e)
+{
+    if (prev)
+        set_next(prev, e);
+    else
+        bstore(b->word, (uintptr_t)e | B_LOCK);
+}
+
+static uint32_t chain_length(struct dent *e)
+{
+    uint32_t n = 0;
+    for (; e; e = e->next)
+        n++;
+    return n;
+}
+
+int dirhash_insert_locked(struct dbucket *b, struct dent *e)
+{
+    if (READ_ONCE(b->dh->state) & DH_DEAD)
+        return -ENOENT;
+    struct dent *prev = NULL, *cur = B_HEAD(*b->word);
+    uint32_t seq = 0;
+    // After every entry with a smaller hash, and after the equal ones: seq is
+    // one more than the largest seq among names with this hash.
+    for (; cur && cur->hash <= e->hash; prev = cur, cur = cur->next)
+        if (cur->hash == e->hash)
+            seq = cur->seq + 1;
+    if (seq >= (1U << DENT_SEQ_BITS))
+        return -ENOSPC;
+    e->seq = seq;
+    e->next = cur;
+    link_after(b, prev, e);
+    b->chainlen = chain_length(B_HEAD(*b->word));
+    if (b->chainlen > GROW_CHAIN && b->order < MAX_ORDER)
+        b->hint = DH_HINT_GROW;
+    return 0;
+}
+
+static struct dent *find_prev(struct dbucket *b, struct dent *e)
+{
+    struct dent *prev = NULL;
+    for (struct dent *cur = B_HEAD(*b->word); cur != e; cur = cur->next) {
+        assert(cur);
+        prev = cur;
+    }
+    return prev;
+}
+
+// Are all buckets in i's group of GROUP (one cache line's worth) empty?
+static bool group_empty(struct dbucket *b)
+{
+    uint32_t first = b->index & ~(GROUP - 1);
+    for (uint32_t i = 0; i < GROUP && first + i < (1U << b->order); i++) {
+        uintptr_t *w = b->word + ((long)(first + i) - (long)b->index);
+        if (B_HEAD(bload(w)))
+            return false;
+    }
+    return true;
+}
+
+void dirhash_remove_locked(struct dbucket *b, struct dent *e)
+{
+    // e keeps its next pointer, so readers standing on it carry on.
+    link_after(b, find_prev(b, e), e->next);
+    b->chainlen = chain_length(B_HEAD(*b->word));
+    // Buckets of a group are in one chunk, so word arithmetic stays in it.
+    if (b->chainlen == 0 && b->order > MIN_ORDER && group_empty(b))
+        b->hint = DH_HINT_SHRINK;
+}
+
+void dirhash_replace_locked(struct dbucket *b, struct dent *old, struct dent *e)
+{
+    e->hash = old->hash;
+    e->seq = old->seq;
+    e->next = old->next;
+    link_after(b, find_prev(b, old), e);
+}
+
+// ---- rmdir ----------------------------------------------------------------------
+
+int dirhash_kill(struct dirhash *dh)
+{
+    uint32_t s = 0;
+    if (!__atomic_compare_exchange_n(&dh->state, &s, DH_RESIZING, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return (s & DH_DEAD) ? -ENOENT : -EAGAIN;
+    struct dtable *t = dh->tab; // stable while we hold DH_RESIZING
+    uint32_t n = nbuckets(t), locked = 0;
+    int err = 0;
+    // Try-locks only: callers hold other bucket locks, in no order relative to ours.
+    while (locked < n && btrylock(bucket(t, locked)))
+        locked++;
+    if (locked < n)
+        err = -EAGAIN;
+    for (uint32_t i = 0; !err && i < n; i++)
+        if (B_HEAD(*bucket(t, i)))
+            err = -ENOTEMPTY;
+    if (!err)
+        __atomic_store_n(&dh->state, DH_RESIZING | DH_DEAD, __ATOMIC_RELEASE); // for good
+    while (locked > 0)
+        bunlock(bucket(t, --locked));
+    if (err)
+        __atomic_fetch_and(&dh->state, ~DH_RESIZING, __ATOMIC_RELEASE);
+    return err;
+}
+
+// ---- resizing ---------------------------------------------------------------------
+
+// Entries in the SAMPLE buckets (or all, if fewer) around hash; *order and
+// *nsampled say of which table and how many buckets.
+static uint32_t sample(struct dirhash *dh, uint32_t hash, uint32_t *order, uint32_t *nsampled)
+{
+    epoch_enter(); // before loading the table: a resize may free it
+    struct dtable *t = tload(&dh->tab);
+    uint32_t n = nbuckets(t), cnt = MIN(n, SAMPLE);
+    uint32_t first = (bindex(t, hash) & ~(SAMPLE - 1)) & (n - 1);
+    uint32_t total = 0;
+    *order = t->order;
+    for (uint32_t i = 0; i < cnt; i++) {
+        uintptr_t *b = bucket(t, (first + i) & (n - 1));
+        for (struct dent *e = B_HEAD(bload(b)); e; e = dnext(e))
+            total++;
+    }
+    epoch_exit();
+    *nsampled = cnt;
+    return total;
+}
+
+// +1 to grow, -1 to shrink, 0 to leave the table alone.
+static int decide(struct dirhash *dh, uint32_t hash, int hint)
+{
+    uint32_t order, cnt, total = sample(dh, hash, &order, &cnt);
+    if (hint == DH_HINT_GROW && total > GROW_LOAD * cnt && order < MAX_ORDER)
+        return 1;
+    if (hint == DH_HINT_SHRINK && total * SHRINK_DIV < cnt && order > MIN_ORDER)
+        return -1;
+    return 0;
+}
+
+static void migrate_grow(struct dtable *t, struct dtable *n, uint32_t i)
+{
+    uintptr_t *ob = bucket(t, i);
+    block(ob);
+    uint32_t upper = 1U << (31 - t->order); // the hash bit that selects 2i+1
+    struct dent *head = B_HEAD(*ob), *prev = NULL, *e = head;
+    while (e && !(e->hash & upper)) {
+        prev = e;
+        e = e->next;
+    }
+    __atomic_store_n(bucket(n, 2 * i), prev ? (uintptr_t)head : 0, __ATOMIC_RELAXED);
+    __atomic_store_n(bucket(n, 2 * i + 1), (uintptr_t)e, __ATOMIC_RELAXED);
+    bstore(ob, B_MIGRATED | B_LOCK); // new heads are visible before the mark
+    if (prev)
+        set_next(prev, NULL);        // the cut comes after the mark
+    bunlock(ob);
+}
+
+static void migrate_shrink(struct dtable *t, struct dtable *n, uint32_t i)
+{
+    uintptr_t *b0 = bucket(t, i), *b1 = bucket(t, i + 1);
+    block(b0);
+    block(b1);
+    struct dent *h0 = B_HEAD(*b0), *h1 = B_HEAD(*b1);
+    if (h0) {
+        struct dent *last = h0;
+        while (last->next)
+            last = last->next;
+        set_next(last, h1); // readers of 2i may now wander into 2i+1's range: harmless
+    }
+    __atomic_store_n(bucket(n, i / 2), (uintptr_t)(h0 ? h0 : h1), __ATOMIC_RELAXED);
+    bstore(b0, B_MIGRATED | B_LOCK);
+    bstore(b1, B_MIGRATED | B_LOCK);
+    bunlock(b1);
+    bunlock(b0);
+}
+
+static void resize(struct dirhash *dh, struct dtable *t, int dir)
+{
+    struct dtable *n = table_alloc(t->order + dir);
+    if (!n)
+        return; // keep the old size; chains only get longer (or stay sparse)
+    __atomic_store_n(&t->next, n, __ATOMIC_RELEASE);
+    if (dir > 0)
+        for (uint32_t i = 0; i < nbuckets(t); i++)
+            migrate_grow(t, n, i);
+    else
+        for (uint32_t i = 0; i < nbuckets(t); i += 2)
+            migrate_shrink(t, n, i);
+    __atomic_store_n(&dh->tab, n, __ATOMIC_RELEASE);
+    // epoch_defer reads the epoch without a full fence: make the unpublishing
+    // store visible first (x86 may otherwise let the load pass it).
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    epoch_defer(&t->cb, table_free_cb);
+}
+
+void dirhash_resize_check(struct dirhash *dh, uint32_t hash, int hint)
+{
+    assert(!epoch_in_reader());
+    // Decide before claiming the directory: most hints come to nothing, and
+    // the claim writes the directory's line 0.
+    if (!hint || READ_ONCE(dh->state) || !decide(dh, hash, hint))
+        return;
+    uint32_t s = 0;
+    if (!__atomic_compare_exchange_n(&dh->state, &s, DH_RESIZING, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return; // someone else is resizing, or the directory is dead
+    int dir;
+    while ((dir = decide(dh, hash, hint)) != 0) {
+        struct dtable *t = dh->tab;
+        resize(dh, t, dir);
+        if (dh->tab == t)
+            break; // out of memory
+    }
+    __atomic_fetch_and(&dh->state, ~DH_RESIZING, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,543 @@
+// Namespace operations on one name at a time: lookup, create, mkdir, symlink,
+// readlink, link, unlink, rmdir, readdir, stat by path.
+//
+// Commute (different names, or lookups of anything): these touch the bucket
+// of each name they change (dirhash.c), the new inode (private until published),
+// per-CPU refcache slots for link counts and references, and the parent's
+// time line at most once per FS_TIME_GRAIN_NS (inode.c). They decide EEXIST,
+// ENOENT, EISDIR, ENOTDIR, EPERM from directory entries alone, under the bucket
+// lock, without reading or writing the target inode. rmdir is the exception that
+// must look inside its target: emptiness is a property of the child directory.
+// See fs/README.md for the full list of what each one reads and writes.
+#include "inode.h"
+#include "mm.h"
+#include "x86.h"
+
+// ---- directory entries ------------------------------------------------------
+
+struct dent *dent_alloc(const char *name, size_t len)
+{
+    struct dent *e = kmalloc(offsetof(struct dent, name) + len + 1);
+    if (!e)
+        return NULL;
+    fs_count_dent(1);
+    e->next = NULL;
+    e->ip = NULL;
+    e->namelen = (uint8_t)len;
+    memcpy(e->name, name, len);
+    e->name[len] = 0;
+    return e;
+}
+
+void dent_set_inode(struct dent *e, struct inode *ip)
+{
+    e->ip = ip;
+    e->ino = ip->ino;
+    e->type = mode_to_dtype(ip->mode);
+}
+
+static void dent_free_cb(struct epoch_cb *cb)
+{
+    struct dent *e = container_of(cb, struct dent, cb);
+    struct inode *ip = e->ip;
+    kfree(e);
+    fs_count_dent(-1);
+    refcache_dec(&ip->ref); // the entry's reference, now that no reader can hold e
+}
+
+void dent_put_later(struct dent *e) { epoch_defer(&e->cb, dent_free_cb); }
+void dent_free_unpublished(struct dent *e)
+{
+    kfree(e);
+    fs_count_dent(-1);
+}
+
+// ---- resize hints -------------------------------------------------------------
+
+void hint_note(struct resize_hint *rh, struct dbucket *b, struct inode *dir, uint32_t hash)
+{
+    if (!b->hint)
+        return;
+    int i = rh->dir[0] && rh->dir[0] != dir ? 1 : 0;
+    if (rh->dir[i])
+        fs_iput(rh->dir[i]);
+    fs_iget(dir); // keeps dir alive for the resize after epoch_exit
+    rh->dir[i] = dir;
+    rh->hash[i] = hash;
+    rh->hint[i] = b->hint;
+}
+
+void hint_run(struct resize_hint *rh)
+{
+    for (int i = 0; i < 2; i++) {
+        if (rh->dir[i]) {
+            dirhash_resize_check(&rh->dir[i]->dir, rh->hash[i], rh->hint[i]);
+            fs_iput(rh->dir[i]);
+        }
+    }
+}
+
+// ---- lookup ---------------------------------------------------------------------
+
+int fs_lookup(struct inode *cwd, const char *path, int flags, struct inode **ipp)
+{
+    struct nameidata nd;
+    struct inode *ip = NULL;
+    int err = path_check(path);
+    if (err)
+        return err;
+    epoch_enter();
+    err = namei_parent(cwd, path, &nd);
+    if (!err)
+        err = namei_last(&nd, flags & FS_NOFOLLOW, &ip);
+    if (!err)
+        fs_iget(ip);
+    epoch_exit();
+    if (!err)
+        *ipp = ip;
+    return err;
+}
+
+int fs_stat_path(struct inode *cwd, const char *path, int flags, uint32_t mask, struct fs_stat *st)
+{
+    struct inode *ip;
+    int err = fs_lookup(cwd, path, flags, &ip);
+    if (err)
+        return err;
+    err = fs_stat(ip, mask, st);
+    fs_iput(ip);
+    return err;
+}
+
+// ---- create ---------------------------------------------------------------------
+
+static struct inode *new_inode(struct nameidata *nd, uint32_t mode, const char *target,
+                               struct dent **ep, int *err)
+{
+    struct inode *ip = inode_alloc(mode, err);
+    if (!ip)
+        return NULL;
+    if (target) {
+        size_t tlen = strlen(target);
+        if (!(ip->link.target = kmalloc(tlen + 1))) {
+            inode_free_unpublished(ip);
+            *err = -ENOMEM;
+            return NULL;
+        }
+        memcpy(ip->link.target, target, tlen + 1);
+        ip->link.len = (uint32_t)tlen;
+    }
+    if (S_ISDIR(mode))
+        ip->parent = nd->dir; // before publication: ".." must work at once
+    if (!(*ep = dent_alloc(nd->name, nd->len))) {
+        inode_free_unpublished(ip);
+        *err = -ENOMEM;
+        return NULL;
+    }
+    dent_set_inode(*ep, ip);
+    return ip;
+}
+
+// Publish ip under the locked bucket b. The caller checked the name is free.
+static int publish(struct nameidata *nd, struct dbucket *b, struct inode *ip, struct dent *e)
+{
+    int err = dirhash_insert_locked(b, e);
+    if (err)
+        return err;
+    if (S_ISDIR(ip->mode)) {
+        fs_iget(nd->dir);                 // the new ".." pointer's reference
+        refcache_inc(&nd->dir->nlink);    // the new ".." link
+    }
+    return 0;
+}
+
+// mkdir and symlink: the name must not exist, whatever it is.
+static int create_node(struct nameidata *nd, uint32_t mode, const char *target,
+                       struct resize_hint *rh)
+{
+    if (nd->last != LAST_NORM)
+        return -EEXIST;
+    if (nd->len > FS_NAME_MAX)
+        return -ENAMETOOLONG;
+    int err;
+    struct dent *e;
+    struct inode *ip = new_inode(nd, mode, target, &e, &err);
+    if (!ip)
+        return err;
+    uint32_t hash = e->hash = nd_hash(nd);
+    struct dbucket b;
+    dirhash_lock(&nd->dir->dir, hash, &b);
+    if (dirhash_find_locked(&b, nd->name, nd->len, hash))
+        err = -EEXIST;
+    else if (nd->slash && !S_ISDIR(mode))
+        err = -ENOENT; // "name/" asks for a directory (Linux)
+    else
+        err = publish(nd, &b, ip, e);
+    dirhash_unlock(&b);
+    if (err) {
+        dent_free_unpublished(e);
+        inode_free_unpublished(ip);
+        return err;
+    }
+    inode_touch(nd->dir, T_MTIME | T_CTIME);
+    hint_note(rh, &b, nd->dir, hash);
+    return 0;
+}
+
+// open(O_CREAT): an existing file is returned, a symlink followed.
+static int create_file(struct nameidata *nd, uint32_t mode, int flags, struct inode **ipp,
+                       struct resize_hint *rh)
+{
+    for (;;) {
+        if (nd->last != LAST_NORM)
+            return (flags & FS_EXCL) ? -EEXIST : -EISDIR;
+        if (nd->len > FS_NAME_MAX)
+            return -ENAMETOOLONG;
+        if (nd->slash)
+            return -EISDIR;
+        uint32_t hash = nd_hash(nd);
+        struct dent *e = dirhash_lookup(&nd->dir->dir, nd->name, nd->len, hash);
+        if (e) {
+            if (flags & FS_EXCL)
+                return -EEXIST;
+            if (e->type == DT_LNK && !(flags & FS_NOFOLLOW)) {
+                int err = namei_follow(nd, e->ip);
+                if (err)
+                    return err;
+                continue;
+            }
+            if (e->type == DT_DIR)
+                return -EISDIR;
+            if (e->type == DT_LNK)
+                return -ELOOP; // O_NOFOLLOW on a symlink
+            if (ipp) {
+                fs_iget(e->ip);
+                *ipp = e->ip;
+            }
+            return 0;
+        }
+        int err;
+        struct inode *ip = new_inode(nd, S_IFREG | (mode & 07777), NULL, &e, &err);
+        if (!ip)
+            return err;
+        e->hash = hash;
+        struct dbucket b;
+        dirhash_lock(&nd->dir->dir, hash, &b);
+        bool exists = dirhash_find_locked(&b, nd->name, nd->len, hash) != NULL;
+        if (!exists && !(err = publish(nd, &b, ip, e)) && ipp) {
+            fs_iget(ip);
+            *ipp = ip;
+        }
+        dirhash_unlock(&b);
+        if (exists || err) {
+            dent_free_unpublished(e);
+            inode_free_unpublished(ip);
+            if (exists)
+                continue; // created meanwhile: decide as if it had been there
+            return err;
+        }
+        inode_touch(nd->dir, T_MTIME | T_CTIME);
+        hint_note(rh, &b, nd->dir, hash);
+        return 0;
+    }
+}
+
+int fs_create(struct inode *cwd, const char *path, uint32_t mode, int flags, struct inode **ipp)
+{
+    struct nameidata nd;
+    struct resize_hint rh = {0};
+    int err = path_check(path);
+    if (err)
+        return err;
+    epoch_enter();
+    err = namei_parent(cwd, path, &nd);
+    if (!err)
+        err = create_file(&nd, mode, flags, ipp, &rh);
+    epoch_exit();
+    hint_run(&rh);
+    return err;
+}
+
+int fs_mkdir(struct inode *cwd, const char *path, uint32_t mode)
+{
+    struct nameidata nd;
+    struct resize_hint rh = {0};
+    int err = path_check(path);
+    if (err)
+        return err;
+    epoch_enter();
+    err = namei_parent(cwd, path, &nd);
+    if (!err)
+        err = create_node(&nd, S_IFDIR | (mode & 07777), NULL, &rh);
+    epoch_exit();
+    hint_run(&rh);
+    return err;
+}
+
+int fs_symlink(struct inode *cwd, const char *target, const char *path)
+{
+    struct nameidata nd;
+    struct resize_hint rh = {0};
+    int err = path_check(path);
+    if (err)
+        return err;
+    size_t tlen = strnlen(target, FS_PATH_MAX);
+    if (tlen == 0)
+        return -ENOENT; // as Linux
+    if (tlen == FS_PATH_MAX)
+        return -ENAMETOOLONG;
+    epoch_enter();
+    err = namei_parent(cwd, path, &nd);
+    if (!err)
+        err = create_node(&nd, S_IFLNK | 0777, target, &rh);
+    epoch_exit();
+    hint_run(&rh);
+    return err;
+}
+
+int fs_readlink(struct inode *cwd, const char *path, char *buf, size_t n)
+{
+    struct inode *ip;
+    if (n == 0)
+        return -EINVAL; // as Linux
+    int err = fs_lookup(cwd, path, FS_NOFOLLOW, &ip);
+    if (err)
+        return err;
+    if (!S_ISLNK(ip->mode)) {
+        err = -EINVAL;
+    } else {
+        err = (int)MIN(n, (size_t)ip->link.len);
+        memcpy(buf, ip->link.target, err);
+        inode_touch_atime(ip);
+    }
+    fs_iput(ip);
+    return err;
+}
+
+// ---- link -------------------------------------------------------------------------
+
+static int do_link(struct nameidata *o, struct nameidata *n, int flags, struct resize_hint *rh)
+{
+    if (o->last != LAST_NORM)
+        return -EPERM; // ".", ".." and "/" are directories
+    if (o->len > FS_NAME_MAX)
+        return -ENAMETOOLONG;
+    while (flags & FS_FOLLOW) {
+        struct dent *e = dirhash_lookup(&o->dir->dir, o->name, o->len, nd_hash(o));
+        if (!e || e->type != DT_LNK)
+            break;
+        int err = namei_follow(o, e->ip);
+        if (err)
+            return err;
+        if (o->last != LAST_NORM)
+            return -EPERM;
+        if (o->len > FS_NAME_MAX)
+            return -ENAMETOOLONG;
+    }
+    if (n->last != LAST_NORM)
+        return -EEXIST;
+    if (n->len > FS_NAME_MAX)
+        return -ENAMETOOLONG;
+    struct dent *ne = dent_alloc(n->name, n->len);
+    if (!ne)
+        return -ENOMEM;
+    uint32_t h1 = nd_hash(o), h2 = ne->hash = nd_hash(n);
+    struct dbucket b1, b2;
+    int err;
+    dirhash_lock2(&o->dir->dir, h1, &b1, &n->dir->dir, h2, &b2);
+    // The old name's entry holds a link while we hold its bucket lock, so the
+    // link count cannot reach zero under us: the increment is a legitimate one.
+    struct dent *e = dirhash_find_locked(&b1, o->name, o->len, h1);
+    if (!e)
+        err = -ENOENT;
+    else if (e->type == DT_DIR)
+        err = -EPERM;
+    else if (o->slash)
+        err = -ENOTDIR;
+    else if (dirhash_find_locked(&b2, n->name, n->len, h2))
+        err = -EEXIST;
+    else if (n->slash)
+        err = -ENOENT;
+    else {
+        dent_set_inode(ne, e->ip);
+        err = dirhash_insert_locked(&b2, ne);
+        if (!err) {
+            refcache_inc(&e->ip->nlink);
+            refcache_inc(&e->ip->ref); // the new entry's
+        }
+    }
+    dirhash_unlock2(&b1, &b2);
+    if (err) {
+        dent_free_unpublished(ne);
+        return err;
+    }
+    inode_touch(n->dir, T_MTIME | T_CTIME);
+    hint_note(rh, &b2, n->dir, h2);
+    return 0;
+}
+
+int fs_link(struct inode *oldcwd, const char *oldpath, struct inode *newcwd, const char *newpath,
+            int flags)
+{
+    struct nameidata *o = kmalloc(2 * sizeof *o), *n = o + 1; // 1.5 KiB: not on the stack
+    struct resize_hint rh = {0};
+    if (!o)
+        return -ENOMEM;
+    int err = path_check(oldpath);
+    if (!err)
+        err = path_check(newpath);
+    if (!err) {
+        epoch_enter();
+        err = namei_parent(oldcwd, oldpath, o);
+        if (!err)
+            err = namei_parent(newcwd, newpath, n);
+        if (!err)
+            err = do_link(o, n, flags, &rh);
+        epoch_exit();
+    }
+    kfree(o);
+    hint_run(&rh);
+    return err;
+}
+
+// ---- unlink and rmdir ------------------------------------------------------------
+
+static int do_unlink(struct nameidata *nd, struct resize_hint *rh)
+{
+    if (nd->last != LAST_NORM)
+        return -EISDIR; // ".", "..", "/" (Linux)
+    if (nd->len > FS_NAME_MAX)
+        return -ENAMETOOLONG;
+    uint32_t hash = nd_hash(nd);
+    struct dbucket b;
+    int err = 0;
+    dirhash_lock(&nd->dir->dir, hash, &b);
+    struct dent *e = dirhash_find_locked(&b, nd->name, nd->len, hash);
+    if (!e)
+        err = -ENOENT;
+    else if (e->type == DT_DIR)
+        err = -EISDIR;
+    else if (nd->slash)
+        err = -ENOTDIR;
+    else
+        dirhash_remove_locked(&b, e);
+    dirhash_unlock(&b);
+    if (err)
+        return err;
+    refcache_dec(&e->ip->nlink);
+    dent_put_later(e); // and with it the entry's reference
+    inode_touch(nd->dir, T_MTIME | T_CTIME);
+    hint_note(rh, &b, nd->dir, hash);
+    return 0;
+}
+
+int fs_unlink(struct inode *cwd, const char *path)
+{
+    struct nameidata nd;
+    struct resize_hint rh = {0};
+    int err = path_check(path);
+    if (err)
+        return err;
+    epoch_enter();
+    err = namei_parent(cwd, path, &nd);
+    if (!err)
+        err = do_unlink(&nd, &rh);
+    epoch_exit();
+    hint_run(&rh);
+    return err;
+}
+
+static int do_rmdir(struct nameidata *nd, struct resize_hint *rh)
+{
+    if (nd->last == LAST_DOT)
+        return -EINVAL;
+    if (nd->last == LAST_DOTDOT)
+        return -ENOTEMPTY;
+    if (nd->last == LAST_ROOT)
+        return -EBUSY;
+    if (nd->len > FS_NAME_MAX)
+        return -ENAMETOOLONG;
+    uint32_t hash = nd_hash(nd);
+    struct dbucket b;
+    int err;
+    dirhash_lock(&nd->dir->dir, hash, &b);
+    struct dent *e = dirhash_find_locked(&b, nd->name, nd->len, hash);
+    if (!e)
+        err = -ENOENT;
+    else if (e->type != DT_DIR)
+        err = -ENOTDIR;
+    else if (!(err = dirhash_kill(&e->ip->dir)))
+        dirhash_remove_locked(&b, e);
+    dirhash_unlock(&b);
+    if (err)
+        return err;
+    refcache_dec(&e->ip->nlink); // its name
+    refcache_dec(&e->ip->nlink); // its "."
+    refcache_dec(&nd->dir->nlink); // its ".."
+    dent_put_later(e);
+    inode_touch(nd->dir, T_MTIME | T_CTIME);
+    hint_note(rh, &b, nd->dir, hash);
+    return 0;
+}
+
+int fs_rmdir(struct inode *cwd, const char *path)
+{
+    struct nameidata nd;
+    struct resize_hint rh = {0};
+    int err = path_check(path);
+    if (err)
+        return err;
+    do {
+        epoch_enter();
+        err = namei_parent(cwd, path, &nd);
+        if (!err)
+            err = do_rmdir(&nd, &rh);
+        epoch_exit();
+        if (err == -EAGAIN)
+            pause(); // the directory was being resized or written: look again
+    } while (err == -EAGAIN);
+    hint_run(&rh);
+    return err;
+}
+
+// ---- readdir -----------------------------------------------------------------------
+
+#define POS_ENTRIES 2                      // positions 0 and 1 are "." and ".."
+#define POS_END (POS_ENTRIES + DENT_KEY_END)
+#define READDIR_BATCH 256                  // entries per epoch section
+
+int fs_readdir(struct inode *dir, uint64_t *pos, fs_filldir_t fill, void *arg)
+{
+    if (!inode_isdir(dir))
+        return -ENOTDIR;
+    int stopped = 0;
+    epoch_enter();
+    if (*pos == 0) {
+        if ((stopped = fill(arg, ".", 1, dir->ino, DT_DIR)))
+            goto out;
+        *pos = 1;
+    }
+    if (*pos == 1) {
+        if ((stopped = fill(arg, "..", 2, dir_parent(dir)->ino, DT_DIR)))
+            goto out;
+        *pos = POS_ENTRIES;
+    }
+    for (int n = 0; *pos < POS_END; n++) {
+        if (n % READDIR_BATCH == READDIR_BATCH - 1) {
+            epoch_exit(); // positions are stable, so a long listing lets grace periods pass
+            epoch_enter();
+        }
+        struct dent *e = dirhash_next(&dir->dir, *pos - POS_ENTRIES);
+        if (!e) {
+            *pos = POS_END;
+            break;
+        }
+        if ((stopped = fill(arg, e->name, e->namelen, e->ino, e->type)))
+            break;
+        *pos = dent_key(e) + 1 + POS_ENTRIES;
+    }
+out:
+    epoch_exit();
+    inode_touch_atime(dir);
+    return stopped ? 1 : 0;
+}

@@ -1,0 +1,465 @@
+// File data: a radix array of pages per file, with the size under a seqlock.
+//
+// Commute: reads of anything with reads; reads and writes of disjoint pages;
+// writes of disjoint pages. None of them takes a lock or writes a shared line:
+//  - a reader or an in-place writer reads the size seqlock's sequence and the
+//    size (line 1 of the inode, written only by size changes), walks the tree
+//    (reads only) and copies from or to its own pages;
+//  - a writer that finds a hole installs a zeroed page with one compare-and-swap
+//    on that page's slot (slots of 8 neighbouring pages share a line; the tree
+//    grows in height with a compare-and-swap on the root word, once per
+//    factor of 512 in size);
+//  - mtime/ctime are written at most once per FS_TIME_GRAIN_NS (inode.c).
+// Size changes do not commute with each other, nor with accesses near the end,
+// and they serialise on the seqlock's spinlock: appends, writes past the end,
+// truncates.
+//
+// The size seqlock. Its sequence moves only while a truncate shrinks the file:
+// lock-free readers and in-place writers check it around their copy and retry
+// (writers: under the lock) if it moved, so they never return data of a page
+// freed under them or leave data in a page cut off by the truncate. Appends
+// and other extensions take the same spinlock without moving the sequence, and
+// publish the new size only after the data is in place, so readers are never
+// made to retry by a growing file.
+//
+// Invariant: every byte at or beyond `size` reads as zero once it becomes part
+// of the file. Truncate zeroes the tail of the last page and detaches the pages
+// past it; an in-place writer racing with a shrinking truncate may still put a
+// page or bytes past the new end before it notices, so every extension first
+// cleans [old size, new size): zeroes the old last page's tail and detaches any
+// page there (clean_beyond).
+//
+// Freeing: detached pages and subtrees go to a batch (a page of pointers) freed
+// a grace period later (epoch_defer): lock-free readers and writers that still
+// see them finish first, and whatever a racing writer installed into a detached
+// subtree is freed with it.
+#include "inode.h"
+#include "mm.h"
+#include "x86.h"
+
+#define SLOT_SHIFT 9
+#define SLOTS (1U << SLOT_SHIFT)
+#define ROOT_PTR(r) ((void **)((r) & ~(PGSIZE - 1)))
+#define ROOT_H(r) ((int)((r) & 7))
+
+static uint64_t cap_pages(int h) { return 1ULL << (SLOT_SHIFT * h); }
+static unsigned slot_of(uint64_t pg, int h) { return (pg >> (SLOT_SHIFT * (h - 1))) & (SLOTS - 1); }
+static int height_for(uint64_t pg)
+{
+    int h = 0;
+    while (pg >= cap_pages(h))
+        h++;
+    return h;
+}
+
+static void *ld(void **p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static bool cas_ptr(void **p, void *old, void *new)
+{
+    return __atomic_compare_exchange_n(p, &old, new, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+static uintptr_t root_load(struct filemap *m) { return __atomic_load_n(&m->root, __ATOMIC_ACQUIRE); }
+static bool root_cas(struct filemap *m, uintptr_t old, uintptr_t new)
+{
+    return __atomic_compare_exchange_n(&m->root, &old, new, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+
+// ---- the tree -----------------------------------------------------------------
+
+// Page pg, or NULL for a hole. Readers: inside an epoch section.
+static char *page_find(struct filemap *m, uint64_t pg)
+{
+    uintptr_t r = root_load(m);
+    if (!r || pg >= cap_pages(ROOT_H(r)))
+        return NULL;
+    void **node = ROOT_PTR(r);
+    for (int h = ROOT_H(r); h > 0 && node; h--)
+        node = ld(&node[slot_of(pg, h)]);
+    return (char *)node;
+}
+
+// Page pg, installing zeroed pages and nodes as needed; NULL if out of memory.
+// Lock-free: racing installers agree through compare-and-swap.
+static char *page_get(struct filemap *m, uint64_t pg)
+{
+    uintptr_t r;
+    while (!(r = root_load(m)) || pg >= cap_pages(ROOT_H(r))) {
+        // Grow by one level (the old root becomes slot 0), or start the tree.
+        void **n = page_alloc_zeroed();
+        if (!n)
+            return NULL;
+        int h = r ? ROOT_H(r) + 1 : height_for(pg);
+        if (r)
+            n[0] = ROOT_PTR(r);
+        if (!root_cas(m, r, (uintptr_t)n | h))
+            page_free(n); // never published
+    }
+    void **node = ROOT_PTR(r);
+    for (int h = ROOT_H(r); h > 0; h--) {
+        void **slot = &node[slot_of(pg, h)];
+        void *child = ld(slot);
+        if (!child) {
+            void *n = page_alloc_zeroed();
+            if (!n)
+                return NULL;
+            if (cas_ptr(slot, NULL, n))
+                child = n;
+            else {
+                page_free(n);
+                child = ld(slot);
+            }
+        }
+        node = child;
+    }
+    return (char *)node;
+}
+
+static void free_tree(void *p, int h)
+{
+    if (h > 0)
+        for (unsigned i = 0; i < SLOTS; i++)
+            if (((void **)p)[i])
+                free_tree(((void **)p)[i], h - 1);
+    page_free(p);
+}
+
+// ---- deferred freeing of detached pages --------------------------------------------
+
+struct freebatch {
+    struct epoch_cb cb;
+    uint32_t n;
+    uintptr_t item[]; // page or node address | its height (0 = data page)
+};
+#define BATCH_MAX ((PGSIZE - sizeof(struct freebatch)) / sizeof(uintptr_t))
+
+struct detacher {
+    struct freebatch *b;
+};
+
+static void batch_free_cb(struct epoch_cb *cb)
+{
+    struct freebatch *b = container_of(cb, struct freebatch, cb);
+    for (uint32_t i = 0; i < b->n; i++)
+        free_tree((void *)(b->item[i] & ~(PGSIZE - 1)), (int)(b->item[i] & 7));
+    page_free(b);
+}
+
+// Room for one more item; false if out of memory.
+static bool det_room(struct detacher *d)
+{
+    if (d->b && d->b->n < BATCH_MAX)
+        return true;
+    struct freebatch *nb = page_alloc();
+    if (!nb)
+        return false;
+    nb->n = 0;
+    if (d->b)
+        epoch_defer(&d->b->cb, batch_free_cb);
+    d->b = nb;
+    return true;
+}
+
+static void det_finish(struct detacher *d)
+{
+    if (d->b && d->b->n)
+        epoch_defer(&d->b->cb, batch_free_cb);
+    else if (d->b)
+        page_free(d->b);
+    d->b = NULL;
+}
+
+// Detach pages [lo, hi) below node (height h, first page base). The size lock
+// is held, so slots change only from NULL to a page (racing installers).
+static int detach_node(void **node, int h, uint64_t base, uint64_t lo, uint64_t hi,
+                       struct detacher *d)
+{
+    uint64_t span = cap_pages(h - 1);
+    for (unsigned i = lo <= base ? 0 : (lo - base) / span; i < SLOTS; i++) {
+        uint64_t s = base + i * span;
+        if (s >= hi)
+            break;
+        void *c = ld(&node[i]);
+        if (!c)
+            continue;
+        if (s >= lo && hi - s >= span) {
+            if (!det_room(d))
+                return -ENOMEM;
+            c = __atomic_exchange_n(&node[i], NULL, __ATOMIC_ACQ_REL);
+            d->b->item[d->b->n++] = (uintptr_t)c | (h - 1);
+        } else if (h > 1) {
+            int err = detach_node(c, h - 1, s, lo, hi, d);
+            if (err)
+                return err;
+        }
+    }
+    return 0;
+}
+
+static int detach_range(struct filemap *m, uint64_t lo, uint64_t hi, struct detacher *d)
+{
+    for (;;) {
+        uintptr_t r = root_load(m);
+        if (!r || lo >= cap_pages(ROOT_H(r)) || lo >= hi)
+            return 0;
+        if (lo > 0 || hi < cap_pages(ROOT_H(r)))
+            return ROOT_H(r) ? detach_node(ROOT_PTR(r), ROOT_H(r), 0, lo, hi, d) : 0;
+        if (!det_room(d))
+            return -ENOMEM;
+        if (root_cas(m, r, 0)) { // the whole tree (lost only to a racing growth)
+            d->b->item[d->b->n++] = r;
+            return 0;
+        }
+    }
+}
+
+// Make [from, to) read as zeros before it becomes part of the file.
+static int clean_beyond(struct inode *ip, uint64_t from, uint64_t to, struct detacher *d)
+{
+    if (from % PGSIZE) {
+        char *p = page_find(&ip->map, from / PGSIZE);
+        if (p)
+            memset(p + from % PGSIZE, 0, PGSIZE - from % PGSIZE);
+    }
+    return detach_range(&ip->map, PGROUNDUP(from) / PGSIZE, PGROUNDUP(to) / PGSIZE, d);
+}
+
+// ---- copying ---------------------------------------------------------------------
+
+static size_t copy_in(struct filemap *m, const char *buf, size_t n, uint64_t off)
+{
+    size_t done = 0;
+    while (done < n) {
+        uint64_t pos = off + done;
+        size_t k = MIN(n - done, PGSIZE - pos % PGSIZE);
+        char *p = page_get(m, pos / PGSIZE);
+        if (!p)
+            break;
+        memcpy(p + pos % PGSIZE, buf + done, k);
+        done += k;
+    }
+    return done;
+}
+
+static void copy_out(struct filemap *m, char *buf, size_t n, uint64_t off)
+{
+    for (size_t done = 0; done < n;) {
+        uint64_t pos = off + done;
+        size_t k = MIN(n - done, PGSIZE - pos % PGSIZE);
+        char *p = page_find(m, pos / PGSIZE);
+        if (p)
+            memcpy(buf + done, p + pos % PGSIZE, k);
+        else
+            memset(buf + done, 0, k); // a hole
+        done += k;
+    }
+}
+
+// ---- operations -------------------------------------------------------------------
+
+uint64_t filedata_size(struct inode *ip) { return __atomic_load_n(&ip->size, __ATOMIC_ACQUIRE); }
+
+// Reads and writes go in chunks of this much, each in its own epoch section
+// (a long section would hold up every CPU's reclamation) and each atomic with
+// respect to truncate on its own, as in Linux, where that holds per page.
+#define IO_CHUNK (64 * PGSIZE)
+
+static size_t read_chunk(struct inode *ip, char *buf, size_t n, uint64_t off)
+{
+    size_t got;
+    epoch_enter();
+    for (;;) {
+        uint32_t s = seq_read_begin(&ip->sizelock);
+        uint64_t size = filedata_size(ip);
+        got = off < size ? MIN(n, size - off) : 0;
+        copy_out(&ip->map, buf, got, off);
+        if (!seq_read_retry(&ip->sizelock, s))
+            break;
+    }
+    epoch_exit();
+    return got;
+}
+
+int64_t filedata_read(struct inode *ip, void *buf, size_t n, uint64_t off)
+{
+    size_t done = 0;
+    n = MIN(n, (size_t)INT64_MAX);
+    while (done < n) {
+        size_t want = MIN(n - done, IO_CHUNK), got = read_chunk(ip, (char *)buf + done, want, off + done);
+        done += got;
+        if (got < want)
+            break; // the end of the file
+    }
+    return (int64_t)done;
+}
+
+// Writes that change the size, and in-place writes that met a truncate.
+// The seqlock's spinlock serialises them without moving its sequence.
+static int64_t write_locked(struct inode *ip, const char *buf, size_t n, uint64_t off, bool append)
+{
+    struct detacher d = {0};
+    int64_t ret;
+    spin_lock(&ip->sizelock.lock);
+    uint64_t size = ip->size;
+    if (append)
+        off = size;
+    if (off >= FS_FILE_MAX) {
+        ret = -EFBIG;
+        goto out;
+    }
+    n = MIN(n, FS_FILE_MAX - off);
+    if (off + n > size && (ret = clean_beyond(ip, size, off + n, &d)) < 0)
+        goto out;
+    ret = (int64_t)copy_in(&ip->map, buf, n, off);
+    if (ret == 0)
+        ret = -ENOMEM;
+    else if (off + ret > size)
+        __atomic_store_n(&ip->size, off + ret, __ATOMIC_RELEASE); // after the data
+out:
+    spin_unlock(&ip->sizelock.lock);
+    det_finish(&d);
+    return ret;
+}
+
+static int64_t write_chunk(struct inode *ip, const char *buf, size_t n, uint64_t off)
+{
+    bool done = false;
+    epoch_enter();
+    uint32_t s = seq_read_begin(&ip->sizelock);
+    if (off + n <= filedata_size(ip))
+        done = copy_in(&ip->map, buf, n, off) == n && !seq_read_retry(&ip->sizelock, s);
+    epoch_exit();
+    return done ? (int64_t)n : write_locked(ip, buf, n, off, false);
+}
+
+int64_t filedata_write(struct inode *ip, const void *buf, size_t n, uint64_t off)
+{
+    if (n == 0)
+        return 0;
+    if (off >= FS_FILE_MAX)
+        return -EFBIG;
+    n = MIN(n, FS_FILE_MAX - off);
+    size_t done = 0;
+    while (done < n) {
+        size_t want = MIN(n - done, IO_CHUNK);
+        int64_t k = write_chunk(ip, (const char *)buf + done, want, off + done);
+        if (k < 0)
+            return done ? (int64_t)done : k; // a short write, or the error
+        done += k;
+        if ((size_t)k < want)
+            break;
+    }
+    return (int64_t)done;
+}
+
+int64_t filedata_append(struct inode *ip, const void *buf, size_t n)
+{
+    return n ? write_locked(ip, buf, n, 0, true) : 0;
+}
+
+int filedata_truncate(struct inode *ip, uint64_t len)
+{
+    struct detacher d = {0};
+    int err = 0;
+    if (len > FS_FILE_MAX)
+        return -EFBIG;
+    seq_write_begin(&ip->sizelock); // lock-free accessors retry around this
+    uint64_t size = ip->size;
+    if (len < size) {
+        __atomic_store_n(&ip->size, len, __ATOMIC_RELEASE);
+        if (len % PGSIZE) {
+            char *p = page_find(&ip->map, len / PGSIZE);
+            if (p)
+                memset(p + len % PGSIZE, 0, PGSIZE - len % PGSIZE);
+        }
+        // Out of memory for the batch leaves pages past the end: harmless, the
+        // next extension cleans them (clean_beyond) and freeing the file frees them.
+        detach_range(&ip->map, PGROUNDUP(len) / PGSIZE, UINT64_MAX, &d);
+    } else if (len > size && !(err = clean_beyond(ip, size, len, &d))) {
+        __atomic_store_n(&ip->size, len, __ATOMIC_RELEASE);
+    }
+    seq_write_end(&ip->sizelock);
+    det_finish(&d);
+    return err;
+}
+
+static uint64_t count_pages(void **node, int h)
+{
+    if (h == 0)
+        return 1;
+    uint64_t n = 0;
+    for (unsigned i = 0; i < SLOTS; i++) {
+        void *c = ld(&node[i]);
+        if (c)
+            n += count_pages(c, h - 1);
+    }
+    return n;
+}
+
+uint64_t filedata_pages(struct inode *ip)
+{
+    epoch_enter();
+    uintptr_t r = root_load(&ip->map);
+    uint64_t n = r ? count_pages(ROOT_PTR(r), ROOT_H(r)) : 0;
+    epoch_exit();
+    return n;
+}
+
+void filedata_free(struct inode *ip)
+{
+    uintptr_t r = ip->map.root;
+    if (r)
+        free_tree(ROOT_PTR(r), ROOT_H(r));
+    ip->map.root = 0;
+}
+
+// ---- the interface ------------------------------------------------------------------
+
+static int check_regular(struct inode *ip)
+{
+    return S_ISREG(ip->mode) ? 0 : S_ISDIR(ip->mode) ? -EISDIR : -EINVAL;
+}
+
+int64_t fs_read(struct inode *ip, void *buf, size_t n, uint64_t off)
+{
+    int err = check_regular(ip);
+    if (err)
+        return err;
+    int64_t got = filedata_read(ip, buf, n, off);
+    inode_touch_atime(ip);
+    return got;
+}
+
+int64_t fs_write(struct inode *ip, const void *buf, size_t n, uint64_t off)
+{
+    int err = check_regular(ip);
+    if (err)
+        return err;
+    int64_t done = filedata_write(ip, buf, n, off);
+    if (done > 0)
+        inode_touch(ip, T_MTIME | T_CTIME);
+    return done;
+}
+
+int64_t fs_append(struct inode *ip, const void *buf, size_t n)
+{
+    int err = check_regular(ip);
+    if (err)
+        return err;
+    int64_t done = filedata_append(ip, buf, n);
+    if (done > 0)
+        inode_touch(ip, T_MTIME | T_CTIME);
+    return done;
+}
+
+int fs_truncate(struct inode *ip, int64_t size)
+{
+    int err = check_regular(ip);
+    if (err)
+        return err;
+    if (size < 0)
+        return -EINVAL;
+    err = filedata_truncate(ip, (uint64_t)size);
+    if (!err)
+        inode_touch(ip, T_MTIME | T_CTIME);
+    return err;
+}

@@ -1,0 +1,127 @@
+// ScaleFS: the in-RAM file system's interface for the rest of the kernel (system
+// calls, exec, the boot code). Everything here returns a negative errno
+// (kernel/uapi/errno.h) on failure; nothing panics on bad input or lack of memory.
+//
+// Inode pointers. Every `struct inode *` the API hands out carries one reference,
+// which the caller gives back with fs_iput(). Functions that take an inode only
+// borrow the caller's reference. `cwd` arguments name the directory relative paths
+// start from; NULL means the root. Paths are at most FS_PATH_MAX bytes including
+// the terminating NUL, names at most FS_NAME_MAX bytes.
+//
+// See fs/README.md for the design and for what each operation reads and writes.
+#pragma once
+#include "kernel.h"
+#include "uapi/errno.h"
+
+struct bootinfo;
+struct inode;
+
+#define FS_NAME_MAX 255
+#define FS_PATH_MAX 4096
+#define FS_SYMLOOP_MAX 40      // symlinks followed per path resolution (Linux: 40)
+
+// File types and permission bits (Linux values; to move to a uapi header with
+// the system calls).
+#define S_IFMT 0170000
+#define S_IFSOCK 0140000
+#define S_IFLNK 0120000
+#define S_IFREG 0100000
+#define S_IFBLK 0060000
+#define S_IFDIR 0040000
+#define S_IFCHR 0020000
+#define S_IFIFO 0010000
+#define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
+#define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
+#define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
+
+// Directory entry types (struct linux_dirent64's d_type).
+#define DT_UNKNOWN 0
+#define DT_DIR 4
+#define DT_REG 8
+#define DT_LNK 10
+
+// Flags.
+#define FS_NOFOLLOW 0x1    // do not follow a symlink named by the last component
+#define FS_EXCL 0x2        // fs_create: fail with EEXIST if the name exists
+#define FS_FOLLOW 0x4      // fs_link: follow a symlink named by oldpath (AT_SYMLINK_FOLLOW)
+
+// fs_stat's mask of wanted fields: Linux's STATX_* values. Fields not asked for
+// are not computed (and their inode cache lines not read): in particular the
+// link count, which costs a visit to every CPU's refcache, is read only when
+// STATX_NLINK is set.
+#define STATX_TYPE 0x1
+#define STATX_MODE 0x2
+#define STATX_NLINK 0x4
+#define STATX_UID 0x8
+#define STATX_GID 0x10
+#define STATX_ATIME 0x20
+#define STATX_MTIME 0x40
+#define STATX_CTIME 0x80
+#define STATX_INO 0x100
+#define STATX_SIZE 0x200
+#define STATX_BLOCKS 0x400
+#define STATX_BASIC_STATS 0x7ff
+
+struct fs_timespec {
+    int64_t sec;
+    uint32_t nsec;
+};
+
+struct fs_stat {
+    uint32_t mask;          // the fields filled in (what was asked for)
+    uint32_t mode;          // type and permission bits
+    uint64_t ino;
+    uint64_t nlink;
+    uint32_t uid, gid;      // always 0 for now
+    uint64_t size;          // bytes; symlinks: target length; directories: 0
+    uint64_t blocks;        // 512-byte units of memory holding file data
+    struct fs_timespec atime, mtime, ctime;
+};
+
+// Start-up: make the root directory and unpack the boot loader's cpio archive
+// into it. Called once by kmain after SMP is up.
+void fs_boot(const struct bootinfo *bi);
+int fs_init(void);           // the root directory alone (fs_boot calls it)
+struct inode *fs_root(void); // borrowed: the root is never freed
+
+// References.
+void fs_iget(struct inode *ip);
+void fs_iput(struct inode *ip);
+
+// Names.
+int fs_lookup(struct inode *cwd, const char *path, int flags, struct inode **ipp);
+int fs_create(struct inode *cwd, const char *path, uint32_t mode, int flags, struct inode **ipp);
+int fs_mkdir(struct inode *cwd, const char *path, uint32_t mode);
+int fs_symlink(struct inode *cwd, const char *target, const char *path);
+int fs_readlink(struct inode *cwd, const char *path, char *buf, size_t n); // bytes copied
+int fs_link(struct inode *oldcwd, const char *oldpath, struct inode *newcwd, const char *newpath,
+            int flags);
+int fs_unlink(struct inode *cwd, const char *path);
+int fs_rmdir(struct inode *cwd, const char *path);
+int fs_rename(struct inode *oldcwd, const char *oldpath, struct inode *newcwd, const char *newpath);
+
+// Attributes.
+int fs_stat(struct inode *ip, uint32_t mask, struct fs_stat *st);
+int fs_stat_path(struct inode *cwd, const char *path, int flags, uint32_t mask, struct fs_stat *st);
+uint32_t fs_mode(struct inode *ip);  // type and permission bits (cheap, no nlink)
+uint64_t fs_ino(struct inode *ip);
+
+// File data. Reads past the end return 0; holes read as zeros.
+int64_t fs_read(struct inode *ip, void *buf, size_t n, uint64_t off);
+int64_t fs_write(struct inode *ip, const void *buf, size_t n, uint64_t off);
+int64_t fs_append(struct inode *ip, const void *buf, size_t n); // at the end, atomically
+int fs_truncate(struct inode *ip, int64_t size);
+#define FS_FILE_MAX (1ULL << 40) // largest file size (EFBIG beyond)
+
+// Directory listing. *pos starts at 0; each entry gets a stable position, so a
+// listing interrupted and resumed at the returned position neither repeats nor
+// skips entries that exist the whole time, whatever else is created, removed or
+// resized meanwhile. "." and ".." come first. fill returns nonzero to stop before
+// consuming the entry; fs_readdir returns 0 at the end, 1 if fill stopped it, or
+// a negative errno.
+typedef int (*fs_filldir_t)(void *arg, const char *name, size_t len, uint64_t ino, unsigned type);
+int fs_readdir(struct inode *dir, uint64_t *pos, fs_filldir_t fill, void *arg);
+
+// Initial contents: unpack a cpio "newc" archive into dir. Returns 0 or the first
+// error (malformed archive: -EINVAL); entries before the error stay.
+int fs_unpack_cpio(struct inode *dir, const void *data, size_t len);

@@ -1,0 +1,250 @@
+// Inodes: numbers, lifetime, time stamps and stat.
+//
+// Commute, and share no cache line:
+//  - creating inodes on different CPUs: inode numbers are (CPU + 1) << 40 | a
+//    counter in the creating CPU's per-CPU area; the root is 1.
+//  - link/unlink of different names of one file, and taking/dropping references
+//    on it: the link count and the reference count are refcache objects, whose
+//    increments and decrements go to per-CPU caches (refcache.c).
+//  - stat calls that do not ask for the link count with anything but writes to
+//    the fields they read: fs_stat reads only the lines holding what its mask asks
+//    for, and only STATX_NLINK pays for refcache_read_exact.
+//
+// Lifetime. An inode has two refcache objects:
+//   nlink  the link count st_nlink shows (directories: 2 + subdirectories).
+//   ref    everything that may use the inode: each directory entry naming it,
+//          each child directory's ".." pointer, and each reference handed out
+//          by the API (open files, current directories, callers).
+// Invariant: every pointer to an inode that lock-free readers can find (an
+// entry, a ".." pointer) holds a `ref` reference, and that reference is
+// dropped only a grace period after the pointer is unpublished (dent_put_later,
+// iput_later). So a reader inside an epoch section may always take a new
+// reference on an inode it found, without a lock and without a "try": the count
+// it increments cannot have reached zero.
+// The inode is freed when both objects have been released by refcache, i.e.
+// both true counts are zero; waiting for nlink's release too ensures refcache is
+// done with that object (off every review list) before its memory goes. When
+// `ref` reaches zero no pointer to the inode exists any more, so the free needs
+// no further grace period. Release callbacks run from the timer tick.
+#include "inode.h"
+#include "counter.h"
+#include "cpumask.h"
+#include "mm.h"
+#include "percpu.h"
+#include "smp.h"
+
+struct inode *fs_root_inode;
+
+// ---- inode numbers ------------------------------------------------------------
+
+#define INO_CPU_SHIFT 40
+static DEFINE_PERCPU(uint64_t, next_ino);
+
+static uint64_t ino_alloc(void)
+{
+    push_off(); // read and bump on one CPU
+    uint64_t n = this_cpu_read(next_ino);
+    this_cpu_write(next_ino, n + 1);
+    uint64_t ino = ((uint64_t)cpu_id() + 1) << INO_CPU_SHIFT | (n + 1);
+    pop_off();
+    return ino;
+}
+
+// ---- statistics -----------------------------------------------------------------
+
+static DEFINE_COUNTER(live_inodes);
+static DEFINE_COUNTER(live_dents);
+
+void fs_count_dent(int delta) { counter_add(live_dents, delta); }
+
+void fs_count_objects(int64_t *inodes, int64_t *dents)
+{
+    *inodes = counter_read(&live_inodes);
+    *dents = counter_read(&live_dents);
+}
+
+// ---- time ---------------------------------------------------------------------
+
+uint64_t fs_time_now(void) { return FS_EPOCH_SEC * 1000000000ULL + nsec_now(); }
+
+static void touch_field(uint64_t *f, uint64_t now)
+{
+    // Write only when the stored time is from an earlier grain: concurrent
+    // writers of one inode then share its time line once per grain, not per call.
+    if (READ_ONCE(*f) < now - now % FS_TIME_GRAIN_NS)
+        WRITE_ONCE(*f, now);
+}
+
+void inode_touch(struct inode *ip, int which)
+{
+    uint64_t now = fs_time_now();
+    if (which & T_ATIME)
+        touch_field(&ip->atime, now);
+    if (which & T_MTIME)
+        touch_field(&ip->mtime, now);
+    if (which & T_CTIME)
+        touch_field(&ip->ctime, now);
+}
+
+// Linux's relatime: a read updates atime only if it is older than mtime or ctime,
+// or a day old. So reads of a file nobody modifies write nothing.
+void inode_touch_atime(struct inode *ip)
+{
+    uint64_t a = READ_ONCE(ip->atime), now = fs_time_now();
+    if (a < READ_ONCE(ip->mtime) || a < READ_ONCE(ip->ctime) || a + 86400000000000ULL < now)
+        touch_field(&ip->atime, now);
+}
+
+// ---- lifetime -------------------------------------------------------------------
+
+static void inode_free(struct inode *ip)
+{
+    if (S_ISDIR(ip->mode)) {
+        dirhash_destroy(&ip->dir);
+        if (ip->parent && ip->parent != ip)
+            refcache_dec(&ip->parent->ref); // our ".." reference
+    } else if (S_ISREG(ip->mode)) {
+        filedata_free(ip);
+    } else if (S_ISLNK(ip->mode)) {
+        kfree(ip->link.target);
+    }
+    kfree(ip);
+    counter_add(live_inodes, -1);
+}
+
+static void release_one(struct inode *ip, struct refcache_obj *o)
+{
+    // Refcache calls release when the shared count has stayed zero for two of
+    // its epochs. Check the exact count as well: a reference that hops between
+    // CPUs faster than they flush can fool that test (see fs/README.md, "Notes
+    // on refcache"); refcache calls us again when the count really reaches zero.
+    if (refcache_read_exact(o) != 0)
+        return;
+    if (__atomic_sub_fetch(&ip->releases, 1, __ATOMIC_ACQ_REL) == 0)
+        inode_free(ip);
+}
+
+static void nlink_released(struct refcache_obj *o)
+{
+    release_one(container_of(o, struct inode, nlink), o);
+}
+
+static void ref_released(struct refcache_obj *o)
+{
+    release_one(container_of(o, struct inode, ref), o);
+}
+
+struct inode *inode_alloc(uint32_t mode, int *err)
+{
+    struct inode *ip = kzalloc(sizeof *ip);
+    if (!ip) {
+        *err = -ENOMEM;
+        return NULL;
+    }
+    counter_inc(live_inodes);
+    ip->ino = ino_alloc();
+    ip->mode = mode;
+    ip->releases = 2;
+    seq_init(&ip->sizelock, "fs size");
+    ip->atime = ip->mtime = ip->ctime = fs_time_now();
+    if (S_ISDIR(mode) && (*err = dirhash_init(&ip->dir, (uint32_t)ip->ino ^ (uint32_t)(ip->ino >> 32)))) {
+        kfree(ip);
+        counter_add(live_inodes, -1);
+        return NULL;
+    }
+    refcache_init(&ip->nlink, S_ISDIR(mode) ? 2 : 1, nlink_released);
+    refcache_init(&ip->ref, 1, ref_released);
+    return ip;
+}
+
+void inode_free_unpublished(struct inode *ip)
+{
+    // Nobody saw it and refcache never cached it: free it directly.
+    if (S_ISDIR(ip->mode))
+        dirhash_destroy(&ip->dir);
+    else if (S_ISLNK(ip->mode))
+        kfree(ip->link.target);
+    kfree(ip);
+    counter_add(live_inodes, -1);
+}
+
+void fs_iget(struct inode *ip) { refcache_inc(&ip->ref); }
+void fs_iput(struct inode *ip) { refcache_dec(&ip->ref); }
+
+// A reference dropped a grace period later.
+struct iput_later {
+    struct epoch_cb cb;
+    struct inode *ip;
+};
+
+struct iput_later *iput_later_alloc(void) { return kmalloc(sizeof(struct iput_later)); }
+void iput_later_cancel(struct iput_later *l) { kfree(l); }
+
+static void iput_later_cb(struct epoch_cb *cb)
+{
+    struct iput_later *l = container_of(cb, struct iput_later, cb);
+    refcache_dec(&l->ip->ref);
+    kfree(l);
+}
+
+void iput_later(struct iput_later *l, struct inode *ip)
+{
+    // The pointer was just overwritten with a plain store; epoch_defer reads the
+    // epoch without a full fence, so make the store visible first.
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    l->ip = ip;
+    epoch_defer(&l->cb, iput_later_cb);
+}
+
+// ---- the root -------------------------------------------------------------------
+
+int fs_init(void)
+{
+    int err;
+    if (fs_root_inode)
+        return 0;
+    struct inode *root = inode_alloc(S_IFDIR | 0755, &err);
+    if (!root)
+        return err;
+    root->ino = 1;
+    root->parent = root; // ".." of the root is the root; it holds no reference
+    __atomic_store_n(&fs_root_inode, root, __ATOMIC_RELEASE);
+    return 0;
+}
+
+struct inode *fs_root(void) { return fs_root_inode; }
+
+// ---- attributes -------------------------------------------------------------------
+
+uint32_t fs_mode(struct inode *ip) { return ip->mode; }
+uint64_t fs_ino(struct inode *ip) { return ip->ino; }
+
+static struct fs_timespec ts(uint64_t ns)
+{
+    return (struct fs_timespec){.sec = (int64_t)(ns / 1000000000ULL), .nsec = ns % 1000000000ULL};
+}
+
+int fs_stat(struct inode *ip, uint32_t mask, struct fs_stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->mask = mask & STATX_BASIC_STATS;
+    if (mask & (STATX_TYPE | STATX_MODE))
+        st->mode = ip->mode;
+    if (mask & STATX_INO)
+        st->ino = ip->ino;
+    if (mask & STATX_NLINK)
+        st->nlink = (uint64_t)refcache_read_exact(&ip->nlink);
+    if (mask & STATX_SIZE)
+        st->size = S_ISREG(ip->mode) ? filedata_size(ip) : S_ISLNK(ip->mode) ? ip->link.len : 0;
+    if ((mask & STATX_BLOCKS) && S_ISREG(ip->mode))
+        st->blocks = filedata_pages(ip) * (PGSIZE / 512);
+    if (mask & STATX_ATIME)
+        st->atime = ts(READ_ONCE(ip->atime));
+    if (mask & STATX_MTIME)
+        st->mtime = ts(READ_ONCE(ip->mtime));
+    if (mask & STATX_CTIME)
+        st->ctime = ts(READ_ONCE(ip->ctime));
+    return 0;
+}
+
+_Static_assert(sizeof(struct inode) <= 256, "an inode must fit the 256-byte kmalloc class");

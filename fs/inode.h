@@ -1,0 +1,121 @@
+// ScaleFS internals shared by the files of fs/: the inode, path resolution,
+// directory-entry lifetime and time stamps. Not for use outside fs/.
+#pragma once
+#include "dirhash.h"
+#include "filedata.h"
+#include "fs.h"
+#include "refcache.h"
+#include "seqlock.h"
+
+// An inode, 256 bytes (one kmalloc class), laid out by who writes what:
+//   line 0   read by every lookup and data access; written at creation (and
+//            `parent` by a directory rename across directories)
+//   line 1   the size seqlock, size and time stamps: written by size changes and
+//            at most once per FS_TIME_GRAIN_NS by time stamp updates
+//   lines 2-3 the two refcache objects: written only when a refcache flush
+//            brings a CPU's cached delta here (once per refcache epoch at most)
+struct inode {
+    uint64_t ino;
+    uint32_t mode;                // S_IF* type (immutable) and permission bits
+    uint32_t releases;            // refcache objects not yet released (2 -> 0: free)
+    union {
+        struct dirhash dir;       // directories
+        struct filemap map;       // regular files
+        struct {
+            char *target;         // symlinks: target, NUL-terminated, immutable
+            uint32_t len;
+        } link;
+    };
+    struct inode *parent;         // directories: ".." (holds a reference on it)
+
+    // The size seqlock: its sequence changes only while a truncate shrinks the
+    // file, so readers retry only then; its spinlock serialises size changes.
+    struct seqlock sizelock __cacheline_aligned;
+    uint64_t size;                // regular files
+    uint64_t atime, mtime, ctime; // nanoseconds since 1970
+
+    struct refcache_obj nlink __cacheline_aligned; // names (+1 for "." and per subdirectory)
+    struct refcache_obj ref;      // dents + open references + children's ".." + callers
+};
+
+static inline bool inode_isdir(const struct inode *ip) { return S_ISDIR(ip->mode); }
+static inline uint8_t mode_to_dtype(uint32_t mode)
+{
+    return S_ISDIR(mode) ? DT_DIR : S_ISLNK(mode) ? DT_LNK : S_ISREG(mode) ? DT_REG : DT_UNKNOWN;
+}
+
+// inode.c
+// Live inodes and directory entries, per-CPU counters (statistics and tests).
+void fs_count_objects(int64_t *inodes, int64_t *dents);
+void fs_count_dent(int delta);
+struct inode *inode_alloc(uint32_t mode, int *err); // nlink 1 (dirs 2), ref 1; not yet visible
+void inode_free_unpublished(struct inode *ip);      // undo inode_alloc before publication
+extern struct inode *fs_root_inode;
+
+// Time stamps: FS_TIME_GRAIN_NS granularity for updates, so that many writers of
+// one inode write its time line at most once per grain (like Linux's coarse
+// clock); the value stored is the precise time of the first update in a grain.
+#define FS_EPOCH_SEC 1735689600ULL  // 2025-01-01T00:00:00Z: the clock until an RTC exists
+#define FS_TIME_GRAIN_NS 10000000ULL // 10 ms, one timer tick
+#define T_ATIME 1
+#define T_MTIME 2
+#define T_CTIME 4
+uint64_t fs_time_now(void);
+void inode_touch(struct inode *ip, int which);
+void inode_touch_atime(struct inode *ip); // relatime rule
+
+// Directory entries (dirops.c): allocated with the name, freed a grace period
+// after they are unlinked, which is also when their reference on ip goes.
+struct dent *dent_alloc(const char *name, size_t len);
+void dent_set_inode(struct dent *e, struct inode *ip); // ip, ino and type
+void dent_put_later(struct dent *e);  // unlinked: free + drop its ip reference later
+void dent_free_unpublished(struct dent *e);
+
+// A reference dropped a grace period from now (a pointer readers may still
+// follow was just overwritten). Allocate first, so running out of memory is
+// an error before anything changed.
+struct iput_later;
+struct iput_later *iput_later_alloc(void);
+void iput_later(struct iput_later *l, struct inode *ip);
+void iput_later_cancel(struct iput_later *l);
+
+// namei.c: path resolution, inside an epoch section. Pointers found are valid
+// until epoch_exit (see README, "Lifetime"); take a reference to keep one.
+enum { LAST_NORM, LAST_DOT, LAST_DOTDOT, LAST_ROOT };
+struct nd_frame {
+    const char *p, *end;
+};
+struct nameidata {
+    struct inode *dir;            // directory that holds the last component
+    const char *name;             // the last component
+    size_t len;
+    int last;                     // LAST_*
+    bool slash;                   // the last component had trailing slashes
+    // walker state
+    struct nd_frame cur;
+    struct nd_frame saved[FS_SYMLOOP_MAX];
+    int nsaved;
+    int nlinks;
+    bool pending_slash;
+};
+int path_check(const char *path);  // 0, -ENOENT (empty) or -ENAMETOOLONG
+int namei_parent(struct inode *cwd, const char *path, struct nameidata *nd);
+// Continue with a symlink met as the last component: walk its target to a new last.
+int namei_follow(struct nameidata *nd, struct inode *link);
+// The inode the last component names; follows a final symlink unless nofollow
+// (a trailing slash always follows). -ENOTDIR if a trailing slash names a non-directory.
+int namei_last(struct nameidata *nd, bool nofollow, struct inode **ipp);
+struct inode *dir_parent(struct inode *dir);
+static inline uint32_t nd_hash(struct nameidata *nd)
+{
+    return dirhash_hash(&nd->dir->dir, nd->name, nd->len);
+}
+
+// Resize hints collected by a namespace operation, acted on after epoch_exit.
+struct resize_hint {
+    struct inode *dir[2];         // referenced
+    uint32_t hash[2];
+    int hint[2];
+};
+void hint_note(struct resize_hint *rh, struct dbucket *b, struct inode *dir, uint32_t hash);
+void hint_run(struct resize_hint *rh);

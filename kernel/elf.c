@@ -1,0 +1,203 @@
+// The program loader: maps a static ELF64 executable (ET_EXEC, or ET_DYN for
+// static-pie) from an in-memory image into a fresh address space and builds the
+// Linux initial stack (argc, argv, envp, auxv). The image is a buffer for now;
+// once there is a file system the same code will read from a file.
+// Anything malformed -- bad header, segments outside the image or user space,
+// a dynamic loader request -- is -ENOEXEC.
+#include "elf.h"
+#include "mm.h"
+#include "proc.h"
+#include "random.h"
+#include "uapi/abi.h"
+#include "uapi/errno.h"
+#include "uvm.h"
+#include "x86.h"
+
+#define MAX_PHNUM 64
+#define ARG_MAX_BYTES (64 * 1024) // argument and environment strings plus vectors
+#define MAX_ARGS 1024
+
+static bool header_ok(const struct elf64_ehdr *eh, size_t len)
+{
+    if (len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, 4) != 0 ||
+        eh->e_ident[4] != ELFCLASS64 || eh->e_ident[5] != ELFDATA2LSB ||
+        eh->e_machine != EM_X86_64 || (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) ||
+        eh->e_phentsize != sizeof(struct elf64_phdr) || eh->e_phnum == 0 ||
+        eh->e_phnum > MAX_PHNUM)
+        return false;
+    return eh->e_phoff <= len && eh->e_phnum * sizeof(struct elf64_phdr) <= len - eh->e_phoff;
+}
+
+static int prot_of(uint32_t flags)
+{
+    return (flags & PF_R ? VM_READ : 0) | (flags & PF_W ? VM_WRITE : 0) |
+           (flags & PF_X ? VM_EXEC : 0);
+}
+
+// Map and fill one PT_LOAD segment. Pages it shares with the segment before it
+// (when segments are not page aligned) get the union of both protections.
+static int load_segment(struct vmspace *vs, const char *image, size_t len,
+                        const struct elf64_phdr *ph, uintptr_t bias, uintptr_t *mapped_end)
+{
+    uintptr_t va = ph->p_vaddr + bias;
+    if (ph->p_filesz > ph->p_memsz || ph->p_offset > len || ph->p_filesz > len - ph->p_offset ||
+        ph->p_memsz > USER_TOP || va < USER_MIN || va > USER_TOP - ph->p_memsz ||
+        va % PGSIZE != ph->p_offset % PGSIZE)
+        return -ENOEXEC;
+    uintptr_t start = PGROUNDDOWN(va), end = PGROUNDUP(va + ph->p_memsz);
+    int prot = prot_of(ph->p_flags);
+    if (start < *mapped_end) { // shares its first page with the previous segment
+        int prev = 0;
+        uvm_mapped(vs, start, &prev);
+        if (uvm_protect(vs, start, PGSIZE, prev | prot) < 0)
+            return -ENOMEM;
+        start += PGSIZE;
+    }
+    if (end > start && uvm_map(vs, start, end - start, prot, true) < 0)
+        return -ENOMEM;
+    *mapped_end = MAX(*mapped_end, end);
+    return uvm_write(vs, va, image + ph->p_offset, ph->p_filesz) < 0 ? -ENOMEM : 0;
+}
+
+struct stack_builder {
+    char *buf;        // kernel copy of [top - ARG_MAX_BYTES, top)
+    uintptr_t top;    // user address of the end of buf
+    size_t used;      // bytes filled from the top down
+};
+
+// Push bytes onto the string area; returns their user address, 0 if full.
+static uintptr_t push_bytes(struct stack_builder *sb, const void *p, size_t n)
+{
+    if (n > ARG_MAX_BYTES - sb->used)
+        return 0;
+    sb->used += n;
+    memcpy(sb->buf + ARG_MAX_BYTES - sb->used, p, n);
+    return sb->top - sb->used;
+}
+
+static int count(const char *const v[])
+{
+    int n = 0;
+    while (v && v[n])
+        n++;
+    return n;
+}
+
+struct image_info {
+    uintptr_t entry, phdr;
+    int phnum;
+};
+
+static uint64_t hwcap(void)
+{
+    uint32_t a, b, c, d;
+    cpuid(1, 0, &a, &b, &c, &d);
+    return d;
+}
+
+// The System V initial stack, from the stack pointer up: argc, argv[] and NULL,
+// envp[] and NULL, auxv pairs ending in AT_NULL, then the strings and random bytes.
+// The stack pointer (at argc) is 16-byte aligned.
+static int build_stack(struct vmspace *vs, const char *const argv[], const char *const envp[],
+                       const char *execfn, const struct image_info *ii, uintptr_t *sp_out)
+{
+    int argc = count(argv), envc = count(envp);
+    if (argc > MAX_ARGS || envc > MAX_ARGS)
+        return -E2BIG;
+    struct stack_builder sb = {kmalloc(ARG_MAX_BYTES), USER_TOP, 0};
+    uint64_t *vec = kmalloc((argc + envc + 2 + 2 * 32 + 1) * sizeof(uint64_t));
+    if (!sb.buf || !vec) {
+        kfree(sb.buf);
+        kfree(vec);
+        return -ENOMEM;
+    }
+    int err = -E2BIG;
+    uint8_t rnd[16];
+    random_bytes(rnd, sizeof rnd);
+    uintptr_t u_rnd = push_bytes(&sb, rnd, sizeof rnd);
+    uintptr_t u_execfn = push_bytes(&sb, execfn, strlen(execfn) + 1);
+    uintptr_t u_platform = push_bytes(&sb, "x86_64", 7);
+    int n = 0;
+    vec[n++] = argc;
+    for (int i = 0; i < argc; i++)
+        if (!(vec[n++] = push_bytes(&sb, argv[i], strlen(argv[i]) + 1)))
+            goto out;
+    vec[n++] = 0;
+    for (int i = 0; i < envc; i++)
+        if (!(vec[n++] = push_bytes(&sb, envp[i], strlen(envp[i]) + 1)))
+            goto out;
+    vec[n++] = 0;
+    if (!u_rnd || !u_execfn || !u_platform)
+        goto out;
+    uint64_t aux[][2] = {
+        {AT_PHDR, ii->phdr}, {AT_PHENT, sizeof(struct elf64_phdr)}, {AT_PHNUM, ii->phnum},
+        {AT_PAGESZ, PGSIZE}, {AT_BASE, 0}, {AT_FLAGS, 0}, {AT_ENTRY, ii->entry},
+        {AT_UID, 0}, {AT_EUID, 0}, {AT_GID, 0}, {AT_EGID, 0}, {AT_SECURE, 0},
+        {AT_HWCAP, hwcap()}, {AT_CLKTCK, 100}, {AT_RANDOM, u_rnd},
+        {AT_EXECFN, u_execfn}, {AT_PLATFORM, u_platform}, {AT_NULL, 0},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(aux); i++) {
+        vec[n++] = aux[i][0];
+        vec[n++] = aux[i][1];
+    }
+    size_t vbytes = n * sizeof(uint64_t);
+    uintptr_t sp = (sb.top - sb.used - vbytes) & ~15UL;
+    if (sb.top - sp > ARG_MAX_BYTES)
+        goto out;
+    err = -ENOMEM;
+    if (uvm_write(vs, sp, vec, vbytes) < 0 ||
+        uvm_write(vs, sb.top - sb.used, sb.buf + ARG_MAX_BYTES - sb.used, sb.used) < 0)
+        goto out;
+    *sp_out = sp;
+    err = 0;
+out:
+    kfree(sb.buf);
+    kfree(vec);
+    return err;
+}
+
+int elf_exec(struct vmspace *vs, const void *image, size_t len, const char *const argv[],
+             const char *const envp[], const char *execfn, struct exec_info *out)
+{
+    const struct elf64_ehdr *eh = image;
+    if (!header_ok(eh, len))
+        return -ENOEXEC;
+    const struct elf64_phdr *ph = (const void *)((const char *)image + eh->e_phoff);
+
+    // static-pie: place the lowest segment at PIE_BASE.
+    uintptr_t lowest = UINTPTR_MAX;
+    for (int i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type == PT_INTERP)
+            return -ENOEXEC; // dynamically linked: no loader yet
+        if (ph[i].p_type == PT_LOAD)
+            lowest = MIN(lowest, PGROUNDDOWN(ph[i].p_vaddr));
+    }
+    if (lowest == UINTPTR_MAX)
+        return -ENOEXEC;
+    uintptr_t bias = eh->e_type == ET_DYN ? PIE_BASE - lowest : 0;
+
+    struct image_info ii = {.entry = eh->e_entry + bias, .phnum = eh->e_phnum};
+    uintptr_t mapped_end = 0;
+    for (int i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type == PT_PHDR)
+            ii.phdr = ph[i].p_vaddr + bias;
+        if (ph[i].p_type != PT_LOAD)
+            continue;
+        if (ph[i].p_offset == 0 && !ii.phdr)
+            ii.phdr = ph[i].p_vaddr + bias + eh->e_phoff;
+        int err = load_segment(vs, image, len, &ph[i], bias, &mapped_end);
+        if (err)
+            return err;
+    }
+    if (ii.entry < USER_MIN || ii.entry >= mapped_end)
+        return -ENOEXEC;
+
+    if (uvm_map(vs, USER_TOP - USER_STACK_SIZE, USER_STACK_SIZE, VM_READ | VM_WRITE, true) < 0)
+        return -ENOMEM;
+    int err = build_stack(vs, argv, envp, execfn, &ii, &out->sp);
+    if (err)
+        return err;
+    out->entry = ii.entry;
+    out->brk = PGROUNDUP(mapped_end);
+    return 0;
+}

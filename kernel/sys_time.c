@@ -1,0 +1,95 @@
+// Time system calls: clock_gettime, gettimeofday, nanosleep, clock_nanosleep.
+// Every clock is the TSC (nsec_now); the realtime clock adds a fixed boot epoch
+// until there is an RTC driver. Sleeps block on this CPU's sleep list (sched.c).
+#include "proc.h"
+#include "sched.h"
+#include "smp.h"
+#include "syscall.h"
+#include "uapi/abi.h"
+#include "uapi/errno.h"
+#include "usercopy.h"
+
+#define NSEC 1000000000ULL
+#define BOOT_EPOCH_SEC 1704067200ULL // 2024-01-01 00:00:00 UTC, until an RTC driver exists
+
+static long clock_now(int clock, uint64_t *ns)
+{
+    if (clock == CLOCK_MONOTONIC)
+        *ns = nsec_now();
+    else if (clock == CLOCK_REALTIME)
+        *ns = BOOT_EPOCH_SEC * NSEC + nsec_now();
+    else
+        return -EINVAL;
+    return 0;
+}
+
+long sys_clock_gettime(int clock, uint64_t uts)
+{
+    uint64_t ns;
+    long err = clock_now(clock, &ns);
+    if (err)
+        return err;
+    struct timespec ts = {ns / NSEC, ns % NSEC};
+    return copy_to_user(uts, &ts, sizeof ts);
+}
+
+long sys_gettimeofday(uint64_t utv, uint64_t utz)
+{
+    if (utz) {
+        uint32_t tz[2] = {0, 0};
+        if (copy_to_user(utz, tz, sizeof tz) < 0)
+            return -EFAULT;
+    }
+    if (!utv)
+        return 0;
+    uint64_t ns;
+    clock_now(CLOCK_REALTIME, &ns);
+    struct timeval tv = {ns / NSEC, ns % NSEC / 1000};
+    return copy_to_user(utv, &tv, sizeof tv);
+}
+
+static long read_timespec(uint64_t u, uint64_t *ns)
+{
+    struct timespec ts;
+    if (copy_from_user(&ts, u, sizeof ts) < 0)
+        return -EFAULT;
+    if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (int64_t)NSEC)
+        return -EINVAL;
+    *ns = (uint64_t)ts.tv_sec * NSEC + ts.tv_nsec;
+    return 0;
+}
+
+static void sleep_until_ns(uint64_t deadline)
+{
+    // Sleeps end only by time for now: no signals yet.
+    while (nsec_now() < deadline)
+        sched_sleep_until(deadline);
+}
+
+long sys_nanosleep(uint64_t ureq, uint64_t urem)
+{
+    (void)urem; // only written when interrupted by a signal
+    uint64_t ns;
+    long err = read_timespec(ureq, &ns);
+    if (err)
+        return err;
+    sleep_until_ns(nsec_now() + ns);
+    return 0;
+}
+
+long sys_clock_nanosleep(int clock, int flags, uint64_t ureq, uint64_t urem)
+{
+    (void)urem;
+    uint64_t ns, now;
+    long err = clock_now(clock, &now);
+    if (err)
+        return err;
+    if (flags & ~TIMER_ABSTIME)
+        return -EINVAL;
+    err = read_timespec(ureq, &ns);
+    if (err)
+        return err;
+    uint64_t deadline = nsec_now() + ((flags & TIMER_ABSTIME) ? (ns > now ? ns - now : 0) : ns);
+    sleep_until_ns(deadline);
+    return 0;
+}

@@ -1,0 +1,130 @@
+// System-call dispatch by Linux x86-64 number, the per-CPU setup of the syscall
+// instruction and CPU protections, and the work done on every return to user mode.
+//
+// Scalability: dispatch reads only the constant table and this CPU's per-CPU
+// words; whether two calls commute is up to their handlers.
+#include "gdt.h"
+#include "percpu.h"
+#include "proc.h"
+#include "sched.h"
+#include "syscall.h"
+#include "trap.h"
+#include "uapi/errno.h"
+#include "uapi/unistd.h"
+#include "uvm.h"
+#include "x86.h"
+
+// Used by syscall_entry (syscallasm.S).
+DEFINE_PERCPU(uint64_t, syscall_user_rsp); // the user %rsp while we find our stack
+DEFINE_PERCPU(uint64_t, syscall_rsp0);     // top of the current thread's kernel stack
+
+extern char syscall_entry[];
+
+// Handlers have their natural argument types; the six argument registers are
+// passed to every one of them, which the x86-64 calling convention makes harmless.
+#define SYS(fn) [__NR_##fn] = (syscall_fn)(void (*)(void))sys_##fn
+static const syscall_fn syscall_table[NR_SYSCALLS] = {
+    SYS(write),
+    SYS(writev),
+    SYS(ioctl),
+    SYS(exit),
+    SYS(exit_group),
+    SYS(wait4),
+    SYS(getpid),
+    SYS(getppid),
+    SYS(gettid),
+    SYS(set_tid_address),
+    SYS(arch_prctl),
+    SYS(brk),
+    SYS(mmap),
+    SYS(munmap),
+    SYS(mprotect),
+    SYS(uname),
+    SYS(clock_gettime),
+    SYS(gettimeofday),
+    SYS(nanosleep),
+    SYS(clock_nanosleep),
+    SYS(sched_yield),
+    SYS(getcpu),
+    SYS(sched_setaffinity),
+    SYS(sched_getaffinity),
+    SYS(getuid),
+    SYS(geteuid),
+    SYS(getgid),
+    SYS(getegid),
+    SYS(getrandom),
+    SYS(rt_sigprocmask),
+    SYS(rt_sigaction),
+};
+
+void syscall_set_kstack(uintptr_t top)
+{
+    tss_set_rsp0(top);
+    this_cpu_write(syscall_rsp0, top);
+}
+
+#define RFLAGS_TF (1UL << 8)
+#define RFLAGS_DF (1UL << 10)
+#define RFLAGS_NT (1UL << 14)
+#define RFLAGS_AC (1UL << 18)
+
+void syscall_init_cpu(void)
+{
+    uint32_t a, b, c, d;
+    cpuid(7, 0, &a, &b, &c, &d);
+    uint64_t cr4 = read_cr4();
+    if (b & (1u << 7))
+        cr4 |= CR4_SMEP;  // never execute user pages in kernel mode
+    if (b & (1u << 20))
+        cr4 |= CR4_SMAP;  // never touch user pages outside stac/clac (usercopy.S)
+    else
+        panic("cpu %d: no SMAP; usercopy.S needs stac/clac", cpu_id());
+    if (c & (1u << 2))
+        cr4 |= CR4_UMIP;  // no sgdt/sidt/str in user mode
+    write_cr4(cr4);
+
+    wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+    // syscall: CS = KCODE, SS = KCODE+8. sysret: CS = UCODE32+16, SS = UCODE32+8.
+    wrmsr(MSR_STAR, (uint64_t)GDT_KCODE << 32 | (uint64_t)(GDT_UCODE32 | 3) << 48);
+    wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
+    wrmsr(MSR_SFMASK, RFLAGS_IF | RFLAGS_TF | RFLAGS_DF | RFLAGS_NT | RFLAGS_AC);
+}
+
+// Everything pending before the thread may go back to user mode. Called with
+// interrupts on or off; returns with them off.
+void user_return(struct trapframe *tf)
+{
+    (void)tf;
+    assert_no_locks_held("return to user space");
+    struct thread *t = thread_current();
+    for (;;) {
+        cli();
+        // Preempted by an affinity change, or others waiting while we were in
+        // the kernel with preemption off: the tick covers the common case.
+        if (!cpumask_test(&t->affinity, cpu_id())) {
+            schedule();
+            continue;
+        }
+        break;
+    }
+}
+
+// sysret cannot return to a non-canonical %rip (it would fault in kernel mode
+// with the user's GS), so such returns take iretq.
+static bool sysret_safe(const struct trapframe *tf)
+{
+    return tf->rip < USER_END && tf->cs == (GDT_UCODE | 3) && tf->ss == (GDT_UDATA | 3);
+}
+
+int syscall_handler(struct trapframe *tf);
+int syscall_handler(struct trapframe *tf)
+{
+    sti();
+    uint64_t nr = tf->rax;
+    long ret = -ENOSYS;
+    if (nr < ARRAY_SIZE(syscall_table) && syscall_table[nr])
+        ret = syscall_table[nr](tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
+    tf->rax = ret;
+    user_return(tf);
+    return !sysret_safe(tf);
+}

@@ -1,0 +1,54 @@
+// System calls: the entry path (syscallasm.S), the dispatcher (syscall.c) and the
+// helpers handlers share.
+#pragma once
+#include "kernel.h"
+
+struct trapframe;
+
+void syscall_init_cpu(void);            // MSRs and CR4 features, on every CPU
+void syscall_set_kstack(uintptr_t top); // kernel stack for entries from user mode
+// Return-to-user work (kills, preemption, debug checks). Interrupts are off on
+// return.
+void user_return(struct trapframe *tf);
+
+#define T_SYSCALL 256 // trapframe.vector of a frame built by syscall_entry
+
+// Handlers take the six argument registers and return a value or -errno.
+typedef long (*syscall_fn)(long, long, long, long, long, long);
+
+// The handlers (sys_*.c). User pointers are uint64_t: never dereferenced, only
+// passed to the usercopy.h helpers.
+long sys_write(int fd, uint64_t buf, size_t n);
+long sys_writev(int fd, uint64_t iov, int iovcnt);
+long sys_ioctl(int fd, unsigned long req, uint64_t arg);
+long sys_exit(int code);
+long sys_exit_group(int code);
+long sys_wait4(int pid, uint64_t status, int options, uint64_t rusage);
+long sys_getpid(void);
+long sys_getppid(void);
+long sys_gettid(void);
+long sys_set_tid_address(uint64_t tidptr);
+long sys_arch_prctl(int code, uint64_t addr);
+long sys_brk(uint64_t addr);
+long sys_mmap(uint64_t addr, size_t len, int prot, int flags, int fd, long off);
+long sys_munmap(uint64_t addr, size_t len);
+long sys_mprotect(uint64_t addr, size_t len, int prot);
+long sys_uname(uint64_t buf);
+long sys_clock_gettime(int clock, uint64_t ts);
+long sys_gettimeofday(uint64_t tv, uint64_t tz);
+long sys_nanosleep(uint64_t req, uint64_t rem);
+long sys_clock_nanosleep(int clock, int flags, uint64_t req, uint64_t rem);
+long sys_sched_yield(void);
+long sys_getcpu(uint64_t cpu, uint64_t node, uint64_t cache);
+long sys_sched_setaffinity(int pid, size_t len, uint64_t mask);
+long sys_sched_getaffinity(int pid, size_t len, uint64_t mask);
+long sys_getuid(void);
+long sys_geteuid(void);
+long sys_getgid(void);
+long sys_getegid(void);
+long sys_getrandom(uint64_t buf, size_t len, unsigned flags);
+long sys_rt_sigprocmask(int how, uint64_t set, uint64_t oldset, size_t size);
+long sys_rt_sigaction(int sig, uint64_t act, uint64_t oldact, size_t size);
+
+// console.c-style output of a process (sys_console.c): capture or the console.
+void proc_console_write(const char *s, size_t n);

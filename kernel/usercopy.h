@@ -1,0 +1,20 @@
+// Copying between the kernel and user space (usercopy.c, usercopy.S). These are
+// the only ways the kernel touches user memory: with SMAP on, any other access
+// faults. Kernel and non-canonical addresses are rejected up front; a fault on an
+// unmapped or forbidden user page returns -EFAULT.
+#pragma once
+#include "kernel.h"
+
+struct trapframe;
+
+long copy_from_user(void *dst, uint64_t usrc, size_t n);   // 0 or -EFAULT
+long copy_to_user(uint64_t udst, const void *src, size_t n);
+long clear_user(uint64_t udst, size_t n);
+// Copy a NUL-terminated string of at most n-1 bytes plus NUL: its length,
+// -ENAMETOOLONG if it does not fit, or -EFAULT.
+long strncpy_from_user(char *dst, uint64_t usrc, size_t n);
+bool user_range_valid(uint64_t uaddr, size_t n);
+
+// trap.c: a kernel-mode #PF or #GP. True if it came from a copy helper and was
+// handled (demand paging or the -EFAULT fixup).
+bool usercopy_fault(struct trapframe *tf);

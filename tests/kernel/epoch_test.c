@@ -1,0 +1,165 @@
+// Tests for epoch-based reclamation: grace periods wait for readers, every
+// deferred callback runs exactly once, and readers never see freed objects.
+#include "cpumask.h"
+#include "epoch.h"
+#include "ktest.h"
+#include "percpu.h"
+#include "smp.h"
+#include "x86.h"
+
+struct counted_cb {
+    struct epoch_cb cb;
+    volatile int *runs;
+};
+
+static void count_run(struct epoch_cb *cb)
+{
+    struct counted_cb *c = container_of(cb, struct counted_cb, cb);
+    __atomic_fetch_add(c->runs, 1, __ATOMIC_SEQ_CST);
+}
+
+// Wait (interrupts on) until *p == want or ms pass; true if reached.
+static bool wait_for(volatile int *p, int want, uint64_t ms)
+{
+    uint64_t end = nsec_now() + ms * 1000000;
+    while (READ_ONCE(*p) != want && nsec_now() < end)
+        hlt();
+    return READ_ONCE(*p) == want;
+}
+
+KTEST(epoch_callback_runs_after_grace_period)
+{
+    volatile int runs = 0;
+    struct counted_cb c = {.runs = &runs};
+    uint64_t e0 = epoch_current();
+    epoch_defer(&c.cb, count_run);
+    KCHECK_EQ(runs, 0); // not before a grace period
+    epoch_barrier();
+    KCHECK_EQ(runs, 1);
+    KCHECK(epoch_current() >= e0 + 2);
+}
+
+KTEST(epoch_synchronize_advances_two_epochs)
+{
+    uint64_t e0 = epoch_current();
+    epoch_synchronize();
+    KCHECK(epoch_current() >= e0 + 2);
+}
+
+// A reader on another CPU holds the grace period open.
+static volatile int reader_state; // 0 idle, 1 inside, 2 told to leave
+
+// xcall handlers run with interrupts off; turn them on so the reader's CPU keeps
+// taking timer ticks, and it is the read section alone that holds the epoch.
+static void long_reader(void *arg)
+{
+    (void)arg;
+    sti();
+    epoch_enter();
+    WRITE_ONCE(reader_state, 1);
+    while (READ_ONCE(reader_state) != 2)
+        pause();
+    epoch_exit();
+    cli();
+    WRITE_ONCE(reader_state, 0);
+}
+
+KTEST(epoch_reader_blocks_reclamation)
+{
+    if (ncpu_online < 2) {
+        kprintf("# needs 2 CPUs; nothing to check\n");
+        return;
+    }
+    cpumask_t one;
+    cpumask_clear(&one);
+    cpumask_set(&one, 1);
+    reader_state = 0;
+    xcall(&one, long_reader, NULL, false);
+    while (READ_ONCE(reader_state) != 1)
+        pause();
+
+    volatile int runs = 0;
+    struct counted_cb c = {.runs = &runs};
+    epoch_defer(&c.cb, count_run);
+    uint64_t e0 = epoch_current();
+    KCHECK(!wait_for(&runs, 1, 200)); // 20 ticks: would be plenty without the reader
+    KCHECK(epoch_current() <= e0 + 1);
+
+    WRITE_ONCE(reader_state, 2);
+    while (READ_ONCE(reader_state) != 0)
+        pause();
+    KCHECK(wait_for(&runs, 1, 5000));
+}
+
+// Readers on every CPU follow a shared pointer while CPU 0 replaces the object
+// and defers poisoning the old one: a reader must never find a poisoned object.
+#define LIVE 0x1111111111111111UL
+#define DEAD 0xdeaddeaddeaddeadUL
+#define NOBJ 64
+
+struct obj {
+    struct epoch_cb cb;
+    volatile uint64_t magic;
+};
+static struct obj objs[NOBJ];
+static struct obj *volatile current_obj;
+static volatile int stop_readers, bad_reads, freed;
+static volatile uint64_t reads;
+
+static void poison(struct epoch_cb *cb)
+{
+    container_of(cb, struct obj, cb)->magic = DEAD;
+    __atomic_fetch_add(&freed, 1, __ATOMIC_SEQ_CST);
+}
+
+static void reader_loop(void *arg)
+{
+    (void)arg;
+    uint64_t n = 0;
+    sti(); // ticks must reach this CPU between read sections (see long_reader)
+    while (!READ_ONCE(stop_readers)) {
+        epoch_enter();
+        struct obj *o = READ_ONCE(current_obj);
+        for (int i = 0; i < 8; i++)
+            if (o->magic != LIVE)
+                __atomic_fetch_add(&bad_reads, 1, __ATOMIC_SEQ_CST);
+        epoch_exit();
+        n++;
+    }
+    cli();
+    __atomic_fetch_add(&reads, n, __ATOMIC_SEQ_CST);
+}
+
+static void nop(void *arg) { (void)arg; }
+
+KTEST(epoch_readers_never_see_freed_objects)
+{
+    stop_readers = bad_reads = freed = 0;
+    reads = 0;
+    for (int i = 0; i < NOBJ; i++)
+        objs[i].magic = DEAD;
+    objs[0].magic = LIVE;
+    current_obj = &objs[0];
+
+    cpumask_t others = cpu_online_mask;
+    cpumask_unset(&others, cpu_id());
+    xcall(&others, reader_loop, NULL, false);
+
+    // Reuse an object only after its poisoning callback ran (freed counts them).
+    int replaced = 0;
+    for (int i = 1; i < NOBJ; i++) {
+        struct obj *old = current_obj, *next = &objs[i];
+        next->magic = LIVE;
+        WRITE_ONCE(current_obj, next);
+        epoch_defer(&old->cb, poison);
+        replaced++;
+        udelay(2000);
+    }
+    epoch_barrier();
+    WRITE_ONCE(stop_readers, 1);
+    // The readers finish their loops; a waiting xcall to all of them drains behind.
+    xcall(&others, nop, NULL, true);
+    KCHECK_EQ(bad_reads, 0);
+    KCHECK_EQ(freed, replaced);
+    kprintf("# %lu reads on %d CPUs\n", (unsigned long)reads, ncpu_online - 1);
+}

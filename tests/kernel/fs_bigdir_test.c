@@ -1,0 +1,196 @@
+// ScaleFS directory sizes: a directory with one entry stays small (< 1 KiB with
+// its inode), and a big one stays O(1) per operation and compact. Prints the
+// memory per entry. fs_bigdir_million runs only when named in full
+// (test=fs_bigdir_million): 1,000,000 files in one directory in 512 MiB.
+#include "fstest.h"
+#include "inode.h"
+#include "ktest.h"
+#include "mm.h"
+#include "percpu.h"
+#include "smp.h"
+
+// ---- a directory with one entry ----------------------------------------------
+
+#define NSMALL 1000
+
+KTEST(fs_dir_one_entry_memory)
+{
+    struct inode *top = fst_scratch("t_small");
+    KREQUIRE(top);
+    char name[32];
+    size_t before = fst_free_pages();
+    for (int i = 0; i < NSMALL; i++) {
+        ksnprintf(name, sizeof name, "d%d", i);
+        KREQUIRE(fs_mkdir(top, name, 0755) == 0);
+        ksnprintf(name, sizeof name, "d%d/f", i);
+        KREQUIRE(fs_create(top, name, 0644, FS_EXCL, NULL) == 0);
+    }
+    size_t after = fst_free_pages();
+    // Each: the directory's inode, its table, its entry in top, the file's entry
+    // and the file's inode; plus top's share of table growth.
+    uint64_t per = (before - after) * PGSIZE / NSMALL;
+    struct inode *d;
+    KREQUIRE(fs_lookup(top, "d0", 0, &d) == 0);
+    kprintf("# a directory with one file: %lu bytes with the file's inode, %lu without "
+            "(inode %zu, table %zu + header, entries %zu + name)\n",
+            per, per - 256, sizeof(struct inode), dirhash_table_bytes(&d->dir),
+            sizeof(struct dent));
+    fs_iput(d);
+    KCHECK(per - 256 < 1024);  // the directory with its entry, without the file
+    KCHECK(per < 1024);        // even counting the file's inode
+    fs_iput(top);
+    fst_rm_rf("/t_small");
+}
+
+// ---- big directories --------------------------------------------------------------
+
+static struct inode *B;
+static int nthreads, first_file, nfiles; // the slices cover [first_file, nfiles)
+static volatile int errors;
+
+static void mkname(char *buf, int k) { ksnprintf(buf, 16, "f%07d", k); }
+
+static void create_slice(int t, void *arg)
+{
+    (void)arg;
+    char name[16];
+    for (int k = first_file + t; k < nfiles; k += nthreads) {
+        mkname(name, k);
+        if (fs_create(B, name, 0644, FS_EXCL, NULL))
+            __atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static void lookup_slice(int t, void *arg)
+{
+    (void)arg;
+    char name[16];
+    for (int k = first_file + t; k < nfiles; k += nthreads) {
+        mkname(name, k);
+        struct inode *ip;
+        if (fs_lookup(B, name, 0, &ip))
+            __atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED);
+        else
+            fs_iput(ip);
+    }
+}
+
+static void unlink_slice(int t, void *arg)
+{
+    (void)arg;
+    char name[16];
+    for (int k = first_file + t; k < nfiles; k += nthreads) {
+        mkname(name, k);
+        if (fs_unlink(B, name))
+            __atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED);
+    }
+}
+
+// ns per create, single-threaded, of n new names starting at `first`.
+static uint64_t time_creates(int first, int n)
+{
+    char name[16];
+    uint64_t t0 = nsec_now();
+    for (int k = first; k < first + n; k++) {
+        mkname(name, k);
+        fs_create(B, name, 0644, FS_EXCL, NULL);
+    }
+    return (nsec_now() - t0) / n;
+}
+
+static uint64_t time_lookups(int first, int n)
+{
+    char name[16];
+    uint64_t t0 = nsec_now();
+    for (int k = first; k < first + n; k++) {
+        struct inode *ip;
+        mkname(name, k);
+        if (fs_lookup(B, name, 0, &ip) == 0)
+            fs_iput(ip);
+    }
+    return (nsec_now() - t0) / n;
+}
+
+// Fill a directory with n files from every CPU, measure, look them all up,
+// remove them all. Returns the bytes the files took (or 0 when not measuring).
+static void workload(int n, const char *label, bool report)
+{
+    B = fst_scratch("t_big");
+    KREQUIRE(B);
+    nthreads = 2 * ncpu_online;
+    size_t before = report ? fst_free_pages() : 0;
+    errors = 0;
+
+    // Per-operation cost when the directory is small (names 0..1999, one CPU),
+    // then the rest by every CPU, then the cost again when it is big.
+    uint64_t c_small = time_creates(0, 2000), l_small = time_lookups(0, 2000);
+    uint64_t t0 = nsec_now();
+    first_file = 2000;
+    nfiles = n;
+    KCHECK(fst_run(nthreads, create_slice, NULL));
+    uint64_t t_create = nsec_now() - t0;
+    KCHECK_EQ(errors, 0);
+    KCHECK_EQ(fst_count_entries(B), n);
+    uint64_t c_big = time_creates(n, 2000), l_big = time_lookups(n - 4000, 2000);
+    for (int k = n; k < n + 2000; k++) {
+        char name[16];
+        mkname(name, k);
+        fs_unlink(B, name);
+    }
+    if (report) {
+        size_t after = fst_free_pages();
+        uint64_t bytes = (before - after) * PGSIZE;
+        kprintf("# %s: %d files in one directory: %lu bytes per file (inode, entry, table), "
+                "%lu MiB in all; table order %u\n", label, n, bytes / n, bytes >> 20,
+                dirhash_order(&B->dir));
+        kprintf("# %s: create %lu ns, lookup %lu ns at 2000 entries; create %lu ns, lookup %lu "
+                "ns at %d; %d CPUs created %d in %lu ms\n", label, c_small, l_small, c_big,
+                l_big, n, ncpu_online, n, t_create / 1000000);
+        KCHECK(bytes / n < 512);
+        // O(1): a big directory is not much slower per operation (generous: TCG is noisy).
+        KCHECK(c_big < 4 * c_small + 20000);
+        KCHECK(l_big < 4 * l_small + 20000);
+    }
+    first_file = 0;
+    t0 = nsec_now();
+    KCHECK(fst_run(nthreads, lookup_slice, NULL));
+    uint64_t t_lookup = nsec_now() - t0;
+    KCHECK_EQ(errors, 0);
+    KCHECK(fst_run(nthreads, unlink_slice, NULL));
+    KCHECK_EQ(errors, 0);
+    if (report)
+        kprintf("# %s: %d CPUs looked up %d names in %lu ms; after removing all, table order "
+                "%u\n", label, ncpu_online, n, t_lookup / 1000000, dirhash_order(&B->dir));
+    KCHECK(dirhash_order(&B->dir) <= 6);
+    KCHECK_EQ(fst_count_entries(B), 0);
+    fs_iput(B);
+    KCHECK_EQ(fs_rmdir(NULL, "/t_big"), 0);
+}
+
+// Every page and every object comes back. (fst_free_pages first makes the
+// thread stacks this load needs: the kernel keeps those.)
+static void big(int n, const char *label)
+{
+    size_t before = fst_free_pages();
+    int64_t inodes0, dents0, inodes1, dents1;
+    fs_count_objects(&inodes0, &dents0);
+    workload(n, label, true);
+    size_t end = fst_free_pages();
+    fs_count_objects(&inodes1, &dents1);
+    KCHECK_EQ(inodes1, inodes0);
+    KCHECK_EQ(dents1, dents0);
+    if (end != before)
+        kprintf("# free pages before %zu, at the end %zu\n", before, end);
+    KCHECK_EQ(end, before);
+}
+
+KTEST(fs_bigdir_100k) { big(100000, "100k"); }
+
+KTEST(fs_bigdir_million)
+{
+    if (!fst_selected_explicitly("fs_bigdir_million")) {
+        kprintf("# skipped: runs only as test=fs_bigdir_million (1,000,000 files)\n");
+        return;
+    }
+    big(1000000, "1M");
+}

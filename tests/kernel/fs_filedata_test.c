@@ -1,0 +1,314 @@
+// ScaleFS file data: holes, sparse files, truncate (shrink and extend), append,
+// limits, concurrent writers of disjoint pages, concurrent appends, readers
+// racing with truncates, and that freeing a file returns its pages.
+#include "fstest.h"
+#include "inode.h"
+#include "ktest.h"
+#include "mm.h"
+#include "percpu.h"
+#include "testutil.h"
+
+static struct inode *D;
+
+static struct inode *newfile(const char *name)
+{
+    struct inode *ip;
+    return fs_create(D, name, 0644, FS_EXCL, &ip) ? NULL : ip;
+}
+
+static uint64_t blocks(struct inode *ip)
+{
+    struct fs_stat st;
+    fs_stat(ip, STATX_BLOCKS, &st);
+    return st.blocks;
+}
+
+static bool all_bytes(const char *p, size_t n, char c)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != c)
+            return false;
+    return true;
+}
+
+KTEST(fs_file_holes_and_sparse)
+{
+    KREQUIRE((D = fst_scratch("t_holes")) != NULL);
+    struct inode *f = newfile("f");
+    KREQUIRE(f);
+    char *buf = kmalloc(4 * PGSIZE);
+    KREQUIRE(buf);
+    KCHECK_EQ(fs_write(f, "abc", 3, 0), 3);
+    KCHECK_EQ(fs_write(f, "xyz", 3, 3 * PGSIZE + 100), 3);
+    KCHECK_EQ(filedata_size(f), 3 * PGSIZE + 103);
+    KCHECK_EQ(blocks(f), 2 * 8); // pages 0 and 3
+    memset(buf, 0x55, 4 * PGSIZE);
+    KCHECK_EQ(fs_read(f, buf, 4 * PGSIZE, 0), 3 * PGSIZE + 103);
+    KCHECK(memcmp(buf, "abc", 3) == 0);
+    KCHECK(all_bytes(buf + 3, 3 * PGSIZE + 97, 0)); // the hole and page 3's head
+    KCHECK(memcmp(buf + 3 * PGSIZE + 100, "xyz", 3) == 0);
+    KCHECK_EQ(fs_read(f, buf, 10, 3 * PGSIZE + 103), 0); // at the end
+    KCHECK_EQ(fs_read(f, buf, 10, 1ULL << 40), 0);
+    // Far away: a 4-level tree, still one data page.
+    uint64_t far = 300ULL << 30; // 300 GiB
+    KCHECK_EQ(fs_write(f, "Q", 1, far), 1);
+    KCHECK_EQ(filedata_size(f), far + 1);
+    KCHECK_EQ(blocks(f), 3 * 8);
+    KCHECK_EQ(fs_read(f, buf, 2 * PGSIZE, 1ULL << 30), 2 * PGSIZE);
+    KCHECK(all_bytes(buf, 2 * PGSIZE, 0));
+    KCHECK_EQ(fs_read(f, buf, 4, far - 3), 4);
+    KCHECK(all_bytes(buf, 3, 0) && buf[3] == 'Q');
+    KCHECK_EQ(fs_read(f, buf, 3, 0), 3); // the old pages moved down the taller tree
+    KCHECK(memcmp(buf, "abc", 3) == 0);
+    // Limits.
+    KCHECK_EQ(fs_write(f, "x", 1, FS_FILE_MAX), -EFBIG);
+    KCHECK_EQ(fs_write(f, "xy", 2, FS_FILE_MAX - 1), 1); // short write up to the limit
+    KCHECK_EQ(fs_truncate(f, FS_FILE_MAX + 1), -EFBIG);
+    KCHECK_EQ(fs_truncate(f, -1), -EINVAL);
+    KCHECK_EQ(fs_truncate(D, 0), -EISDIR);
+    KCHECK_EQ(fs_write(D, "x", 1, 0), -EISDIR);
+    KCHECK_EQ(fs_truncate(f, 0), 0);
+    KCHECK_EQ(blocks(f), 0);
+    KCHECK_EQ(filedata_size(f), 0);
+    kfree(buf);
+    fs_iput(f);
+    fs_iput(D);
+    fst_rm_rf("/t_holes");
+}
+
+KTEST(fs_file_truncate)
+{
+    KREQUIRE((D = fst_scratch("t_trunc")) != NULL);
+    struct inode *f = newfile("f");
+    KREQUIRE(f);
+    char *buf = kmalloc(4 * PGSIZE);
+    KREQUIRE(buf);
+    memset(buf, 'A', 3 * PGSIZE);
+    KCHECK_EQ(fs_write(f, buf, 3 * PGSIZE, 0), 3 * PGSIZE);
+    KCHECK_EQ(blocks(f), 3 * 8);
+    KCHECK_EQ(fs_truncate(f, 5000), 0);          // shrink into page 1
+    KCHECK_EQ(filedata_size(f), 5000);
+    KCHECK_EQ(blocks(f), 2 * 8);                 // page 2 freed
+    KCHECK_EQ(fs_truncate(f, 3 * PGSIZE), 0);    // extend again: zeros, not the old A's
+    KCHECK_EQ(fs_read(f, buf, 4 * PGSIZE, 0), 3 * PGSIZE);
+    KCHECK(all_bytes(buf, 5000, 'A'));
+    KCHECK(all_bytes(buf + 5000, 3 * PGSIZE - 5000, 0));
+    // Write past the end after a shrink: the gap reads as zeros.
+    memset(buf, 'B', 10);
+    KCHECK_EQ(fs_truncate(f, 100), 0);
+    KCHECK_EQ(fs_write(f, buf, 10, 6000), 10);
+    KCHECK_EQ(fs_read(f, buf, 4 * PGSIZE, 0), 6010);
+    KCHECK(all_bytes(buf, 100, 'A'));
+    KCHECK(all_bytes(buf + 100, 5900, 0));
+    KCHECK(all_bytes(buf + 6000, 10, 'B'));
+    // Same size: nothing changes.
+    KCHECK_EQ(fs_truncate(f, 6010), 0);
+    KCHECK_EQ(filedata_size(f), 6010);
+    // Append.
+    KCHECK_EQ(fs_truncate(f, 0), 0);
+    for (int i = 0; i < 1000; i++)
+        KCHECK_EQ(fs_append(f, "0123456789", 10), 10);
+    KCHECK_EQ(filedata_size(f), 10000);
+    KCHECK_EQ(fs_read(f, buf, 20, 4090), 20);
+    KCHECK(memcmp(buf, "0123456789012345678", 19) == 0);
+    kfree(buf);
+    fs_iput(f);
+    fs_iput(D);
+    fst_rm_rf("/t_trunc");
+}
+
+// ---- concurrency ---------------------------------------------------------------
+
+#define PAGES_PER_THREAD 24
+static struct inode *shared_file;
+static int nthreads;
+
+// The byte at offset o of page pg, as written by its owner thread.
+static char pattern(uint64_t pg, size_t o) { return (char)(pg * 7 + o / 8 + 1); }
+
+static void write_pages(int i, void *arg)
+{
+    bool in_place = arg != NULL;
+    char *buf = kmalloc(PGSIZE);
+    if (!buf)
+        return;
+    for (int k = 0; k < PAGES_PER_THREAD; k++) {
+        uint64_t pg = (uint64_t)k * nthreads + i; // interleaved: neighbours in one node
+        for (size_t o = 0; o < PGSIZE; o++)
+            buf[o] = pattern(pg, o);
+        // In two halves, so the same page is also written twice.
+        if (fs_write(shared_file, buf, PGSIZE / 2, pg * PGSIZE) != PGSIZE / 2 ||
+            fs_write(shared_file, buf + PGSIZE / 2, PGSIZE / 2, pg * PGSIZE + PGSIZE / 2) !=
+                PGSIZE / 2)
+            ktest_failed(__FILE__, __LINE__, "write of page %lu (%s)", pg,
+                         in_place ? "in place" : "extending");
+    }
+    kfree(buf);
+}
+
+static int verify_pages(int npages)
+{
+    char *buf = kmalloc(PGSIZE);
+    int bad = 0;
+    for (int pg = 0; pg < npages && buf; pg++) {
+        if (fs_read(shared_file, buf, PGSIZE, (uint64_t)pg * PGSIZE) != PGSIZE) {
+            bad++;
+            continue;
+        }
+        for (size_t o = 0; o < PGSIZE; o++)
+            if (buf[o] != pattern(pg, o)) {
+                bad++;
+                break;
+            }
+    }
+    kfree(buf);
+    return bad;
+}
+
+KTEST(fs_file_concurrent_disjoint_writers)
+{
+    KREQUIRE((D = fst_scratch("t_cwrite")) != NULL);
+    nthreads = 2 * ncpu_online;
+    int npages = nthreads * PAGES_PER_THREAD;
+    // Extending writes (they serialise on the size lock, but must all land).
+    KREQUIRE((shared_file = newfile("ext")));
+    KCHECK(fst_run(nthreads, write_pages, NULL));
+    KCHECK_EQ(filedata_size(shared_file), (uint64_t)npages * PGSIZE);
+    KCHECK_EQ(verify_pages(npages), 0);
+    fs_iput(shared_file);
+    // In-place writes into holes: lock-free page installation racing in shared nodes.
+    KREQUIRE((shared_file = newfile("inplace")));
+    KCHECK_EQ(fs_truncate(shared_file, (int64_t)npages * PGSIZE), 0);
+    KCHECK_EQ(blocks(shared_file), 0);
+    KCHECK(fst_run(nthreads, write_pages, (void *)1));
+    KCHECK_EQ(filedata_size(shared_file), (uint64_t)npages * PGSIZE);
+    KCHECK_EQ(verify_pages(npages), 0);
+    KCHECK_EQ(blocks(shared_file), (uint64_t)npages * 8); // no page installed twice
+    fs_iput(shared_file);
+    fs_iput(D);
+    fst_rm_rf("/t_cwrite");
+}
+
+#define APPENDS 200
+static void append_records(int i, void *arg)
+{
+    (void)arg;
+    char rec[16];
+    for (int k = 0; k < APPENDS; k++) {
+        ksnprintf(rec, sizeof rec, "%03d:%05d......", i, k);
+        rec[15] = '\n';
+        if (fs_append(shared_file, rec, 16) != 16)
+            ktest_failed(__FILE__, __LINE__, "append");
+    }
+}
+
+KTEST(fs_file_concurrent_appends)
+{
+    KREQUIRE((D = fst_scratch("t_append")) != NULL);
+    KREQUIRE((shared_file = newfile("log")));
+    nthreads = 2 * ncpu_online;
+    KCHECK(fst_run(nthreads, append_records, NULL));
+    uint64_t size = filedata_size(shared_file);
+    KCHECK_EQ(size, (uint64_t)nthreads * APPENDS * 16);
+    char *buf = kmalloc(size);
+    int *next = kzalloc(nthreads * sizeof(int));
+    KREQUIRE(buf && next);
+    KCHECK_EQ(fs_read(shared_file, buf, size, 0), (int64_t)size);
+    int bad = 0;
+    for (uint64_t r = 0; r < size / 16; r++) {
+        const char *rec = buf + r * 16;
+        int t = (rec[0] - '0') * 100 + (rec[1] - '0') * 10 + (rec[2] - '0');
+        int k = 0;
+        for (int j = 4; j < 9; j++)
+            k = k * 10 + rec[j] - '0';
+        if (t < 0 || t >= nthreads || k != next[t] || rec[15] != '\n')
+            bad++;
+        else
+            next[t]++; // each thread's records in its own order, none torn or lost
+    }
+    KCHECK_EQ(bad, 0);
+    kfree(buf);
+    kfree(next);
+    fs_iput(shared_file);
+    fs_iput(D);
+    fst_rm_rf("/t_append");
+}
+
+// Readers never see anything but the written pattern while a writer truncates
+// the file to zero and rewrites it: a shrink makes them retry, never read freed
+// or half-cleared pages.
+static volatile int stop_race;
+#define RACE_BYTES (6 * PGSIZE)
+
+static void truncator(void)
+{
+    char *buf = kmalloc(RACE_BYTES);
+    if (!buf)
+        return;
+    memset(buf, 'R', RACE_BYTES);
+    for (int round = 0; round < 300; round++) {
+        fs_truncate(shared_file, round % 3 ? 0 : PGSIZE + 17);
+        fs_write(shared_file, buf, RACE_BYTES, 0);
+    }
+    kfree(buf);
+}
+
+static void race(int i, void *arg)
+{
+    (void)arg;
+    if (i == 0) {
+        truncator();
+        WRITE_ONCE(stop_race, 1);
+        return;
+    }
+    char *buf = kmalloc(RACE_BYTES);
+    uint64_t seed = 12345 + i;
+    while (buf && !READ_ONCE(stop_race)) {
+        uint64_t off = rnd(&seed) % RACE_BYTES, n = rnd(&seed) % (2 * PGSIZE) + 1;
+        int64_t got = fs_read(shared_file, buf, n, off);
+        if (got < 0 || !all_bytes(buf, got, 'R')) {
+            ktest_failed(__FILE__, __LINE__, "read %ld bytes at %lu: not all 'R'", got, off);
+            break;
+        }
+    }
+    kfree(buf);
+}
+
+KTEST(fs_file_readers_vs_truncate)
+{
+    KREQUIRE((D = fst_scratch("t_race")) != NULL);
+    KREQUIRE((shared_file = newfile("f")));
+    // Full of 'R' from the start: truncating an empty file up would make a
+    // (correct) hole of zeros.
+    char *buf = kmalloc(RACE_BYTES);
+    KREQUIRE(buf);
+    memset(buf, 'R', RACE_BYTES);
+    KCHECK_EQ(fs_write(shared_file, buf, RACE_BYTES, 0), RACE_BYTES);
+    kfree(buf);
+    stop_race = 0;
+    KCHECK(fst_run(MAX(2, ncpu_online), race, NULL));
+    fs_iput(shared_file);
+    fs_iput(D);
+    fst_rm_rf("/t_race");
+}
+
+KTEST(fs_file_memory_returned)
+{
+    KREQUIRE((D = fst_scratch("t_fmem")) != NULL);
+    size_t before = fst_free_pages();
+    struct inode *f = newfile("f");
+    KREQUIRE(f);
+    char *buf = kzalloc(PGSIZE);
+    KREQUIRE(buf);
+    for (int i = 0; i < 64; i++)
+        fs_write(f, buf, PGSIZE, (uint64_t)i * 3 * PGSIZE);
+    fs_truncate(f, 10 * PGSIZE);
+    fs_write(f, buf, 1, 5ULL << 30);
+    fs_iput(f);
+    KCHECK_EQ(fs_unlink(D, "f"), 0);
+    kfree(buf);
+    size_t after = fst_free_pages();
+    KCHECK_EQ(after, before);
+    fs_iput(D);
+    fst_rm_rf("/t_fmem");
+}

@@ -1,0 +1,346 @@
+// ScaleFS semantics, one case at a time: path resolution, create, mkdir,
+// unlink, rmdir, link, symlinks, with every error the interface promises.
+#include "fstest.h"
+#include "ktest.h"
+#include "mm.h"
+
+static struct inode *D; // the test's scratch directory
+
+static bool setup(const char *name)
+{
+    D = fst_scratch(name);
+    return D != NULL;
+}
+
+static void teardown(const char *name)
+{
+    char path[64];
+    fs_iput(D);
+    ksnprintf(path, sizeof path, "/%s", name);
+    fst_rm_rf(path);
+}
+
+static int mkfile(const char *path)
+{
+    struct inode *ip;
+    int err = fs_create(D, path, 0644, FS_EXCL, &ip);
+    if (!err)
+        fs_iput(ip);
+    return err;
+}
+
+static uint64_t ino_of(const char *path, int flags)
+{
+    struct fs_stat st;
+    if (fs_stat_path(D, path, flags, STATX_INO, &st))
+        return 0;
+    return st.ino;
+}
+
+static uint32_t mode_of(const char *path, int flags)
+{
+    struct fs_stat st;
+    if (fs_stat_path(D, path, flags, STATX_MODE, &st))
+        return 0;
+    return st.mode;
+}
+
+static int64_t nlink_of(const char *path)
+{
+    struct fs_stat st;
+    if (fs_stat_path(D, path, FS_NOFOLLOW, STATX_NLINK, &st))
+        return -1;
+    return (int64_t)st.nlink;
+}
+
+KTEST(fs_lookup_paths)
+{
+    KREQUIRE(setup("t_lookup"));
+    KCHECK_EQ(fs_mkdir(D, "a", 0755), 0);
+    KCHECK_EQ(fs_mkdir(D, "a/b", 0755), 0);
+    KCHECK_EQ(mkfile("a/b/f"), 0);
+    uint64_t f = ino_of("a/b/f", 0);
+    KCHECK(f != 0);
+    KCHECK_EQ(ino_of("a//b///f", 0), f);
+    KCHECK_EQ(ino_of("./a/./b/../b/f", 0), f);
+    KCHECK_EQ(ino_of("/t_lookup/a/b/f", 0), f);
+    KCHECK_EQ(ino_of("a/b/", 0), ino_of("a/b", 0));
+    KCHECK_EQ(ino_of("a/b/.", 0), ino_of("a/b", 0));
+    KCHECK_EQ(ino_of("a/b/..", 0), ino_of("a", 0));
+    KCHECK_EQ(ino_of("..", 0), fs_ino(fs_root()));
+    KCHECK_EQ(ino_of("/..", 0), fs_ino(fs_root()));
+    KCHECK_EQ(ino_of("/../../.", 0), fs_ino(fs_root()));
+    KCHECK_EQ(ino_of("/", 0), fs_ino(fs_root()));
+    KCHECK_EQ(ino_of("///", 0), fs_ino(fs_root()));
+    KCHECK(S_ISDIR(mode_of(".", 0)));
+
+    struct inode *ip;
+    KCHECK_EQ(fs_lookup(D, "", 0, &ip), -ENOENT);
+    KCHECK_EQ(fs_lookup(D, "nope", 0, &ip), -ENOENT);
+    KCHECK_EQ(fs_lookup(D, "nope/x", 0, &ip), -ENOENT);
+    KCHECK_EQ(fs_lookup(D, "a/b/f/", 0, &ip), -ENOTDIR);   // trailing slash on a file
+    KCHECK_EQ(fs_lookup(D, "a/b/f/x", 0, &ip), -ENOTDIR);  // file in the middle
+    KCHECK_EQ(fs_lookup(D, "a/b/f/.", 0, &ip), -ENOTDIR);
+    // Relative lookups from a file as the starting directory.
+    KREQUIRE(fs_lookup(D, "a/b/f", 0, &ip) == 0);
+    struct inode *ip2 = NULL;
+    KCHECK_EQ(fs_lookup(ip, "x", 0, &ip2), -ENOTDIR);
+    KCHECK_EQ(fs_lookup(ip, "/t_lookup/a", 0, &ip2), 0); // absolute: the start is ignored
+    if (ip2)
+        fs_iput(ip2);
+    fs_iput(ip);
+
+    // Name and path length limits.
+    char *p = kmalloc(FS_PATH_MAX + 8);
+    KREQUIRE(p);
+    memset(p, 'n', 255);
+    p[255] = 0;
+    KCHECK_EQ(mkfile(p), 0);               // 255 bytes: fine
+    KCHECK(ino_of(p, 0) != 0);
+    p[255] = 'n';
+    p[256] = 0;
+    KCHECK_EQ(mkfile(p), -ENAMETOOLONG);   // 256
+    KCHECK_EQ(fs_lookup(D, p, 0, &ip), -ENAMETOOLONG);
+    KCHECK_EQ(fs_mkdir(D, p, 0755), -ENAMETOOLONG);
+    memcpy(p + 256, "/x", 3);
+    KCHECK_EQ(fs_lookup(D, p, 0, &ip), -ENAMETOOLONG); // in the middle too
+    for (int i = 0; i < FS_PATH_MAX; i++)
+        p[i] = i % 2 ? '/' : '.';
+    p[FS_PATH_MAX] = 0;
+    KCHECK_EQ(fs_lookup(D, p, 0, &ip), -ENAMETOOLONG); // 4096 bytes + NUL
+    p[FS_PATH_MAX - 1] = 0;
+    ip = NULL;
+    KCHECK_EQ(fs_lookup(D, p, 0, &ip), 0);              // 4095: fine ("././.../.")
+    if (ip)
+        fs_iput(ip);
+    kfree(p);
+    teardown("t_lookup");
+}
+
+KTEST(fs_create_cases)
+{
+    KREQUIRE(setup("t_create"));
+    struct inode *a, *b;
+    KREQUIRE(fs_create(D, "f", 0640, FS_EXCL, &a) == 0);
+    KCHECK_EQ(fs_create(D, "f", 0640, FS_EXCL, &b), -EEXIST);
+    KCHECK_EQ(fs_create(D, "f", 0640, 0, &b), 0); // open(O_CREAT) of an existing file
+    KCHECK(a == b);
+    fs_iput(b);
+    KCHECK_EQ(fs_mode(a), S_IFREG | 0640);
+    fs_iput(a);
+    KCHECK_EQ(fs_create(D, "f/", 0640, 0, &b), -EISDIR);
+    KCHECK_EQ(fs_create(D, "g/", 0640, 0, &b), -EISDIR);
+    KCHECK_EQ(fs_create(D, ".", 0640, 0, &b), -EISDIR);
+    KCHECK_EQ(fs_create(D, ".", 0640, FS_EXCL, &b), -EEXIST);
+    KCHECK_EQ(fs_mkdir(D, "d", 0755), 0);
+    KCHECK_EQ(fs_create(D, "d", 0640, 0, &b), -EISDIR);
+    KCHECK_EQ(fs_create(D, "d", 0640, FS_EXCL, &b), -EEXIST);
+    KCHECK_EQ(fs_create(D, "missing/f", 0640, 0, &b), -ENOENT);
+    KCHECK_EQ(fs_create(D, "f/x", 0640, 0, &b), -ENOTDIR);
+    KCHECK_EQ(fs_create(D, "", 0640, 0, &b), -ENOENT);
+    KCHECK_EQ(fs_create(D, "d/new", 0600, 0, NULL), 0); // no reference wanted
+    KCHECK_EQ(mode_of("d/new", 0), S_IFREG | 0600);
+    teardown("t_create");
+}
+
+KTEST(fs_mkdir_cases)
+{
+    KREQUIRE(setup("t_mkdir"));
+    KCHECK_EQ(nlink_of("."), 2);
+    KCHECK_EQ(fs_mkdir(D, "d", 0750), 0);
+    KCHECK_EQ(mode_of("d", 0), S_IFDIR | 0750);
+    KCHECK_EQ(nlink_of("d"), 2);
+    KCHECK_EQ(nlink_of("."), 3); // d's ".."
+    KCHECK_EQ(fs_mkdir(D, "d", 0750), -EEXIST);
+    KCHECK_EQ(fs_mkdir(D, "d/", 0750), -EEXIST);
+    KCHECK_EQ(fs_mkdir(D, "e/", 0750), 0); // a trailing slash is fine for mkdir
+    KCHECK_EQ(fs_mkdir(D, ".", 0750), -EEXIST);
+    KCHECK_EQ(fs_mkdir(D, "..", 0750), -EEXIST);
+    KCHECK_EQ(fs_mkdir(NULL, "/", 0750), -EEXIST);
+    KCHECK_EQ(fs_mkdir(D, "d/.", 0750), -EEXIST);
+    KCHECK_EQ(fs_mkdir(D, "x/y", 0750), -ENOENT);
+    KCHECK_EQ(mkfile("f"), 0);
+    KCHECK_EQ(fs_mkdir(D, "f", 0750), -EEXIST);
+    KCHECK_EQ(fs_mkdir(D, "f/y", 0750), -ENOTDIR);
+    KCHECK_EQ(fs_mkdir(D, "d/sub", 0750), 0);
+    KCHECK_EQ(nlink_of("d"), 3);
+    KCHECK_EQ(ino_of("d/sub/..", 0), ino_of("d", 0));
+    teardown("t_mkdir");
+}
+
+KTEST(fs_unlink_cases)
+{
+    KREQUIRE(setup("t_unlink"));
+    KCHECK_EQ(mkfile("f"), 0);
+    KCHECK_EQ(fs_mkdir(D, "d", 0755), 0);
+    KCHECK_EQ(fs_unlink(D, "f/"), -ENOTDIR);
+    KCHECK_EQ(fs_unlink(D, "d"), -EISDIR);
+    KCHECK_EQ(fs_unlink(D, "d/"), -EISDIR);
+    KCHECK_EQ(fs_unlink(D, "."), -EISDIR);
+    KCHECK_EQ(fs_unlink(D, ".."), -EISDIR);
+    KCHECK_EQ(fs_unlink(NULL, "/"), -EISDIR);
+    KCHECK_EQ(fs_unlink(D, "nope"), -ENOENT);
+    KCHECK_EQ(fs_unlink(D, "nope/x"), -ENOENT);
+    KCHECK_EQ(fs_unlink(D, "f/x"), -ENOTDIR);
+    struct inode *ip;
+    KREQUIRE(fs_lookup(D, "f", 0, &ip) == 0);
+    KCHECK_EQ(fs_unlink(D, "f"), 0);
+    KCHECK_EQ(fs_unlink(D, "f"), -ENOENT);
+    KCHECK_EQ(ino_of("f", 0), 0);
+    KCHECK_EQ(fst_nlink(ip), 0);
+    // The open reference keeps the file usable after its last name is gone.
+    KCHECK_EQ(fs_write(ip, "abc", 3, 0), 3);
+    char buf[4] = {0};
+    KCHECK_EQ(fs_read(ip, buf, 3, 0), 3);
+    KCHECK(memcmp(buf, "abc", 3) == 0);
+    fs_iput(ip);
+    teardown("t_unlink");
+}
+
+KTEST(fs_rmdir_cases)
+{
+    KREQUIRE(setup("t_rmdir"));
+    KCHECK_EQ(fs_mkdir(D, "d", 0755), 0);
+    KCHECK_EQ(mkfile("d/f"), 0);
+    KCHECK_EQ(fs_rmdir(D, "d"), -ENOTEMPTY);
+    KCHECK_EQ(fs_rmdir(D, "d/f"), -ENOTDIR);
+    KCHECK_EQ(fs_rmdir(D, "d/."), -EINVAL);
+    KCHECK_EQ(fs_rmdir(D, "."), -EINVAL);
+    KCHECK_EQ(fs_rmdir(D, "d/.."), -ENOTEMPTY);
+    KCHECK_EQ(fs_rmdir(NULL, "/"), -EBUSY);
+    KCHECK_EQ(fs_rmdir(D, "nope"), -ENOENT);
+    KCHECK_EQ(fs_unlink(D, "d/f"), 0);
+    struct inode *d;
+    KREQUIRE(fs_lookup(D, "d", 0, &d) == 0);
+    KCHECK_EQ(nlink_of("."), 3);
+    KCHECK_EQ(fs_rmdir(D, "d/"), 0); // trailing slash is fine
+    KCHECK_EQ(fs_rmdir(D, "d"), -ENOENT);
+    KCHECK_EQ(nlink_of("."), 2);
+    KCHECK_EQ(fst_nlink(d), 0);
+    // A removed directory still held (a cwd, say) is empty and stays so.
+    KCHECK_EQ(fs_create(d, "x", 0644, 0, NULL), -ENOENT);
+    KCHECK_EQ(fs_mkdir(d, "x", 0755), -ENOENT);
+    KCHECK_EQ(fst_count_entries(d), 0);
+    struct inode *up;
+    KCHECK_EQ(fs_lookup(d, "..", 0, &up), 0); // ".." still leads back
+    if (up) {
+        KCHECK(up == D);
+        fs_iput(up);
+    }
+    fs_iput(d);
+    teardown("t_rmdir");
+}
+
+KTEST(fs_link_cases)
+{
+    KREQUIRE(setup("t_link"));
+    KCHECK_EQ(mkfile("f"), 0);
+    KCHECK_EQ(fs_mkdir(D, "d", 0755), 0);
+    KCHECK_EQ(nlink_of("f"), 1);
+    KCHECK_EQ(fs_link(D, "f", D, "d/g", 0), 0);
+    KCHECK_EQ(nlink_of("f"), 2);
+    KCHECK_EQ(ino_of("d/g", 0), ino_of("f", 0));
+    KCHECK_EQ(fs_link(D, "f", D, "d/g", 0), -EEXIST);
+    KCHECK_EQ(fs_link(D, "f", D, "d", 0), -EEXIST);
+    KCHECK_EQ(fs_link(D, "d", D, "dd", 0), -EPERM);
+    KCHECK_EQ(fs_link(D, ".", D, "dd", 0), -EPERM);
+    KCHECK_EQ(fs_link(D, "nope", D, "x", 0), -ENOENT);
+    KCHECK_EQ(fs_link(D, "f", D, "nope/x", 0), -ENOENT);
+    KCHECK_EQ(fs_link(D, "f", D, "d/.", 0), -EEXIST);
+    KCHECK_EQ(fs_link(D, "f", D, "h/", 0), -ENOENT);
+    KCHECK_EQ(fs_link(D, "f/", D, "h", 0), -ENOTDIR);
+    KCHECK_EQ(fs_unlink(D, "f"), 0);
+    KCHECK_EQ(nlink_of("d/g"), 1);
+    KCHECK_EQ(fs_link(D, "f", D, "h", 0), -ENOENT);
+    // link does not follow a symlink unless asked to.
+    KCHECK_EQ(fs_symlink(D, "d/g", "s"), 0);
+    KCHECK_EQ(fs_link(D, "s", D, "s2", 0), 0);
+    KCHECK(S_ISLNK(mode_of("s2", FS_NOFOLLOW)));
+    KCHECK_EQ(fs_link(D, "s", D, "g2", FS_FOLLOW), 0);
+    KCHECK_EQ(ino_of("g2", FS_NOFOLLOW), ino_of("d/g", 0));
+    KCHECK_EQ(nlink_of("d/g"), 2);
+    teardown("t_link");
+}
+
+KTEST(fs_symlink_cases)
+{
+    KREQUIRE(setup("t_symlink"));
+    char buf[64];
+    KCHECK_EQ(fs_mkdir(D, "d", 0755), 0);
+    KCHECK_EQ(mkfile("d/f"), 0);
+    KCHECK_EQ(fs_symlink(D, "d/f", "l"), 0);
+    KCHECK_EQ(fs_readlink(D, "l", buf, sizeof buf), 3);
+    KCHECK(memcmp(buf, "d/f", 3) == 0);
+    KCHECK_EQ(fs_readlink(D, "l", buf, 2), 2); // truncated, like Linux
+    KCHECK_EQ(fs_readlink(D, "l", buf, 0), -EINVAL);
+    KCHECK_EQ(fs_readlink(D, "d/f", buf, sizeof buf), -EINVAL);
+    KCHECK_EQ(fs_readlink(D, "nope", buf, sizeof buf), -ENOENT);
+    KCHECK_EQ(ino_of("l", 0), ino_of("d/f", 0));
+    KCHECK(S_ISLNK(mode_of("l", FS_NOFOLLOW)));
+    struct fs_stat st;
+    KCHECK_EQ(fs_stat_path(D, "l", FS_NOFOLLOW, STATX_SIZE, &st), 0);
+    KCHECK_EQ(st.size, 3);
+    KCHECK_EQ(fs_symlink(D, "x", "l"), -EEXIST);
+    KCHECK_EQ(fs_symlink(D, "", "e"), -ENOENT);
+    KCHECK_EQ(fs_symlink(D, "x", "new/"), -ENOENT);
+    KCHECK_EQ(fs_symlink(D, "x", "d/"), -EEXIST);
+
+    // In the middle of a path, relative and absolute.
+    KCHECK_EQ(fs_symlink(D, "d", "ld"), 0);
+    KCHECK_EQ(fs_symlink(D, "/t_symlink/d", "abs"), 0);
+    KCHECK_EQ(ino_of("ld/f", 0), ino_of("d/f", 0));
+    KCHECK_EQ(ino_of("abs/f", 0), ino_of("d/f", 0));
+    KCHECK_EQ(ino_of("abs/../d/f", 0), ino_of("d/f", 0));
+    KCHECK_EQ(fs_symlink(D, "..", "d/up"), 0);
+    KCHECK_EQ(ino_of("d/up/d/f", 0), ino_of("d/f", 0));
+    // A trailing slash follows even with NOFOLLOW; and must name a directory.
+    KCHECK_EQ(ino_of("ld/", FS_NOFOLLOW), ino_of("d", 0));
+    KCHECK(S_ISLNK(mode_of("ld", FS_NOFOLLOW)));
+    struct inode *ip;
+    KCHECK_EQ(fs_lookup(D, "l/", 0, &ip), -ENOTDIR);
+    // Dangling.
+    KCHECK_EQ(fs_symlink(D, "missing", "dang"), 0);
+    KCHECK_EQ(fs_lookup(D, "dang", 0, &ip), -ENOENT);
+    KCHECK_EQ(fs_lookup(D, "dang", FS_NOFOLLOW, &ip), 0);
+    fs_iput(ip);
+    // open(O_CREAT) through a dangling symlink creates its target; O_EXCL does not.
+    KCHECK_EQ(fs_create(D, "dang", 0644, FS_EXCL, NULL), -EEXIST);
+    KCHECK_EQ(fs_create(D, "dang", 0644, FS_NOFOLLOW, NULL), -ELOOP);
+    KCHECK_EQ(fs_create(D, "dang", 0644, 0, NULL), 0);
+    KCHECK(S_ISREG(mode_of("missing", FS_NOFOLLOW)));
+    // Loops and the 40-link limit.
+    KCHECK_EQ(fs_symlink(D, "lb", "la"), 0);
+    KCHECK_EQ(fs_symlink(D, "la", "lb"), 0);
+    KCHECK_EQ(fs_lookup(D, "la", 0, &ip), -ELOOP);
+    KCHECK_EQ(fs_lookup(D, "la/x", 0, &ip), -ELOOP);
+    KCHECK_EQ(fs_create(D, "la", 0644, 0, NULL), -ELOOP);
+    KCHECK_EQ(fs_symlink(D, "self", "self"), 0);
+    KCHECK_EQ(fs_lookup(D, "self", 0, &ip), -ELOOP);
+    // c0 -> d/f, c1 -> c0, ... c40 -> c39: c39 takes 40 links, c40 takes 41.
+    KCHECK_EQ(fs_symlink(D, "d/f", "c0"), 0);
+    for (int i = 1; i <= 40; i++) {
+        char name[8], target[8];
+        ksnprintf(name, sizeof name, "c%d", i);
+        ksnprintf(target, sizeof target, "c%d", i - 1);
+        KCHECK_EQ(fs_symlink(D, target, name), 0);
+    }
+    KCHECK_EQ(ino_of("c39", 0), ino_of("d/f", 0));
+    KCHECK_EQ(fs_lookup(D, "c40", 0, &ip), -ELOOP);
+    KCHECK_EQ(fs_lookup(D, "c40", FS_NOFOLLOW, &ip), 0);
+    fs_iput(ip);
+    // Symlinks in the middle count too: "ld/" + 39 more through a chain of dirs.
+    KCHECK_EQ(fs_symlink(D, "d", "e0"), 0);
+    for (int i = 1; i <= 40; i++) {
+        char name[8], target[8];
+        ksnprintf(name, sizeof name, "e%d", i);
+        ksnprintf(target, sizeof target, "e%d", i - 1);
+        KCHECK_EQ(fs_symlink(D, target, name), 0);
+    }
+    KCHECK_EQ(fs_lookup(D, "e39/f", 0, &ip), 0);
+    fs_iput(ip);
+    KCHECK_EQ(fs_lookup(D, "e40/f", 0, &ip), -ELOOP);
+    // A symlink does not keep its target alive.
+    KCHECK_EQ(fs_unlink(D, "d/f"), 0);
+    KCHECK_EQ(fs_lookup(D, "l", 0, &ip), -ENOENT);
+    teardown("t_symlink");
+}

@@ -1,0 +1,88 @@
+// ScaleFS throughput at the current CPU count: creates/s and lookups/s, one
+// thread per CPU, each in its own directory or all in one shared directory.
+// Prints figures; checks only that every operation succeeded (TCG timing says
+// little about real scaling).
+#include "fstest.h"
+#include "ktest.h"
+#include "mm.h"
+#include "percpu.h"
+#include "smp.h"
+
+#define NCREATE 1000
+#define NLOOKUP 4000
+
+static struct inode *P;
+static bool shared;
+static volatile int failures;
+
+static void dirname(char *buf, int t) { ksnprintf(buf, 24, shared ? "same" : "own%d", t); }
+
+static void creates(int t, void *arg)
+{
+    (void)arg;
+    char path[48], dir[24];
+    dirname(dir, t);
+    for (int k = 0; k < NCREATE; k++) {
+        ksnprintf(path, sizeof path, "%s/x%d_%d", dir, t, k);
+        if (fs_create(P, path, 0644, FS_EXCL, NULL))
+            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static void lookups(int t, void *arg)
+{
+    (void)arg;
+    char path[48], dir[24];
+    dirname(dir, t);
+    struct inode *d;
+    if (fs_lookup(P, dir, 0, &d)) {
+        __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    for (int k = 0; k < NLOOKUP; k++) {
+        // Shared: every thread looks up the same names (thread 0's).
+        ksnprintf(path, sizeof path, "x%d_%d", shared ? 0 : t, k % NCREATE);
+        struct inode *ip;
+        if (fs_lookup(d, path, 0, &ip))
+            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+        else
+            fs_iput(ip);
+    }
+    fs_iput(d);
+}
+
+static uint64_t per_sec(uint64_t ops, uint64_t ns) { return ns ? ops * 1000000000ULL / ns : 0; }
+
+KTEST(fs_perf_creates_lookups)
+{
+    KREQUIRE((P = fst_scratch("t_perf")) != NULL);
+    int n = ncpu_online;
+    char dir[24];
+    for (int t = 0; t < n; t++) {
+        shared = false;
+        dirname(dir, t);
+        KREQUIRE(fs_mkdir(P, dir, 0755) == 0);
+    }
+    KREQUIRE(fs_mkdir(P, "same", 0755) == 0);
+    failures = 0;
+    uint64_t ns[4];
+    for (int i = 0; i < 2; i++) {
+        shared = i == 1;
+        uint64_t t0 = nsec_now();
+        KCHECK(fst_run(n, creates, NULL));
+        ns[i] = nsec_now() - t0;
+    }
+    for (int i = 0; i < 2; i++) {
+        shared = i == 1;
+        uint64_t t0 = nsec_now();
+        KCHECK(fst_run(n, lookups, NULL));
+        ns[2 + i] = nsec_now() - t0;
+    }
+    KCHECK_EQ(failures, 0);
+    kprintf("# %d CPUs: creates/s %lu (own directories) %lu (one directory); "
+            "lookups/s %lu (own directories) %lu (same names, one directory)\n",
+            n, per_sec((uint64_t)n * NCREATE, ns[0]), per_sec((uint64_t)n * NCREATE, ns[1]),
+            per_sec((uint64_t)n * NLOOKUP, ns[2]), per_sec((uint64_t)n * NLOOKUP, ns[3]));
+    fs_iput(P);
+    fst_rm_rf("/t_perf");
+}

@@ -1,0 +1,264 @@
+// Tests for threads and the scheduler: threads on every CPU, exact affinity,
+// timer preemption, idle stealing, wait queues, timed sleeps, stack reuse and the
+// stack guard page.
+#include "ktest.h"
+#include "percpu.h"
+#include "sched.h"
+#include "smp.h"
+#include "trap.h"
+#include "x86.h"
+
+static cpumask_t only(int c)
+{
+    cpumask_t m;
+    cpumask_clear(&m);
+    cpumask_set(&m, c);
+    return m;
+}
+
+struct pinned {
+    int want;
+    int runs, wrong;
+};
+
+static void pinned_fn(void *arg)
+{
+    struct pinned *p = arg;
+    uint64_t end = nsec_now() + 30000000;
+    while (nsec_now() < end) {
+        if (cpu_id() != p->want)
+            p->wrong++;
+        p->runs++;
+        if (p->runs % 64 == 0)
+            sched_yield();
+    }
+}
+
+KTEST(sched_threads_run_on_every_cpu_pinned)
+{
+    static struct pinned p[NCPU_MAX];
+    static struct thread *t[NCPU_MAX];
+    for (int c = 0; c < ncpu; c++) {
+        p[c] = (struct pinned){.want = c};
+        cpumask_t m = only(c);
+        t[c] = kthread_create("pinned", pinned_fn, &p[c], &m);
+        KREQUIRE(t[c]);
+    }
+    for (int c = 0; c < ncpu; c++) {
+        thread_join(t[c]);
+        KCHECK(p[c].runs > 0);
+        KCHECK_EQ(p[c].wrong, 0);
+    }
+}
+
+struct mover {
+    int ncpu, wrong, moves;
+};
+
+// Re-pin itself to each CPU in turn; every observation must match the mask.
+static void mover_fn(void *arg)
+{
+    struct mover *m = arg;
+    for (int round = 0; round < 3; round++) {
+        for (int c = 0; c < m->ncpu; c++) {
+            cpumask_t mask = only(c);
+            if (thread_set_affinity(thread_current(), &mask) != 0)
+                m->wrong++;
+            for (int i = 0; i < 20; i++) {
+                if (cpu_id() != c)
+                    m->wrong++;
+                sched_yield();
+            }
+            m->moves++;
+        }
+    }
+}
+
+KTEST(sched_affinity_change_moves_thread)
+{
+    struct mover m = {.ncpu = ncpu};
+    struct thread *t = kthread_create("mover", mover_fn, &m, NULL);
+    KREQUIRE(t);
+    thread_join(t);
+    KCHECK_EQ(m.wrong, 0);
+    KCHECK_EQ(m.moves, 3 * ncpu);
+}
+
+struct spinner {
+    uint64_t first, last;
+    uint64_t count;
+};
+
+// CPU-bound: never yields, never sleeps. Only the timer can take the CPU away.
+static void spinner_fn(void *arg)
+{
+    struct spinner *s = arg;
+    s->first = nsec_now();
+    uint64_t end = s->first + 200000000;
+    while ((s->last = nsec_now()) < end)
+        s->count++;
+}
+
+KTEST(sched_timer_preempts_cpu_bound_threads)
+{
+    struct spinner a = {0}, b = {0};
+    int c = ncpu - 1;
+    cpumask_t m = only(c);
+    struct thread *ta = kthread_create("spinA", spinner_fn, &a, &m);
+    struct thread *tb = kthread_create("spinB", spinner_fn, &b, &m);
+    KREQUIRE(ta && tb);
+    thread_join(ta);
+    thread_join(tb);
+    // Without preemption the second would start only after the first finished.
+    KCHECK(b.first < a.last);
+    KCHECK(a.first < b.last);
+    KCHECK(a.count > 0 && b.count > 0);
+}
+
+static int stolen_cpu_seen[NCPU_MAX];
+
+static void busy30(void *arg)
+{
+    (void)arg;
+    uint64_t end = nsec_now() + 30000000;
+    while (nsec_now() < end)
+        __atomic_store_n(&stolen_cpu_seen[cpu_id()], 1, __ATOMIC_RELAXED);
+}
+
+KTEST(sched_idle_cpus_steal_work)
+{
+    if (ncpu < 2) {
+        kprintf("# one CPU: nothing to steal\n");
+        return;
+    }
+    memset(stolen_cpu_seen, 0, sizeof stolen_cpu_seen);
+    uint64_t steals0 = 0, steals1 = 0;
+    for (int c = 0; c < ncpu; c++)
+        steals0 += sched_steals(c);
+    enum { N = 32 };
+    struct thread *t[N];
+    // Created here (CPU 0) with no affinity: all start on CPU 0's queue.
+    for (int i = 0; i < N; i++) {
+        t[i] = kthread_create("busy", busy30, NULL, NULL);
+        KREQUIRE(t[i]);
+    }
+    for (int i = 0; i < N; i++)
+        thread_join(t[i]);
+    for (int c = 0; c < ncpu; c++)
+        steals1 += sched_steals(c);
+    int others = 0;
+    for (int c = 1; c < ncpu; c++)
+        others += stolen_cpu_seen[c];
+    KCHECK(others > 0);
+    KCHECK(steals1 > steals0);
+}
+
+struct wq_case {
+    struct waitq q;
+    volatile int flag;
+    volatile int woke;
+};
+
+static void waiter_fn(void *arg)
+{
+    struct wq_case *w = arg;
+    wait_event(&w->q, w->flag);
+    __atomic_fetch_add(&w->woke, 1, __ATOMIC_SEQ_CST);
+}
+
+KTEST(sched_waitq_sleep_and_wakeup)
+{
+    static struct wq_case w;
+    waitq_init(&w.q, "test");
+    w.flag = 0;
+    w.woke = 0;
+    enum { N = 8 };
+    struct thread *t[N];
+    for (int i = 0; i < N; i++) {
+        cpumask_t m = only(i % ncpu);
+        t[i] = kthread_create("waiter", waiter_fn, &w, &m);
+        KREQUIRE(t[i]);
+    }
+    sched_sleep_until(nsec_now() + 50000000);
+    KCHECK_EQ(w.woke, 0); // still asleep: nobody set the flag
+    w.flag = 1;
+    KCHECK_EQ(waitq_wake_all(&w.q), N);
+    for (int i = 0; i < N; i++)
+        thread_join(t[i]);
+    KCHECK_EQ(w.woke, N);
+}
+
+// Many wake-ups racing with threads going to sleep: no wake-up may be lost.
+struct pingpong {
+    struct waitq q[2];
+    volatile int turn;
+    int rounds;
+};
+
+static void pong_fn(void *arg)
+{
+    struct pingpong *p = arg;
+    for (int i = 0; i < p->rounds; i++) {
+        wait_event(&p->q[1], p->turn == 1);
+        p->turn = 0;
+        waitq_wake_all(&p->q[0]);
+    }
+}
+
+KTEST(sched_waitq_pingpong_across_cpus)
+{
+    static struct pingpong p;
+    waitq_init(&p.q[0], "ping");
+    waitq_init(&p.q[1], "pong");
+    p.turn = 0;
+    p.rounds = 500;
+    cpumask_t m = only(ncpu - 1);
+    struct thread *t = kthread_create("pong", pong_fn, &p, &m);
+    KREQUIRE(t);
+    for (int i = 0; i < p.rounds; i++) {
+        p.turn = 1;
+        waitq_wake_all(&p.q[1]);
+        wait_event(&p.q[0], p.turn == 0);
+    }
+    thread_join(t);
+}
+
+KTEST(sched_sleep_until_sleeps)
+{
+    uint64_t t0 = nsec_now(), s0 = sched_switches(cpu_id());
+    sched_sleep_until(t0 + 40000000);
+    uint64_t dt = nsec_now() - t0;
+    KCHECK(dt >= 40000000);
+    KCHECK(dt < 1000000000);
+    KCHECK(sched_switches(0) > s0); // it really left the CPU
+}
+
+static void nothing(void *arg) { (void)arg; }
+
+KTEST(sched_thread_create_join_reuses_memory)
+{
+    for (int i = 0; i < 300; i++) {
+        struct thread *t = kthread_create("short", nothing, NULL, NULL);
+        KREQUIRE(t);
+        thread_join(t);
+    }
+}
+
+KTEST(sched_kstack_has_guard_page)
+{
+    struct thread *t = thread_current();
+    KREQUIRE(t->kstack != NULL);
+    uintptr_t below = (uintptr_t)t->kstack - 8;
+    KCHECK(kstack_is_guard(below));
+    KCHECK(!kstack_is_guard((uintptr_t)t->kstack));
+    struct kjmp j;
+    if (ksetjmp(&j) == 0) {
+        trap_set_recovery(&j);
+        (void)*(volatile uint64_t *)below;
+        trap_set_recovery(NULL);
+        KCHECK(!"guard page readable");
+    } else {
+        sti();
+        KCHECK_EQ(trap_last_vector(), T_PF);
+    }
+}

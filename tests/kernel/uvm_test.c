@@ -1,0 +1,61 @@
+// Tests for user address spaces: mapping, demand-zero pages, protection changes
+// that split regions, unmapping that frees pages, brk, and address choice.
+#include "ktest.h"
+#include "mm.h"
+#include "uapi/errno.h"
+#include "uvm.h"
+
+KTEST(uvm_map_write_read_unmap)
+{
+    size_t free0 = page_count_free();
+    struct vmspace *vs = vmspace_new();
+    KREQUIRE(vs);
+    long a = uvm_map(vs, 0, 8 * PGSIZE, VM_READ | VM_WRITE, false);
+    KREQUIRE(a > 0);
+    KCHECK(a % PGSIZE == 0 && (uintptr_t)a < USER_MMAP_TOP);
+    long b = uvm_map(vs, 0, PGSIZE, VM_READ, false);
+    KCHECK(b > 0 && (b + (long)PGSIZE <= a || b >= a + 8 * (long)PGSIZE));
+    char buf[100], back[100];
+    memset(buf, 7, sizeof buf);
+    KCHECK_EQ(uvm_write(vs, a + 5 * PGSIZE - 50, buf, sizeof buf), 0);
+    KCHECK_EQ(uvm_read(vs, a + 5 * PGSIZE - 50, back, sizeof back), 0);
+    KCHECK(memcmp(buf, back, sizeof buf) == 0);
+    KCHECK_EQ(uvm_read(vs, a, back, 8), 0);
+    KCHECK_EQ(back[0], 0); // zero-filled
+    KCHECK_EQ(vs->pages, 3);
+    // Protect the middle: three regions with the right permissions.
+    KCHECK_EQ(uvm_protect(vs, a + 2 * PGSIZE, 2 * PGSIZE, VM_READ), 0);
+    int prot = -1;
+    KCHECK(uvm_mapped(vs, a + 2 * PGSIZE, &prot) && prot == VM_READ);
+    KCHECK(uvm_mapped(vs, a + PGSIZE, &prot) && prot == (VM_READ | VM_WRITE));
+    KCHECK(uvm_mapped(vs, a + 4 * PGSIZE, &prot) && prot == (VM_READ | VM_WRITE));
+    KCHECK_EQ(uvm_fault(vs, a + 2 * PGSIZE, 2 /* write */), -EFAULT);
+    KCHECK_EQ(uvm_fault(vs, a + 2 * PGSIZE, 0 /* read */), 0);
+    KCHECK_EQ(uvm_fault(vs, a + PGSIZE, 16 /* exec */), -EFAULT);
+    KCHECK_EQ(uvm_protect(vs, 0x10000000, PGSIZE, VM_READ), -ENOMEM);
+    // Unmap a hole; its pages are freed.
+    KCHECK_EQ(uvm_unmap(vs, a + 4 * PGSIZE, PGSIZE), 0);
+    KCHECK(!uvm_mapped(vs, a + 4 * PGSIZE, NULL));
+    KCHECK_EQ(vs->pages, 3);
+    KCHECK_EQ(uvm_read(vs, a + 4 * PGSIZE, back, 1), -EFAULT);
+    KCHECK_EQ(uvm_map(vs, a + 1, PGSIZE, VM_READ, true), -EINVAL);
+    KCHECK_EQ(uvm_map(vs, 0xffff800000000000UL, PGSIZE, VM_READ, true), -EINVAL);
+    vmspace_free(vs);
+    page_drain_all_caches();
+    KCHECK(page_count_free() + 8 >= free0);
+}
+
+KTEST(uvm_brk_grows_and_shrinks)
+{
+    struct vmspace *vs = vmspace_new();
+    KREQUIRE(vs);
+    vs->brk_start = vs->brk = 0x600000;
+    KCHECK_EQ(uvm_brk(vs, 0), 0x600000);
+    KCHECK_EQ(uvm_brk(vs, 0x600000 + 3 * PGSIZE + 5), 0x600000 + 3 * PGSIZE + 5);
+    KCHECK(uvm_mapped(vs, 0x600000 + 3 * PGSIZE, NULL));
+    KCHECK_EQ(uvm_write(vs, 0x600000 + 3 * PGSIZE, "x", 1), 0);
+    KCHECK_EQ(uvm_brk(vs, 0x600000 + PGSIZE), 0x600000 + PGSIZE);
+    KCHECK(!uvm_mapped(vs, 0x600000 + 2 * PGSIZE, NULL));
+    KCHECK_EQ(uvm_brk(vs, 0x100), 0x600000 + PGSIZE); // below the start: unchanged
+    vmspace_free(vs);
+}
