@@ -4,7 +4,7 @@
 // once there is a file system the same code will read from a file.
 // Anything malformed -- bad header, segments outside the image or user space,
 // a dynamic loader request -- is -ENOEXEC.
-#include "elf.h"
+#include "elf64.h"
 #include "mm.h"
 #include "proc.h"
 #include "random.h"
@@ -19,13 +19,13 @@
 
 static bool header_ok(const struct elf64_ehdr *eh, size_t len)
 {
-    if (len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, 4) != 0 ||
-        eh->e_ident[4] != ELFCLASS64 || eh->e_ident[5] != ELFDATA2LSB ||
-        eh->e_machine != EM_X86_64 || (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) ||
-        eh->e_phentsize != sizeof(struct elf64_phdr) || eh->e_phnum == 0 ||
-        eh->e_phnum > MAX_PHNUM)
+    if (len < sizeof *eh || memcmp(eh->ident, ELFMAG, 4) != 0 ||
+        eh->ident[4] != ELFCLASS64 || eh->ident[5] != ELFDATA2LSB ||
+        eh->machine != EM_X86_64 || (eh->type != ET_EXEC && eh->type != ET_DYN) ||
+        eh->phentsize != sizeof(struct elf64_phdr) || eh->phnum == 0 ||
+        eh->phnum > MAX_PHNUM)
         return false;
-    return eh->e_phoff <= len && eh->e_phnum * sizeof(struct elf64_phdr) <= len - eh->e_phoff;
+    return eh->phoff <= len && eh->phnum * sizeof(struct elf64_phdr) <= len - eh->phoff;
 }
 
 static int prot_of(uint32_t flags)
@@ -39,13 +39,13 @@ static int prot_of(uint32_t flags)
 static int load_segment(struct vmspace *vs, const char *image, size_t len,
                         const struct elf64_phdr *ph, uintptr_t bias, uintptr_t *mapped_end)
 {
-    uintptr_t va = ph->p_vaddr + bias;
-    if (ph->p_filesz > ph->p_memsz || ph->p_offset > len || ph->p_filesz > len - ph->p_offset ||
-        ph->p_memsz > USER_TOP || va < USER_MIN || va > USER_TOP - ph->p_memsz ||
-        va % PGSIZE != ph->p_offset % PGSIZE)
+    uintptr_t va = ph->vaddr + bias;
+    if (ph->filesz > ph->memsz || ph->offset > len || ph->filesz > len - ph->offset ||
+        ph->memsz > USER_TOP || va < USER_MIN || va > USER_TOP - ph->memsz ||
+        va % PGSIZE != ph->offset % PGSIZE)
         return -ENOEXEC;
-    uintptr_t start = PGROUNDDOWN(va), end = PGROUNDUP(va + ph->p_memsz);
-    int prot = prot_of(ph->p_flags);
+    uintptr_t start = PGROUNDDOWN(va), end = PGROUNDUP(va + ph->memsz);
+    int prot = prot_of(ph->flags);
     if (start < *mapped_end) { // shares its first page with the previous segment
         int prev = 0;
         uvm_mapped(vs, start, &prev);
@@ -56,7 +56,7 @@ static int load_segment(struct vmspace *vs, const char *image, size_t len,
     if (end > start && uvm_map(vs, start, end - start, prot, true) < 0)
         return -ENOMEM;
     *mapped_end = MAX(*mapped_end, end);
-    return uvm_write(vs, va, image + ph->p_offset, ph->p_filesz) < 0 ? -ENOMEM : 0;
+    return uvm_write(vs, va, image + ph->offset, ph->filesz) < 0 ? -ENOMEM : 0;
 }
 
 struct stack_builder {
@@ -162,29 +162,29 @@ int elf_exec(struct vmspace *vs, const void *image, size_t len, const char *cons
     const struct elf64_ehdr *eh = image;
     if (!header_ok(eh, len))
         return -ENOEXEC;
-    const struct elf64_phdr *ph = (const void *)((const char *)image + eh->e_phoff);
+    const struct elf64_phdr *ph = (const void *)((const char *)image + eh->phoff);
 
     // static-pie: place the lowest segment at PIE_BASE.
     uintptr_t lowest = UINTPTR_MAX;
-    for (int i = 0; i < eh->e_phnum; i++) {
-        if (ph[i].p_type == PT_INTERP)
+    for (int i = 0; i < eh->phnum; i++) {
+        if (ph[i].type == PT_INTERP)
             return -ENOEXEC; // dynamically linked: no loader yet
-        if (ph[i].p_type == PT_LOAD)
-            lowest = MIN(lowest, PGROUNDDOWN(ph[i].p_vaddr));
+        if (ph[i].type == PT_LOAD)
+            lowest = MIN(lowest, PGROUNDDOWN(ph[i].vaddr));
     }
     if (lowest == UINTPTR_MAX)
         return -ENOEXEC;
-    uintptr_t bias = eh->e_type == ET_DYN ? PIE_BASE - lowest : 0;
+    uintptr_t bias = eh->type == ET_DYN ? PIE_BASE - lowest : 0;
 
-    struct image_info ii = {.entry = eh->e_entry + bias, .phnum = eh->e_phnum};
+    struct image_info ii = {.entry = eh->entry + bias, .phnum = eh->phnum};
     uintptr_t mapped_end = 0;
-    for (int i = 0; i < eh->e_phnum; i++) {
-        if (ph[i].p_type == PT_PHDR)
-            ii.phdr = ph[i].p_vaddr + bias;
-        if (ph[i].p_type != PT_LOAD)
+    for (int i = 0; i < eh->phnum; i++) {
+        if (ph[i].type == PT_PHDR)
+            ii.phdr = ph[i].vaddr + bias;
+        if (ph[i].type != PT_LOAD)
             continue;
-        if (ph[i].p_offset == 0 && !ii.phdr)
-            ii.phdr = ph[i].p_vaddr + bias + eh->e_phoff;
+        if (ph[i].offset == 0 && !ii.phdr)
+            ii.phdr = ph[i].vaddr + bias + eh->phoff;
         int err = load_segment(vs, image, len, &ph[i], bias, &mapped_end);
         if (err)
             return err;

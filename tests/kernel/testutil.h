@@ -1,6 +1,8 @@
 // Small helpers shared by the in-kernel tests.
 #pragma once
 #include <stdint.h>
+#include "trap.h"
+#include "x86.h"
 
 // xorshift64: a cheap, repeatable pseudo-random sequence; *s must start non-zero.
 static inline uint64_t rnd(uint64_t *s)
@@ -10,4 +12,19 @@ static inline uint64_t rnd(uint64_t *s)
     x ^= x >> 7;
     x ^= x << 17;
     return *s = x;
+}
+
+// Run fn with a recovery point armed; return the exception vector, or -1 if none.
+// The handler returns here with interrupts off; turn them back on.
+static inline long run_catching(void (*fn)(void))
+{
+    struct kjmp j;
+    if (ksetjmp(&j) == 0) {
+        trap_set_recovery(&j);
+        fn();
+        trap_set_recovery(NULL);
+        return -1;
+    }
+    sti();
+    return (long)trap_last_vector();
 }

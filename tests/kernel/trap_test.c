@@ -1,24 +1,10 @@
 // Tests for exception handling, recovery, kernel page protections and symbols.
 #include "ktest.h"
+#include "testutil.h"
 #include "mmu.h"
 #include "panic.h"
 #include "trap.h"
 #include "x86.h"
-
-// Run fn with a recovery point armed; return the exception vector, or -1 if none.
-// The handler returns here with interrupts off; turn them back on.
-static long run_catching(void (*fn)(void))
-{
-    struct kjmp j;
-    if (ksetjmp(&j) == 0) {
-        trap_set_recovery(&j);
-        fn();
-        trap_set_recovery(NULL);
-        return -1;
-    }
-    sti();
-    return (long)trap_last_vector();
-}
 
 static void read_unmapped(void) { (void)*(volatile uint64_t *)0x1000; }
 static void do_ud2(void) { asm volatile("ud2"); }

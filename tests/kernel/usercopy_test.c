@@ -3,6 +3,7 @@
 // unmapped, kernel and non-canonical addresses, read-only pages, string limits,
 // and a fault when the kernel touches user memory directly.
 #include "ktest.h"
+#include "testutil.h"
 #include "percpu.h"
 #include "sched.h"
 #include "trap.h"
@@ -77,20 +78,6 @@ KTEST(usercopy_faults_become_efault)
 static volatile uint64_t user_word;
 static void touch_user_directly(void) { user_word = *(volatile uint64_t *)BASE; }
 
-// Run fn with a recovery point armed; the exception vector, or -1 if none.
-static long catching(void (*fn)(void))
-{
-    struct kjmp j;
-    if (ksetjmp(&j) == 0) {
-        trap_set_recovery(&j);
-        fn();
-        trap_set_recovery(NULL);
-        return -1;
-    }
-    sti();
-    return (long)trap_last_vector();
-}
-
 KTEST(usercopy_smap_blocks_direct_access)
 {
     KREQUIRE(read_cr4() & CR4_SMAP);
@@ -99,6 +86,6 @@ KTEST(usercopy_smap_blocks_direct_access)
     KREQUIRE(vs);
     KCHECK_EQ(uvm_map(vs, BASE, PGSIZE, VM_READ | VM_WRITE, true), BASE);
     KCHECK_EQ(copy_to_user(BASE, "x", 1), 0); // present now
-    KCHECK_EQ(catching(touch_user_directly), T_PF);
+    KCHECK_EQ(run_catching(touch_user_directly), T_PF);
     leave_user_vm(vs);
 }
