@@ -84,8 +84,14 @@ qemu-gdb: $(BUILD)/esp.img
 FOUNDATION := counter,epoch,kernel,kmalloc,page,percpu,printf,refcache,seqlock,smp,spinlock,symbols,timer,tlb,trap,xcall
 TEST_CPUS ?= 1 2 8 64:$(FOUNDATION)
 
-test: $(BUILD)/esp.img
-	tools/runtests --esp $(BUILD)/esp.img --cpus "$(TEST_CPUS)"
+# Host suites: each sub-makefile adds a shell command that prints ok/not ok lines
+# and a closing line to HOST_TESTS, and what it needs built to HOST_TEST_DEPS.
+HOST_TESTS ?=
+HOST_TEST_DEPS ?=
+
+test: $(BUILD)/esp.img $(HOST_TEST_DEPS)
+	tools/runtests --esp $(BUILD)/esp.img --cpus "$(TEST_CPUS)" \
+	  $(foreach t,$(HOST_TESTS),--host '$(t)')
 
 clean:
 	rm -rf $(BUILD)
