@@ -1,6 +1,7 @@
 // The in-kernel test runner. Tests live in the `ktests` section (see ktest.h) and
 // run one after another on the boot CPU, each with an exception recovery point
-// armed, so a test that faults is reported and the run goes on.
+// armed, so a test that faults is reported and the run goes on. The user-level
+// suites (ktest_user.c) run after them and report into the same numbering.
 // Output is TAP-like: `ok N - name`, `not ok N - name`, then `N passed, N failed`.
 #include "ktest.h"
 #include "panic.h"
@@ -106,6 +107,9 @@ static int sort_tests(void)
     return n;
 }
 
+static const char *run_selection;
+static bool run_selected(const char *name) { return selected(run_selection, name); }
+
 int ktest_run(const char *selection)
 {
     int n = 0, failed = 0, total = sort_tests();
@@ -118,6 +122,8 @@ int ktest_run(const char *selection)
         failed += !ok;
         kprintf("%s %d - %s\n", ok ? "ok" : "not ok", n, t->name);
     }
+    run_selection = selection;
+    ktest_run_user_suites(run_selected, &n, &failed);
     if (n == 0)
         kprintf("# no test matches \"%s\"\n", selection);
     kprintf("%d passed, %d failed\n", n - failed, failed);

@@ -51,3 +51,6 @@ void ktest_failed(const char *file, int line, const char *fmt, ...)
 
 // Run the tests the command line selects; returns the number that failed.
 int ktest_run(const char *selection);
+// ktest_user.c: run the selected user-level suites ("user/NAME"), counting their
+// results into *n and *failed.
+void ktest_run_user_suites(bool (*selected)(const char *name), int *n, int *failed);

@@ -80,4 +80,5 @@ struct user_program {
     const void *start;
     size_t len;
 };
+extern const struct user_program user_programs[]; // ends with a NULL name
 const struct user_program *user_program_find(const char *name);

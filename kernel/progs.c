@@ -2,8 +2,6 @@
 // table), until there is a file system to load them from.
 #include "proc.h"
 
-extern const struct user_program user_programs[];
-
 const struct user_program *user_program_find(const char *name)
 {
     for (const struct user_program *p = user_programs; p->name; p++)
