@@ -1,0 +1,40 @@
+// The marker protocol between a guest program (the pairwise conformance runner,
+// the mtrace validation programs) and the mtrace QEMU plugin (tools/mtrace/).
+//
+// QEMU 7.2's plugin API reports the address of each store but not the value, so
+// a guest program talks to the plugin by *where* it stores: it maps a marker
+// region at a fixed user address and stores one byte at an offset that encodes
+// the message. The stores are ordinary user-mode stores, so the same binary runs
+// unchanged without the plugin (the region is then just memory) and on Linux.
+//
+// Per test:
+//   mtrace_test_id(id)    before anything else (0 <= id < MTRACE_MAX_ID)
+//   mtrace_open(c)        on the vCPU about to run call c (0 or 1) -- then the call
+//   mtrace_close(c)       on the same vCPU, right after the call returns
+//   mtrace_test_done()    once both calls ran: the plugin reports every cache line
+//                         written by one call's window and touched by the other's,
+//                         then forgets both windows
+// While a window is open on a vCPU the plugin records every access made by
+// kernel code (instruction address in the upper half) on that vCPU. Accesses by
+// user code, outside windows, or on other vCPUs are ignored.
+#pragma once
+
+#define MTRACE_BASE 0x100000000000UL     // 16 TiB: free in our and Linux's layouts
+#define MTRACE_SIZE (2UL << 20)          // 2 MiB, mapped read/write, anonymous
+#define MTRACE_OPEN 0x000                // + call (0 or 1)
+#define MTRACE_CLOSE 0x040               // + call
+#define MTRACE_DONE 0x080
+#define MTRACE_ID 0x1000                 // + test id
+#define MTRACE_MAX_ID (MTRACE_SIZE - MTRACE_ID)
+
+#ifndef MTRACE_NO_HELPERS
+// Helpers for guest programs. The region must have been mapped first, e.g.
+//   mmap((void *)MTRACE_BASE, MTRACE_SIZE, PROT_READ | PROT_WRITE,
+//        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0)
+// The volatile stores keep the compiler from dropping or merging them.
+static inline void mtrace_store(unsigned long off) { *(volatile char *)(MTRACE_BASE + off) = 1; }
+static inline void mtrace_test_id(unsigned long id) { mtrace_store(MTRACE_ID + id); }
+static inline void mtrace_open(int call) { mtrace_store(MTRACE_OPEN + call); }
+static inline void mtrace_close(int call) { mtrace_store(MTRACE_CLOSE + call); }
+static inline void mtrace_test_done(void) { mtrace_store(MTRACE_DONE); }
+#endif
