@@ -70,6 +70,7 @@ static bool run_one(const struct ktest *t)
     bool faulted = false;
     if (ksetjmp(&j) == 0) {
         trap_set_recovery(&j);
+        trap_catch_panics(t->expect == EXPECT_PANIC);
         t->fn();
         trap_set_recovery(NULL);
     } else {
@@ -84,9 +85,10 @@ static bool run_one(const struct ktest *t)
     check_clean_state(t);
     uint64_t ms = (nsec_now() - t0) / 1000000;
     kprintf("# %s: %lu ms%s\n", t->name, ms, faulted ? ", faulted" : "");
-    if (t->expect_fault)
-        return faulted && current_failures == 0;
-    return !faulted && current_failures == 0;
+    if (t->expect == EXPECT_NOTHING)
+        return !faulted && current_failures == 0;
+    bool panicked = faulted && trap_last_vector() == T_PANIC_CAUGHT;
+    return faulted && panicked == (t->expect == EXPECT_PANIC) && current_failures == 0;
 }
 
 // The linker's order depends on the compiler's; run in name order instead, so

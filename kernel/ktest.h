@@ -5,25 +5,30 @@
 //
 // KCHECK records a failure (with file and line) and goes on; KREQUIRE also returns
 // from the test. KTEST_FAULT declares a test that must end in a CPU exception: it
-// passes only if the exception is caught by the harness.
+// passes only if the exception is caught by the harness; KTEST_PANIC likewise for
+// a call to panic().
 #pragma once
 #include "kernel.h"
+
+enum { EXPECT_NOTHING, EXPECT_FAULT, EXPECT_PANIC };
 
 struct ktest {
     const char *name;
     void (*fn)(void);
-    bool expect_fault;
+    int expect;
 };
 
-#define __KTEST(tname, fault)                                                            \
+#define __KTEST(tname, what)                                                             \
     static void ktest_fn_##tname(void);                                                  \
     static const struct ktest ktest_##tname                                              \
         __attribute__((section("ktests"), used, aligned(8))) = {                         \
-            .name = #tname, .fn = ktest_fn_##tname, .expect_fault = (fault)};            \
+            .name = #tname, .fn = ktest_fn_##tname, .expect = (what)};                   \
     static void ktest_fn_##tname(void)
 
-#define KTEST(tname) __KTEST(tname, false)
-#define KTEST_FAULT(tname) __KTEST(tname, true)
+#define KTEST(tname) __KTEST(tname, EXPECT_NOTHING)
+#define KTEST_FAULT(tname) __KTEST(tname, EXPECT_FAULT)
+// Must end in panic() on the test's CPU; the panic is caught (trap_catch_panics).
+#define KTEST_PANIC(tname) __KTEST(tname, EXPECT_PANIC)
 
 void ktest_failed(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

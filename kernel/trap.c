@@ -89,7 +89,29 @@ void print_trapframe(const struct trapframe *tf)
     kprintf("  r13 %016lx  r14 %016lx  r15 %016lx\n", tf->r13, tf->r14, tf->r15);
 }
 
-void trap_set_recovery(struct kjmp *j) { this_cpu_write(recovery, j); }
+static DEFINE_PERCPU(bool, catch_panics);
+
+void trap_set_recovery(struct kjmp *j)
+{
+    this_cpu_write(recovery, j);
+    if (!j)
+        this_cpu_write(catch_panics, false);
+}
+
+void trap_catch_panics(bool on) { this_cpu_write(catch_panics, on); }
+
+void trap_recover_panic(const char *msg)
+{
+    struct kjmp *j = this_cpu_read(recovery);
+    if (!j || !this_cpu_read(catch_panics))
+        return;
+    kprintf("caught panic on cpu %d: %s\n", cpu_id(), msg);
+    backtrace();
+    this_cpu_write(recovery, NULL);
+    this_cpu_write(catch_panics, false);
+    this_cpu_write(recovered_vector, T_PANIC_CAUGHT);
+    klongjmp(j, 1);
+}
 uint64_t trap_last_vector(void) { return this_cpu_read(recovered_vector); }
 
 static void exception(struct trapframe *tf)

@@ -43,3 +43,10 @@ int ksetjmp(struct kjmp *j) __attribute__((returns_twice));
 void klongjmp(struct kjmp *j, int v) __attribute__((noreturn));
 void trap_set_recovery(struct kjmp *j); // NULL disarms
 uint64_t trap_last_vector(void);  // vector that triggered the last recovery
+// A test that checks a panic fires arms recovery and then this: the next panic()
+// on this CPU prints its message and jumps back like an exception would, with
+// trap_last_vector() == T_PANIC_CAUGHT. Disarmed with the recovery point.
+#define T_PANIC_CAUGHT 0x100
+void trap_catch_panics(bool on);
+// Called by panic(): jumps to the recovery point if panics are being caught.
+void trap_recover_panic(const char *msg);

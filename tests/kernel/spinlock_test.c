@@ -2,6 +2,8 @@
 #include "ktest.h"
 #include "percpu.h"
 #include "spinlock.h"
+#include "sched.h"
+#include "syscall.h"
 #include "x86.h"
 
 KTEST(spinlock_basic)
@@ -31,4 +33,29 @@ KTEST(spinlock_restores_interrupts)
     KCHECK(!(read_rflags() & RFLAGS_IF));
     spin_unlock(&a);
     KCHECK(read_rflags() & RFLAGS_IF);
+}
+
+// The debug checks: a CPU that holds a spinlock must not switch threads or go
+// back to user mode. Both end in panic(), which these tests catch.
+static struct spinlock held_lock = SPINLOCK_INIT("held across");
+
+KTEST_PANIC(spinlock_held_across_context_switch_panics)
+{
+    spin_init(&held_lock, "held across");
+    spin_lock(&held_lock);
+    sched_yield();
+}
+
+KTEST_PANIC(spinlock_held_on_return_to_user_panics)
+{
+    spin_init(&held_lock, "held across");
+    spin_lock(&held_lock);
+    user_return(NULL);
+}
+
+// And without a lock held, the same switch is fine.
+KTEST(spinlock_no_lock_no_panic)
+{
+    sched_yield();
+    KCHECK_EQ(this_cpu_read(cpu.locks_held), 0);
 }
