@@ -16,13 +16,13 @@
 #include "bootinfo.h"
 #include "mm.h"
 #include "percpu.h"
+#include "sched.h"
 #include "smp.h"
 #include "trap.h"
 #include "x86.h"
 
 cpumask_t cpu_online_mask = {.w = {1}}; // the boot CPU, index 0
 
-#define AP_STACK_PAGES 4
 #define AP_TIMEOUT_MS (5000 + 50 * NCPU_MAX) // generous: TCG runs 255 vCPUs on 2 cores
 
 // Shared with trampoline.S's ap_entry64.
@@ -131,10 +131,12 @@ static void prepare_aps(void)
     for (int c = 1; c < ncpu; c++) {
         if (!percpu_alloc_area(c))
             panic("smp: no memory for CPU %d's per-CPU area", c);
-        char *stack = page_alloc_contig(AP_STACK_PAGES);
+        // A kernel stack with an unmapped guard page below it (kstack.c): an
+        // overflow of the idle/boot stack faults instead of corrupting memory.
+        char *stack = kstack_alloc();
         if (!stack)
             panic("smp: no memory for CPU %d's stack", c);
-        ap_stack_top[c - 1] = (uintptr_t)stack + AP_STACK_PAGES * PGSIZE;
+        ap_stack_top[c - 1] = (uintptr_t)stack + KSTACK_SIZE;
     }
     ap_nstacks = ncpu - 1;
     ap_boot_cr3 = read_cr3();
