@@ -3,6 +3,7 @@
 #   make qemu       boot it (CPUS=4 MEM=512M by default)
 #   make qemu-gdb   boot it stopped, waiting for gdb (see .gdbinit)
 #   make test       run every test suite; ends with "N passed, N failed"
+#   make bench      run the benchmarks at 1, 2, 4, 8 CPUs and print a table
 
 BUILD ?= build
 CPUS ?= 4
@@ -93,8 +94,14 @@ test: $(BUILD)/esp.img $(HOST_TEST_DEPS)
 	tools/runtests --esp $(BUILD)/esp.img --cpus "$(TEST_CPUS)" \
 	  $(foreach t,$(HOST_TESTS),--host '$(t)')
 
+# ---- benchmarks (figures for the README; never asserted) -------------------
+BENCH_CPUS ?= 1 2 4 8
+
+bench: $(BUILD)/esp.img
+	tools/bench --esp $(BUILD)/esp.img --cpus "$(BENCH_CPUS)" --out $(BUILD)/bench/results.json
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all qemu qemu-gdb test clean
+.PHONY: all qemu qemu-gdb test bench clean
 -include $(KOBJS:.o=.d)

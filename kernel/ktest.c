@@ -27,10 +27,11 @@ void ktest_failed(const char *file, int line, const char *fmt, ...)
 }
 
 // Does `name` match the selection: "all", or a comma list of names or prefixes?
+// Benchmarks (bench_*) run only when the selection names them.
 static bool selected(const char *sel, const char *name)
 {
     if (strcmp(sel, "all") == 0)
-        return true;
+        return strncmp(name, "bench_", 6) != 0;
     while (*sel) {
         const char *end = strchr(sel, ',');
         size_t len = end ? (size_t)(end - sel) : strlen(sel);

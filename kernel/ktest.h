@@ -54,6 +54,10 @@ void ktest_failed(const char *file, int line, const char *fmt, ...)
                          __b);                                                           \
     } while (0)
 
+// Benchmarks are tests named bench_*: "all" leaves them out, `make bench` runs
+// them. They report figures with KBENCH and check only that the work succeeded.
+#define KBENCH(name, value, unit) kprintf("bench: %s %lu %s\n", (name), (unsigned long)(value), (unit))
+
 // Run the tests the command line selects; returns the number that failed.
 int ktest_run(const char *selection);
 // ktest_user.c: run the selected user-level suites ("user/NAME"), counting their
