@@ -115,6 +115,11 @@ void epoch_tick(void)
 {
     struct epoch_cpu *e = this_cpu_ptr(&epoch_cpu);
     uint64_t now = READ_ONCE(global_epoch);
+    // Deferred TLB flushes requested before the epoch reached `now` are done
+    // before we acknowledge it (tlb_flush_later): the flag is read after the
+    // epoch, so a request made before the epoch advanced is seen here.
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    tlb_tick();
     WRITE_ONCE(e->acked, e->depth ? e->entered : now);
     if (cpu_id() == 0)
         try_advance(now);

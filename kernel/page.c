@@ -38,6 +38,7 @@
 // there. Pages going into a pool are also checked against the state bytes, which
 // catches a page that is freed twice through page_free_contig.
 #include "bootinfo.h"
+#include "kstats.h"
 #include "cpumask.h"
 #include "mm.h"
 #include "percpu.h"
@@ -343,8 +344,10 @@ void *page_alloc(void)
         page_drain_all_caches();
         va = cache_pop();
     }
-    if (va)
+    if (va) {
         *(uint64_t *)va = 0; // not a free page any more (see "Double free" above)
+        kstat_page_alloc();
+    }
     return va;
 }
 
@@ -396,6 +399,7 @@ void page_free(void *va)
     if (*w == FREE_COOKIE(pa))
         check_double_free(va);
     *w = FREE_COOKIE(pa);
+    kstat_page_free();
     cache_push(va);
 }
 
@@ -509,6 +513,14 @@ uintptr_t page_owner_get(const void *va)
         return 0;
     return READ_ONCE(pm.owner[va2pfn(va) - pm.base]);
 }
+
+intptr_t page_owner_add(void *va, intptr_t delta)
+{
+    uintptr_t *w = &pm.owner[checked_pfn(va, "page_owner_add") - pm.base];
+    return (intptr_t)__atomic_fetch_add(w, (uintptr_t)delta, __ATOMIC_ACQ_REL);
+}
+
+bool page_free_stamped(const void *va) { return *(const uint64_t *)va == FREE_COOKIE(V2P(va)); }
 
 void page_owner_set(void *va, uintptr_t owner)
 {

@@ -247,9 +247,12 @@ void user_exception(struct trapframe *tf)
     struct thread *t = thread_current();
     uintptr_t addr = tf->vector == T_PF ? read_cr2() : 0;
     sti();
-    if (tf->vector == T_PF && t->vm && uvm_fault(t->vm, addr, tf->err) == 0)
+    // A fault uvm_fault cannot resolve says which signal (and si_code, si_addr
+    // in fi) to deliver; signal delivery will take it from there.
+    struct fault_info fi;
+    if (tf->vector == T_PF && t->vm && uvm_fault(t->vm, addr, tf->err, &fi) == 0)
         return;
-    int sig = exception_signal(tf->vector);
+    int sig = tf->vector == T_PF && t->vm ? fi.signo : exception_signal(tf->vector);
     kprintf("%s[%d]: killed by signal %d (vector %lu at %lx, addr %lx)\n", t->name, t->tid,
             sig, tf->vector, tf->rip, addr);
     proc_exit(W_EXITCODE(0, sig));

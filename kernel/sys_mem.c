@@ -1,18 +1,20 @@
-// Memory system calls: brk, mmap (anonymous private only), munmap, mprotect.
-// Thin argument checks around uvm.c.
+// Memory system calls: brk, mmap (anonymous, private or shared), munmap,
+// mprotect, madvise. Argument checks around uvm.c, with Linux's errnos.
 #include "proc.h"
 #include "sched.h"
 #include "syscall.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
+#include "uapi/ext.h"
 #include "uvm.h"
 
 static struct vmspace *cur_vm(void) { return thread_current()->vm; }
 
 long sys_brk(uint64_t addr) { return uvm_brk(cur_vm(), addr); }
 
+#define MAP_POPULATE 0x8000
 #define MAP_KNOWN (MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_NORESERVE | \
-                   MAP_FIXED_NOREPLACE)
+                   MAP_FIXED_NOREPLACE | MAP_POPULATE)
 
 long sys_mmap(uint64_t addr, size_t len, int prot, int flags, int fd, long off)
 {
@@ -20,32 +22,49 @@ long sys_mmap(uint64_t addr, size_t len, int prot, int flags, int fd, long off)
     if (len == 0 || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)) ||
         (type != MAP_PRIVATE && type != MAP_SHARED) || (flags & ~MAP_KNOWN))
         return -EINVAL;
-    if (!(flags & MAP_ANONYMOUS))
-        return -ENODEV; // no files yet
-    if (type == MAP_SHARED)
-        return -EINVAL; // shared anonymous memory needs fork
-    (void)fd;
     if (off % PGSIZE)
         return -EINVAL;
+    if (!(flags & MAP_ANONYMOUS)) {
+        (void)fd;
+        return -ENODEV; // file-backed mappings: not yet (no fd table on this branch)
+    }
     if (len > USER_TOP)
         return -ENOMEM;
-    bool fixed = flags & MAP_FIXED;
-    if (flags & MAP_FIXED_NOREPLACE) {
-        if (addr % PGSIZE)
-            return -EINVAL;
-        // Linux fails if anything is mapped there already.
-        for (uintptr_t a = addr; a < addr + PGROUNDUP(len); a += PGSIZE)
-            if (uvm_mapped(cur_vm(), a, NULL))
-                return -EEXIST;
-        fixed = true;
-    }
-    if (fixed && addr % PGSIZE)
-        return -EINVAL;
-    if (!fixed)
-        addr = PGROUNDDOWN(addr);
-    return uvm_map(cur_vm(), addr, len, prot, fixed);
+    int uflags = 0;
+    if (flags & MAP_FIXED_NOREPLACE)
+        uflags |= UVM_NOREPLACE; // Linux: -EEXIST if anything is mapped there
+    else if (flags & MAP_FIXED)
+        uflags |= UVM_FIXED;
+    if (type == MAP_SHARED)
+        uflags |= UVM_SHARED;
+    if (flags & MAP_POPULATE)
+        uflags |= UVM_POPULATE;
+    // MAP_NORESERVE: nothing is ever reserved; pages are allocated on first touch.
+    return uvm_map(cur_vm(), addr, len, prot, uflags);
 }
 
 long sys_munmap(uint64_t addr, size_t len) { return uvm_unmap(cur_vm(), addr, len); }
 
 long sys_mprotect(uint64_t addr, size_t len, int prot) { return uvm_protect(cur_vm(), addr, len, prot); }
+
+#define MADV_NORMAL 0
+#define MADV_RANDOM 1
+#define MADV_SEQUENTIAL 2
+#define MADV_WILLNEED 3
+#define MADV_DONTNEED 4
+
+long sys_madvise(uint64_t addr, size_t len, int advice)
+{
+    if (addr % PGSIZE)
+        return -EINVAL;
+    switch (advice) {
+    case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL: case MADV_WILLNEED:
+        return 0; // hints we have no use for
+    case MADV_DONTNEED:
+        return len ? uvm_dontneed(cur_vm(), addr, len) : 0;
+    case MADV_UNMAP_ASYNC:
+        return len ? uvm_unmap_async(cur_vm(), addr, len) : -EINVAL;
+    default:
+        return -EINVAL;
+    }
+}

@@ -10,6 +10,7 @@
 #include "syscall.h"
 #include "trap.h"
 #include "uapi/errno.h"
+#include "uapi/ext.h"
 #include "uapi/unistd.h"
 #include "uvm.h"
 #include "x86.h"
@@ -39,6 +40,7 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
     SYS(mmap),
     SYS(munmap),
     SYS(mprotect),
+    SYS(madvise),
     SYS(uname),
     SYS(clock_gettime),
     SYS(gettimeofday),
@@ -124,6 +126,8 @@ int syscall_handler(struct trapframe *tf)
     long ret = -ENOSYS;
     if (nr < ARRAY_SIZE(syscall_table) && syscall_table[nr])
         ret = syscall_table[nr](tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
+    else if (nr == __NR_kstats) // our extensions (uapi/ext.h)
+        ret = sys_kstats(tf->rdi, tf->rsi);
     tf->rax = ret;
     user_return(tf);
     return !sysret_safe(tf);

@@ -8,6 +8,13 @@
 // each target counts what it received in its own per-CPU variable. Only the CPUs
 // in the mask are interrupted -- callers that track which CPUs use an address
 // space keep everybody else out of it.
+//
+// Deferred flushes (tlb_flush_later, for MADV_UNMAP_ASYNC) send nothing: they set
+// a flag in each target's per-CPU area, and the target flushes its whole TLB at its
+// next epoch tick (before it acknowledges the epoch, so a grace period after the
+// request every target has flushed) or context switch, whichever comes first.
+// Requests from any number of CPUs to one target collapse into one flush.
+#include "kstats.h"
 #include "mmu.h"
 #include "percpu.h"
 #include "smp.h"
@@ -22,6 +29,7 @@ struct tlb_req {
 #define KERNEL_HALF DIRECTMAP_BASE // the lowest upper-half address
 
 static DEFINE_PERCPU(uint64_t, received);
+static DEFINE_PERCPU(uint32_t, flush_pending) __cacheline_aligned; // written by others
 
 // Kernel mappings are global (PTE_G) and survive a CR3 reload; turning CR4.PGE
 // off and on again drops them too.
@@ -50,6 +58,7 @@ static void shootdown_fn(void *arg)
 {
     flush_local(arg);
     this_cpu_inc(received);
+    kstat_tlb_flush();
 }
 
 void tlb_shootdown(const cpumask_t *mask, uintptr_t va, size_t len)
@@ -64,3 +73,28 @@ void tlb_shootdown(const cpumask_t *mask, uintptr_t va, size_t len)
 }
 
 uint64_t tlb_shootdowns_received(int c) { return READ_ONCE(*per_cpu_ptr(&received, c)); }
+
+void tlb_flush_later(const cpumask_t *mask)
+{
+    for_each_cpu(c, mask)
+        if (!__atomic_load_n(per_cpu_ptr(&flush_pending, c), __ATOMIC_RELAXED))
+            __atomic_store_n(per_cpu_ptr(&flush_pending, c), 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); // flags before the caller's epoch_defer
+}
+
+// Epoch tick (interrupts off), after the CPU has read the epoch it will acknowledge.
+void tlb_tick(void)
+{
+    if (!this_cpu_read(flush_pending))
+        return;
+    this_cpu_write(flush_pending, 0);
+    flush_tlb_local();
+    kstat_async_flush();
+}
+
+// Context switch, before the CR3 load that flushes the TLB anyway.
+void tlb_switch_flush(void)
+{
+    if (this_cpu_read(flush_pending))
+        this_cpu_write(flush_pending, 0);
+}

@@ -76,7 +76,7 @@ bool usercopy_fault(struct trapframe *tf)
         return false;
     // A user page not touched yet: fill it in and retry the instruction.
     struct thread *t = thread_current();
-    if (tf->vector == T_PF && t->vm && uvm_fault(t->vm, read_cr2(), tf->err) == 0)
+    if (tf->vector == T_PF && t->vm && uvm_fault(t->vm, read_cr2(), tf->err, NULL) == 0)
         return true;
     tf->rip = fixup;
     return true;

@@ -1,21 +1,368 @@
-// User address spaces: one PML4 per process whose upper half (entries 256..511) is
-// the kernel's, a sorted list of anonymous regions, and zero pages filled in on the
-// first touch.
+// User address spaces, after RadixVM (Clements et al., EuroSys 2013).
 //
-// Scalability: operations on different address spaces commute and share nothing;
-// each has its own lock, page tables and CPU mask, and the kernel half is shared
-// read-only (its PML4 entries are all created at boot, so they never change
-// afterwards). Within one address space everything is serialised by its lock --
-// fine for single-threaded processes; RadixVM will replace this for threads.
+// The truth about an address space is a radix tree indexed by virtual page
+// number whose leaves hold one mapping descriptor per page (struct vpage, a cache
+// line each): mapped or not, protection, copy-on-write and shared flags, the
+// physical page once touched, and the set of CPUs whose page table maps it. Page
+// tables are per CPU: a CPU fills its own table for the address space on fault,
+// so the CPUs that may cache a translation of a page are known exactly.
 //
-// TLB shootdowns go only to the CPUs in vs->cpus: a CPU sets its bit before it
-// loads the page table and clears it after loading another one.
+// Commute: mmap, munmap, mprotect, madvise and page faults on disjoint page ranges
+// of one address space (and anything on different address spaces). None of them
+// takes an address-space-wide lock or writes a shared line:
+//  - A range operation locks the descriptors of exactly its pages (a lock bit in
+//    each descriptor's word, taken in ascending address order, so two range
+//    operations never deadlock) and writes only those descriptors' lines. Tree
+//    nodes are added with one compare-and-swap on the parent slot, once per
+//    2^6 (leaf) or 2^9 (node) pages of address space, and never removed while
+//    the address space lives, so lock-free readers can always walk the tree.
+//  - A fault reads the descriptor without locking it (one acquire load of its
+//    word), sets its CPU's bit in the descriptor and fills its own CPU's page
+//    table, then re-reads the word: if a range operation locked the page in
+//    between, the fault backs its entry out and retries. Faults that must change
+//    the descriptor (first touch allocates the page, a write breaks
+//    copy-on-write) lock that one descriptor.
+//  - munmap/mprotect clear the page-table entries of the CPUs in each page's set
+//    and shoot down only those CPUs that have the address space loaded: pages
+//    touched only by the calling CPU cost no IPI. MADV_UNMAP_ASYNC does not wait
+//    for those CPUs at all (tlb_flush_later, page references dropped a grace
+//    period later, see uvm_unmap_async).
+//  - Non-fixed placement searches a per-CPU zone below the CPU's own hint.
+//  - Counts (resident pages) are per CPU.
+// Descriptors sit on their own cache lines, so operations on different pages never
+// share a line in the tree either; neighbouring pages share only the (read-only)
+// tree nodes and the page-table pages of each CPU that maps both.
+//
+// Page references: a private page touched once has one owner, its descriptor.
+// Fork shares pages (copy-on-write, or MAP_SHARED); the page owner word of
+// page.c then counts the extra references (0 = one owner), so the unshared
+// common case never touches it.
+//
+// MAP_SHARED anonymous memory is filled in at mmap time (as with MAP_POPULATE):
+// fork then shares the pages themselves, and no shared backing object is needed.
+// No epoch read section is needed around faults: nothing a fault reads is freed
+// while the address space lives except pages, and those are freed only after
+// every CPU that may map them has flushed (with interrupts off during the
+// fill-and-recheck, a shootdown waits for the fault to finish).
+#include "counter.h"
+#include "epoch.h"
+#include "kstats.h"
 #include "mm.h"
 #include "percpu.h"
 #include "smp.h"
+#include "uapi/abi.h"
 #include "uapi/errno.h"
 #include "uvm.h"
 #include "x86.h"
+
+// ---- descriptors and the radix tree ----------------------------------------------
+
+#define VP_LOCK (1UL << 0)
+#define VP_MAPPED (1UL << 1)
+#define VP_COW (1UL << 2)    // page shared with another address space: copy on write
+#define VP_SHARED (1UL << 3) // MAP_SHARED: fork shares the page
+#define VP_PROT_SHIFT 4      // VM_READ | VM_WRITE | VM_EXEC
+#define VP_PA(w) PTE_ADDR(w)
+#define VP_PROT(w) ((int)((w) >> VP_PROT_SHIFT) & 7)
+
+struct vpage {
+    uint64_t word;  // VP_* flags, protection and the physical page (0: not touched)
+    cpumask_t cpus; // CPUs whose page table for this space may map the page
+} __cacheline_aligned;
+
+#define LEAF_BITS 6
+#define LEAF_PAGES (1UL << LEAF_BITS)
+#define NODE_BITS 9
+#define NODE_SLOTS (1UL << NODE_BITS)
+#define TREE_LEVELS 4 // interior levels: 6 + 4 * 9 bits >= 35 bits of user page number
+
+struct vleaf {
+    struct vpage vp[LEAF_PAGES];
+};
+_Static_assert(sizeof(struct vleaf) == PGSIZE, "a leaf is one page");
+
+struct vmnode {
+    void *slot[NODE_SLOTS]; // level 1: leaves; above: nodes
+};
+
+// Per-CPU part of an address space, allocated by that CPU when it first uses it.
+struct vmcore {
+    pte_t *pml4;      // this CPU's page table for the space
+    uintptr_t hint;   // non-fixed placement searches below here
+    int64_t resident; // pages this CPU put in minus those it took out
+} __cacheline_aligned;
+
+#define ZONE_SIZE (16UL << 30) // each CPU's placement zone below USER_MMAP_TOP
+
+static unsigned level_index(uintptr_t va, int level)
+{
+    return (va >> (PGSHIFT + LEAF_BITS + NODE_BITS * (level - 1))) & (NODE_SLOTS - 1);
+}
+
+static size_t level_span(int level) // bytes of address space under one slot at level
+{
+    return PGSIZE * LEAF_PAGES << (NODE_BITS * (level - 1));
+}
+
+static void *ld(void **p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static uint64_t ldw(uint64_t *w) { return __atomic_load_n(w, __ATOMIC_ACQUIRE); }
+
+// The descriptor of va, adding tree nodes if alloc. NULL if absent or out of
+// memory; *skip (if not NULL) is then the size of the absent aligned block.
+static struct vpage *vpage_find(struct vmspace *vs, uintptr_t va, bool alloc, size_t *skip)
+{
+    struct vmnode *n = vs->root;
+    for (int level = TREE_LEVELS; level >= 1; level--) {
+        void **slot = &n->slot[level_index(va, level)];
+        void *child = ld(slot);
+        if (!child) {
+            if (skip)
+                *skip = level_span(level);
+            if (!alloc || !(child = page_alloc_zeroed()))
+                return NULL;
+            void *expected = NULL;
+            if (!__atomic_compare_exchange_n(slot, &expected, child, false, __ATOMIC_ACQ_REL,
+                                             __ATOMIC_ACQUIRE)) {
+                page_free(child);
+                child = expected;
+            }
+        }
+        n = child;
+    }
+    return &((struct vleaf *)n)->vp[(va >> PGSHIFT) & (LEAF_PAGES - 1)];
+}
+
+// The next page's descriptor: the neighbour in the same leaf, or a new lookup.
+static struct vpage *vpage_next(struct vmspace *vs, struct vpage *prev, uintptr_t va, bool alloc)
+{
+    if (prev && (va >> PGSHIFT) % LEAF_PAGES != 0)
+        return prev + 1;
+    return vpage_find(vs, va, alloc, NULL);
+}
+
+// The descriptor of *va or of the first present page after it, skipping absent
+// tree blocks; NULL once *va reaches end. prev is the descriptor the previous call
+// returned (for *va - PGSIZE) or NULL.
+static struct vpage *vpage_iter(struct vmspace *vs, struct vpage *prev, uintptr_t *va, uintptr_t end)
+{
+    while (*va < end) {
+        if (prev && (*va >> PGSHIFT) % LEAF_PAGES != 0)
+            return prev + 1;
+        size_t skip = 0;
+        struct vpage *vp = vpage_find(vs, *va, false, &skip);
+        if (vp)
+            return vp;
+        *va = (*va & ~(skip - 1)) + skip;
+        prev = NULL;
+    }
+    return NULL;
+}
+
+// Lock one descriptor; returns its word (without the lock bit). Interrupts may be
+// off (faults inside usercopy), and the holder may be waiting for our CPU to
+// answer a shootdown: keep answering cross-CPU calls while spinning.
+static uint64_t vp_lock(struct vpage *vp)
+{
+    for (;;) {
+        uint64_t w = ldw(&vp->word);
+        if (!(w & VP_LOCK) && __atomic_compare_exchange_n(&vp->word, &w, w | VP_LOCK, false,
+                                                          __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+            return w;
+        xcall_poll();
+        pause();
+    }
+}
+
+static void vp_set(struct vpage *vp, uint64_t w) // still locked
+{
+    __atomic_store_n(&vp->word, w | VP_LOCK, __ATOMIC_RELEASE);
+}
+
+static void vp_unlock(struct vpage *vp, uint64_t w)
+{
+    __atomic_store_n(&vp->word, w & ~VP_LOCK, __ATOMIC_RELEASE);
+}
+
+// ---- per-CPU page tables -----------------------------------------------------------
+
+static struct vmcore *core_get(struct vmspace *vs, int c)
+{
+    struct vmcore *vc = ld((void **)&vs->core[c]);
+    if (vc)
+        return vc;
+    vc = kzalloc(sizeof *vc);
+    if (!vc)
+        return NULL;
+    vc->pml4 = page_alloc_zeroed();
+    if (!vc->pml4) {
+        kfree(vc);
+        return NULL;
+    }
+    memcpy(vc->pml4 + 256, kernel_pml4 + 256, 256 * sizeof(pte_t));
+    vc->hint = USER_MMAP_TOP - (uintptr_t)(c % (NCPU_MAX)) * ZONE_SIZE;
+    __atomic_store_n(&vs->core[c], vc, __ATOMIC_RELEASE); // only CPU c stores here
+    return vc;
+}
+
+// PTE for va in a CPU's table, allocating tables if alloc (the owning CPU only:
+// others only read the tables and clear leaf entries). NULL if absent / no memory.
+static pte_t *pte_find(pte_t *pml4, uintptr_t va, bool alloc)
+{
+    pte_t *table = pml4;
+    for (int l = 3; l > 0; l--) {
+        pte_t *e = &table[PX(l, va)];
+        pte_t v = __atomic_load_n(e, __ATOMIC_ACQUIRE);
+        if (!(v & PTE_P)) {
+            if (!alloc)
+                return NULL;
+            pte_t *next = page_alloc_zeroed();
+            if (!next)
+                return NULL;
+            v = V2P(next) | PTE_P | PTE_W | PTE_U;
+            __atomic_store_n(e, v, __ATOMIC_RELEASE);
+        }
+        table = P2V(PTE_ADDR(v));
+    }
+    return &table[PX(0, va)];
+}
+
+static uint64_t pte_perm(uint64_t w)
+{
+    int prot = VP_PROT(w);
+    uint64_t perm = PTE_P | PTE_U;
+    if ((prot & VM_WRITE) && !(w & VP_COW))
+        perm |= PTE_W;
+    if (!(prot & VM_EXEC))
+        perm |= PTE_NX;
+    return perm;
+}
+
+// Clear the page's entries in every CPU table that may hold one and forget those
+// CPUs; add them to *tlb (the CPUs whose TLB may still cache the page). The page
+// is locked.
+static void vp_clear_ptes(struct vmspace *vs, struct vpage *vp, uintptr_t va, cpumask_t *tlb)
+{
+    for_each_cpu(c, &vp->cpus) {
+        struct vmcore *vc = ld((void **)&vs->core[c]);
+        pte_t *e = vc ? pte_find(vc->pml4, va, false) : NULL;
+        if (e)
+            __atomic_store_n(e, 0, __ATOMIC_RELEASE);
+        cpumask_set(tlb, c);
+    }
+    cpumask_clear(&vp->cpus);
+}
+
+// ---- page references and deferred release -------------------------------------
+
+static void page_unref(void *pg, bool shared)
+{
+    // Pages that were never shared have no extra references to look at.
+    if (shared && page_owner_add(pg, -1) != 0)
+        return;
+    if (shared)
+        page_owner_set(pg, 0);
+    page_free(pg);
+}
+
+// Pages whose references are dropped once the TLBs that may reach them are
+// flushed. A batch is one page of entries; the low bit of an entry says the page
+// may be shared.
+#define BATCH_MAX ((PGSIZE - 48) / sizeof(uintptr_t))
+struct batch {
+    struct epoch_cb cb;
+    struct batch *next;
+    uint32_t n;
+    uintptr_t pg[BATCH_MAX];
+};
+_Static_assert(sizeof(struct batch) <= PGSIZE, "a batch is one page");
+
+// What a range change leaves to do once the descriptors are updated.
+struct zap {
+    cpumask_t tlb;      // CPUs whose TLB may cache a dropped translation
+    uintptr_t lo, hi;   // the range to flush
+    struct batch *pages;
+    bool nomem;         // a batch could not be allocated: flush synchronously
+};
+
+static void zap_init(struct zap *z)
+{
+    memset(z, 0, sizeof *z);
+    z->lo = UINTPTR_MAX;
+}
+
+static void batch_release(struct batch *b)
+{
+    while (b) {
+        struct batch *next = b->next;
+        for (uint32_t i = 0; i < b->n; i++)
+            page_unref((void *)(b->pg[i] & ~1UL), b->pg[i] & 1);
+        page_free(b);
+        b = next;
+    }
+}
+
+static void zap_range(struct zap *z, uintptr_t va)
+{
+    z->lo = MIN(z->lo, va);
+    z->hi = MAX(z->hi, va + PGSIZE);
+}
+
+// Hand the page's reference to z. Returns false if no batch could be had; the
+// caller then flushes what it has and drops the reference itself.
+static bool zap_page(struct zap *z, void *pg, bool shared)
+{
+    if (!z->pages || z->pages->n == BATCH_MAX) {
+        struct batch *b = page_alloc();
+        if (!b) {
+            z->nomem = true;
+            return false;
+        }
+        b->n = 0;
+        b->next = z->pages;
+        z->pages = b;
+    }
+    z->pages->pg[z->pages->n++] = (uintptr_t)pg | shared;
+    return true;
+}
+
+// Flush the TLBs in z->tlb that have vs loaded (the others flushed when they
+// switched away, and their tables no longer map the pages), then drop the pages.
+static void zap_finish_sync(struct vmspace *vs, struct zap *z)
+{
+    if (z->hi > z->lo) {
+        // The cleared entries must be visible before we read who has vs loaded: a
+        // CPU that loads it later walks the cleared tables.
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        cpumask_t m;
+        for (int i = 0; i < CPUMASK_WORDS; i++)
+            m.w[i] = z->tlb.w[i] & __atomic_load_n(&vs->cpus.w[i], __ATOMIC_RELAXED);
+        int me = cpu_id();
+        if (cpumask_test(&z->tlb, me)) {
+            cpumask_unset(&m, me);
+            for (uintptr_t a = z->lo; a < z->hi && z->hi - z->lo <= 32 * PGSIZE; a += PGSIZE)
+                invlpg(a);
+            if (z->hi - z->lo > 32 * PGSIZE)
+                flush_tlb_local();
+        }
+        if (cpumask_weight(&m)) {
+            tlb_shootdown(&m, z->lo, z->hi - z->lo);
+            kstat_shootdown();
+        }
+    }
+    batch_release(z->pages);
+    z->pages = NULL;
+}
+
+// Drop a page while the caller holds locks: flush first if it cannot be batched.
+static void zap_or_flush(struct vmspace *vs, struct zap *z, void *pg, bool shared)
+{
+    if (zap_page(z, pg, shared))
+        return;
+    zap_finish_sync(vs, z);
+    page_unref(pg, shared);
+}
+
+// ---- address spaces --------------------------------------------------------------
 
 void uvm_init(void)
 {
@@ -36,243 +383,205 @@ struct vmspace *vmspace_new(void)
     struct vmspace *vs = kzalloc(sizeof *vs);
     if (!vs)
         return NULL;
-    vs->pml4 = page_alloc_zeroed();
-    if (!vs->pml4) {
+    vs->root = page_alloc_zeroed();
+    if (!vs->root) {
         kfree(vs);
         return NULL;
     }
-    memcpy(vs->pml4 + 256, kernel_pml4 + 256, 256 * sizeof(pte_t));
-    spin_init(&vs->lock, "vmspace");
-    list_init(&vs->regions);
+    spin_init(&vs->brk_lock, "brk");
     return vs;
-}
-
-// PTE for va, allocating tables if alloc; NULL if absent or out of memory.
-static pte_t *walk(pte_t *pml4, uintptr_t va, bool alloc)
-{
-    pte_t *table = pml4;
-    for (int l = 3; l > 0; l--) {
-        pte_t *e = &table[PX(l, va)];
-        if (!(*e & PTE_P)) {
-            if (!alloc)
-                return NULL;
-            pte_t *next = page_alloc_zeroed();
-            if (!next)
-                return NULL;
-            *e = V2P(next) | PTE_P | PTE_W | PTE_U;
-        }
-        table = P2V(PTE_ADDR(*e));
-    }
-    return &table[PX(0, va)];
 }
 
 static void free_table(pte_t *t, int level)
 {
-    for (int i = 0; i < 512; i++) {
-        if (!(t[i] & PTE_P))
-            continue;
-        void *p = P2V(PTE_ADDR(t[i]));
-        if (level > 0)
-            free_table(p, level - 1);
-        else
-            page_free(p);
-    }
+    if (level > 0)
+        for (int i = 0; i < 512; i++)
+            if (t[i] & PTE_P)
+                free_table(P2V(PTE_ADDR(t[i])), level - 1);
     page_free(t);
+}
+
+static void free_tree(void *node, int level)
+{
+    if (level == 0) {
+        struct vleaf *l = node;
+        for (size_t i = 0; i < LEAF_PAGES; i++) {
+            uint64_t w = l->vp[i].word;
+            if (VP_PA(w))
+                page_unref(P2V(VP_PA(w)), w & (VP_COW | VP_SHARED));
+        }
+    } else {
+        struct vmnode *n = node;
+        for (size_t i = 0; i < NODE_SLOTS; i++)
+            if (n->slot[i])
+                free_tree(n->slot[i], level - 1);
+    }
+    page_free(node);
 }
 
 void vmspace_free(struct vmspace *vs)
 {
-    for (int i = 0; i < 256; i++)
-        if (vs->pml4[i] & PTE_P)
-            free_table(P2V(PTE_ADDR(vs->pml4[i])), 2);
-    page_free(vs->pml4);
-    while (!list_empty(&vs->regions)) {
-        struct vmregion *r = list_entry(vs->regions.next, struct vmregion, link);
-        list_remove(&r->link);
-        kfree(r);
+    for (int c = 0; c < NCPU_MAX; c++) {
+        struct vmcore *vc = vs->core[c];
+        if (!vc)
+            continue;
+        for (int i = 0; i < 256; i++)
+            if (vc->pml4[i] & PTE_P)
+                free_table(P2V(PTE_ADDR(vc->pml4[i])), 2);
+        page_free(vc->pml4);
+        kfree(vc);
     }
+    free_tree(vs->root, TREE_LEVELS);
     kfree(vs);
 }
 
 void uvm_switch(struct vmspace *prev, struct vmspace *next)
 {
     int me = cpu_id();
+    pte_t *pml4 = kernel_pml4;
     if (next) {
         __atomic_fetch_or(&next->cpus.w[me / 64], 1UL << (me % 64), __ATOMIC_SEQ_CST);
-        write_cr3(V2P(next->pml4));
-    } else {
-        write_cr3(V2P(kernel_pml4));
+        struct vmcore *vc = core_get(next, me);
+        if (vc) // else the first fault tries again (uvm_fault)
+            pml4 = vc->pml4;
     }
+    tlb_switch_flush(); // the CR3 load flushes what async unmaps asked us to
+    write_cr3(V2P(pml4));
     if (prev)
         __atomic_fetch_and(&prev->cpus.w[me / 64], ~(1UL << (me % 64)), __ATOMIC_SEQ_CST);
 }
 
-// ---- regions ------------------------------------------------------------------
-
-static struct vmregion *find_region(struct vmspace *vs, uintptr_t va)
+size_t uvm_resident(struct vmspace *vs)
 {
-    list_for_each(it, &vs->regions) {
-        struct vmregion *r = list_entry(it, struct vmregion, link);
-        if (va < r->start)
-            return NULL;
-        if (va < r->end)
-            return r;
-    }
-    return NULL;
+    int64_t n = 0;
+    for (int c = 0; c < NCPU_MAX; c++)
+        if (vs->core[c])
+            n += READ_ONCE(vs->core[c]->resident);
+    return n;
 }
 
 bool uvm_mapped(struct vmspace *vs, uintptr_t va, int *prot)
 {
-    spin_lock(&vs->lock);
-    struct vmregion *r = find_region(vs, va);
-    if (r && prot)
-        *prot = r->prot;
-    spin_unlock(&vs->lock);
-    return r != NULL;
+    if (va >= USER_END)
+        return false;
+    struct vpage *vp = vpage_find(vs, va, false, NULL);
+    uint64_t w = vp ? ldw(&vp->word) : 0;
+    if ((w & VP_MAPPED) && prot)
+        *prot = VP_PROT(w);
+    return w & VP_MAPPED;
 }
 
-static uint64_t pte_perm(int prot)
+uintptr_t uvm_page_pa(struct vmspace *vs, uintptr_t va)
 {
-    uint64_t perm = PTE_P | PTE_U;
-    if (prot & VM_WRITE)
-        perm |= PTE_W;
-    if (!(prot & VM_EXEC))
-        perm |= PTE_NX;
-    return perm;
+    struct vpage *vp = va < USER_END ? vpage_find(vs, va, false, NULL) : NULL;
+    return vp ? VP_PA(ldw(&vp->word)) : 0;
 }
 
-// Pages unmapped under the lock are freed only after the shootdown: until then a
-// CPU may still reach them through a stale translation. They are chained through
-// their own first word.
-struct freelist {
-    void *head;
-    uintptr_t lo, hi; // range to shoot down
-};
+// ---- range locking ----------------------------------------------------------------
 
-static void defer_free(struct freelist *fl, void *page, uintptr_t va)
+// Lock the descriptors of [start, end) in ascending order, adding tree nodes if
+// alloc. Without alloc, pages under absent nodes are skipped (nothing is mapped
+// there). -ENOMEM (nothing left locked) if nodes could not be added.
+static int range_lock(struct vmspace *vs, uintptr_t start, uintptr_t end, bool alloc)
 {
-    *(void **)page = fl->head;
-    fl->head = page;
-    fl->lo = MIN(fl->lo, va);
-    fl->hi = MAX(fl->hi, va + PGSIZE);
-}
-
-static void finish_free(struct vmspace *vs, struct freelist *fl)
-{
-    if (fl->hi > fl->lo) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST); // PTE changes before reading the mask
-        cpumask_t m = vs->cpus;
-        tlb_shootdown(&m, fl->lo, fl->hi - fl->lo);
+    struct vpage *vp = NULL;
+    if (!alloc) {
+        for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
+            vp_lock(vp);
+        return 0;
     }
-    while (fl->head) {
-        void *p = fl->head;
-        fl->head = *(void **)p;
-        page_free(p);
-    }
-}
-
-// Apply prot (or unmap when prot < 0) to the present pages of [start, end).
-static void update_ptes(struct vmspace *vs, uintptr_t start, uintptr_t end, int prot,
-                        struct freelist *fl)
-{
     for (uintptr_t va = start; va < end; va += PGSIZE) {
-        pte_t *e = walk(vs->pml4, va, false);
-        if (!e || !(*e & PTE_P))
-            continue;
-        if (prot < 0) {
-            defer_free(fl, P2V(PTE_ADDR(*e)), va);
-            *e = 0;
-            vs->pages--;
+        vp = vpage_next(vs, vp, va, true);
+        if (vp) {
+            vp_lock(vp);
         } else {
-            *e = PTE_ADDR(*e) | pte_perm(prot);
-            fl->lo = MIN(fl->lo, va);
-            fl->hi = MAX(fl->hi, va + PGSIZE);
+            for (uintptr_t a = start; a < va; a += PGSIZE) {
+                struct vpage *v = vpage_find(vs, a, false, NULL);
+                vp_unlock(v, v->word);
+            }
+            return -ENOMEM;
         }
     }
-}
-
-// Make region boundaries fall at addr (split the region containing it).
-static int split_at(struct vmspace *vs, uintptr_t addr)
-{
-    struct vmregion *r = find_region(vs, addr);
-    if (!r || r->start == addr)
-        return 0;
-    struct vmregion *n = kmalloc(sizeof *n);
-    if (!n)
-        return -ENOMEM;
-    n->start = addr;
-    n->end = r->end;
-    n->prot = r->prot;
-    r->end = addr;
-    list_insert_between(&n->link, &r->link, r->link.next);
     return 0;
 }
 
-// Change (prot >= 0) or remove (prot < 0) everything in [start, end). Locked.
-static int change_range(struct vmspace *vs, uintptr_t start, uintptr_t end, int prot,
-                        struct freelist *fl)
+static void range_unlock(struct vmspace *vs, uintptr_t start, uintptr_t end)
 {
-    int err = split_at(vs, start);
-    if (!err)
-        err = split_at(vs, end);
+    struct vpage *vp = NULL;
+    for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
+        vp_unlock(vp, vp->word);
+}
+
+static struct vmcore *my_core(struct vmspace *vs) { return core_get(vs, cpu_id()); }
+
+// Remove the page's mapping or just its contents; locked. The page table entries
+// go now, the page's reference to z.
+static void vp_drop(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, uintptr_t va,
+                    struct zap *z, bool keep_mapping)
+{
+    uint64_t w = vp->word & ~VP_LOCK;
+    vp_clear_ptes(vs, vp, va, &z->tlb);
+    zap_range(z, va);
+    if (VP_PA(w)) {
+        vc->resident--;
+        vp_set(vp, keep_mapping ? (w & ~(PTE_ADDR(~0UL) | VP_COW)) : 0);
+        zap_or_flush(vs, z, P2V(VP_PA(w)), w & (VP_COW | VP_SHARED));
+    } else {
+        vp_set(vp, keep_mapping ? w : 0);
+    }
+}
+
+// Unmap the locked range [start, end).
+static void unmap_locked(struct vmspace *vs, struct vmcore *vc, uintptr_t start, uintptr_t end,
+                         struct zap *z)
+{
+    struct vpage *vp = NULL;
+    for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
+        if (vp->word & VP_MAPPED)
+            vp_drop(vs, vc, vp, va, z, false);
+}
+
+// ---- placement ---------------------------------------------------------------------
+
+// Highest start in [lo, hi) of len bytes that look free (a lock-free look; the
+// caller verifies under the locks). 0 if none.
+static uintptr_t find_free(struct vmspace *vs, uintptr_t lo, uintptr_t hi, size_t len)
+{
+    uintptr_t end = hi, va = hi;
+    while (va > lo && va - lo >= PGSIZE) {
+        if (end - va >= len)
+            return end - len;
+        size_t skip = 0;
+        struct vpage *vp = vpage_find(vs, va - PGSIZE, false, &skip);
+        if (!vp) {
+            // An absent node: everything in its aligned block is free.
+            uintptr_t base = (va - PGSIZE) & ~(skip - 1);
+            va = MAX(base, lo);
+            if (end - va >= len)
+                return end - len;
+            continue;
+        }
+        va -= PGSIZE;
+        if (ldw(&vp->word) & (VP_MAPPED | VP_LOCK))
+            end = va;
+    }
+    return end - va >= len ? end - len : 0;
+}
+
+// Lock [start, start+len) if nothing there is mapped: 0, -EEXIST or -ENOMEM.
+static int lock_if_free(struct vmspace *vs, uintptr_t start, size_t len)
+{
+    int err = range_lock(vs, start, start + len, true);
     if (err)
         return err;
-    list_for_each_safe(it, tmp, &vs->regions) {
-        struct vmregion *r = list_entry(it, struct vmregion, link);
-        if (r->end <= start || r->start >= end)
-            continue;
-        update_ptes(vs, r->start, r->end, prot, fl);
-        if (prot < 0) {
-            list_remove(&r->link);
-            kfree(r);
-        } else {
-            r->prot = prot;
+    struct vpage *vp = NULL;
+    for (uintptr_t va = start; va < start + len; va += PGSIZE) {
+        vp = vpage_next(vs, vp, va, false);
+        if (vp->word & VP_MAPPED) {
+            range_unlock(vs, start, start + len);
+            return -EEXIST;
         }
     }
-    return 0;
-}
-
-static bool range_free(struct vmspace *vs, uintptr_t start, uintptr_t end)
-{
-    list_for_each(it, &vs->regions) {
-        struct vmregion *r = list_entry(it, struct vmregion, link);
-        if (r->start < end && start < r->end)
-            return false;
-    }
-    return true;
-}
-
-// Highest free gap of len bytes ending at or below USER_MMAP_TOP.
-static uintptr_t find_gap(struct vmspace *vs, size_t len)
-{
-    uintptr_t top = USER_MMAP_TOP;
-    for (struct list *it = vs->regions.prev; it != &vs->regions; it = it->prev) {
-        struct vmregion *r = list_entry(it, struct vmregion, link);
-        if (r->start >= top)
-            continue;
-        if (r->end <= top && top - r->end >= len)
-            return top - len;
-        top = MIN(top, r->start);
-    }
-    return top >= USER_MIN + len ? top - len : 0;
-}
-
-static int insert_region(struct vmspace *vs, uintptr_t start, uintptr_t end, int prot)
-{
-    struct vmregion *n = kmalloc(sizeof *n);
-    if (!n)
-        return -ENOMEM;
-    n->start = start;
-    n->end = end;
-    n->prot = prot;
-    struct list *pos = &vs->regions;
-    list_for_each(it, &vs->regions) {
-        if (list_entry(it, struct vmregion, link)->start > start) {
-            pos = it;
-            break;
-        }
-    }
-    list_insert_before(pos, &n->link);
     return 0;
 }
 
@@ -281,100 +590,265 @@ static bool user_range_ok(uintptr_t addr, size_t len)
     return addr >= USER_MIN && len <= USER_TOP && addr <= USER_TOP - len;
 }
 
-long uvm_map(struct vmspace *vs, uintptr_t addr, size_t len, int prot, bool fixed)
+// Choose and lock a free range of len bytes: the caller's hint if free, else below
+// this CPU's own hint in its zone, else anywhere. Returns the address or -errno.
+static long place_and_lock(struct vmspace *vs, struct vmcore *vc, uintptr_t want, size_t len)
 {
-    if (len == 0 || addr % PGSIZE)
+    if (want && user_range_ok(want, len)) {
+        int err = lock_if_free(vs, want, len);
+        if (err != -EEXIST)
+            return err ? err : (long)want;
+    }
+    int me = cpu_id();
+    uintptr_t ztop = USER_MMAP_TOP - (uintptr_t)me * ZONE_SIZE, zbot = ztop - ZONE_SIZE;
+    struct { uintptr_t lo, hi; } tries[3] = {
+        {zbot, MIN(vc->hint, ztop)}, {zbot, ztop}, {USER_MIN, USER_MMAP_TOP}};
+    for (int t = 0; t < 3; t++) {
+        uintptr_t hi = tries[t].hi;
+        for (;;) {
+            uintptr_t a = find_free(vs, tries[t].lo, hi, len);
+            if (!a)
+                break;
+            int err = lock_if_free(vs, a, len);
+            if (err == 0) {
+                vc->hint = a;
+                return a;
+            }
+            if (err != -EEXIST)
+                return err;
+            hi = a + len - PGSIZE; // someone mapped part of it meanwhile: look lower
+        }
+    }
+    return -ENOMEM;
+}
+
+// ---- mmap, munmap, mprotect, madvise ----------------------------------------------
+
+// Allocate the page of a locked, mapped descriptor that has none.
+static int vp_populate(struct vmcore *vc, struct vpage *vp)
+{
+    if (VP_PA(vp->word))
+        return 0;
+    void *pg = page_alloc_zeroed();
+    if (!pg)
+        return -ENOMEM;
+    vc->resident++;
+    vp_set(vp, vp->word | V2P(pg));
+    return 0;
+}
+
+long uvm_map(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int flags)
+{
+    bool fixed = flags & (UVM_FIXED | UVM_NOREPLACE);
+    if (len == 0 || (fixed && addr % PGSIZE) || (prot & ~(VM_READ | VM_WRITE | VM_EXEC)))
         return -EINVAL;
     len = PGROUNDUP(len);
-    if (len == 0)
+    if (len == 0 || len > USER_TOP)
         return -ENOMEM;
-    struct freelist fl = {NULL, UINTPTR_MAX, 0};
-    long ret;
-    spin_lock(&vs->lock);
-    if (fixed) {
-        ret = user_range_ok(addr, len) ? change_range(vs, addr, addr + len, -1, &fl) : -EINVAL;
-        if (ret == 0)
-            ret = insert_region(vs, addr, addr + len, prot);
-        if (ret == 0)
-            ret = addr;
-    } else {
-        if (!(addr && user_range_ok(addr, len) && range_free(vs, addr, addr + len)))
-            addr = find_gap(vs, len);
-        ret = addr ? insert_region(vs, addr, addr + len, prot) : -ENOMEM;
-        if (ret == 0)
-            ret = addr;
+    if (fixed && !user_range_ok(addr, len))
+        return -EINVAL;
+    preempt_disable(); // descriptor locks are held only by running threads
+    struct vmcore *vc = my_core(vs);
+    long ret = vc ? 0 : -ENOMEM;
+    struct zap z;
+    zap_init(&z);
+    if (ret == 0 && (flags & UVM_NOREPLACE))
+        ret = lock_if_free(vs, addr, len);
+    else if (ret == 0 && fixed)
+        ret = range_lock(vs, addr, addr + len, true);
+    else if (ret == 0 && (ret = place_and_lock(vs, vc, PGROUNDDOWN(addr), len)) > 0)
+        addr = ret;
+    if (ret < 0) {
+        preempt_enable();
+        return ret;
     }
-    spin_unlock(&vs->lock);
-    finish_free(vs, &fl);
-    return ret;
+    if (flags & UVM_FIXED)
+        unmap_locked(vs, vc, addr, addr + len, &z);
+    uint64_t w = VP_MAPPED | (uint64_t)prot << VP_PROT_SHIFT | ((flags & UVM_SHARED) ? VP_SHARED : 0);
+    bool populate = flags & (UVM_POPULATE | UVM_SHARED);
+    struct vpage *vp = NULL;
+    for (uintptr_t va = addr; va < addr + len; va += PGSIZE) {
+        vp = vpage_next(vs, vp, va, false);
+        vp_set(vp, w);
+        if (populate && vp_populate(vc, vp) < 0 && (flags & UVM_SHARED))
+            ret = -ENOMEM; // shared memory must exist before a fork can share it
+    }
+    if (ret < 0)
+        unmap_locked(vs, vc, addr, addr + len, &z);
+    range_unlock(vs, addr, addr + len);
+    zap_finish_sync(vs, &z);
+    preempt_enable();
+    return ret < 0 ? ret : (long)addr;
+}
+
+static int check_range(uintptr_t addr, size_t *len)
+{
+    if (addr % PGSIZE)
+        return -EINVAL;
+    *len = PGROUNDUP(*len);
+    if (addr >= USER_END || *len > USER_END - addr)
+        return -EINVAL;
+    return 0;
 }
 
 int uvm_unmap(struct vmspace *vs, uintptr_t addr, size_t len)
 {
-    if (addr % PGSIZE || len == 0)
+    if (len == 0 || check_range(addr, &len))
         return -EINVAL;
-    len = PGROUNDUP(len);
-    if (addr >= USER_END || len > USER_END - addr)
+    preempt_disable();
+    struct vmcore *vc = my_core(vs);
+    if (!vc) {
+        preempt_enable();
+        return -ENOMEM;
+    }
+    struct zap z;
+    zap_init(&z);
+    range_lock(vs, addr, addr + len, false);
+    unmap_locked(vs, vc, addr, addr + len, &z);
+    range_unlock(vs, addr, addr + len);
+    zap_finish_sync(vs, &z);
+    preempt_enable();
+    return 0;
+}
+
+// A grace period after an async unmap every CPU has passed an epoch tick, and
+// each flushes its TLB there if the unmap asked it to (tlb_flush_later) before it
+// acknowledges the epoch: no translation can reach the pages any more.
+static void async_release(struct epoch_cb *cb)
+{
+    batch_release(container_of(cb, struct batch, cb));
+}
+
+int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
+{
+    if (len == 0 || check_range(addr, &len))
         return -EINVAL;
-    struct freelist fl = {NULL, UINTPTR_MAX, 0};
-    spin_lock(&vs->lock);
-    int err = change_range(vs, addr, addr + len, -1, &fl);
-    spin_unlock(&vs->lock);
-    finish_free(vs, &fl);
-    return err;
+    preempt_disable();
+    struct vmcore *vc = my_core(vs);
+    if (!vc) {
+        preempt_enable();
+        return -ENOMEM;
+    }
+    struct zap z;
+    zap_init(&z);
+    range_lock(vs, addr, addr + len, false);
+    unmap_locked(vs, vc, addr, addr + len, &z);
+    range_unlock(vs, addr, addr + len);
+    if (z.nomem) {
+        zap_finish_sync(vs, &z); // out of memory for batches: fall back to waiting
+        preempt_enable();
+        return 0;
+    }
+    if (z.hi > z.lo) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST); // entries cleared before reading cpus
+        int me = cpu_id();
+        cpumask_t m;
+        for (int i = 0; i < CPUMASK_WORDS; i++)
+            m.w[i] = z.tlb.w[i] & __atomic_load_n(&vs->cpus.w[i], __ATOMIC_RELAXED);
+        if (cpumask_test(&m, me)) {
+            cpumask_unset(&m, me);
+            for (uintptr_t a = z.lo; a < z.hi; a += PGSIZE)
+                invlpg(a);
+        }
+        tlb_flush_later(&m);
+    }
+    // Each batch waits for a grace period (epoch_defer orders the flags above
+    // before it reads the epoch).
+    for (struct batch *b = z.pages, *next; b; b = next) {
+        next = b->next;
+        b->next = NULL;
+        epoch_defer(&b->cb, async_release);
+    }
+    preempt_enable();
+    return 0;
 }
 
 int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
 {
-    if (addr % PGSIZE || (prot & ~(VM_READ | VM_WRITE | VM_EXEC)))
-        return -EINVAL;
-    len = PGROUNDUP(len);
-    if (addr >= USER_END || len > USER_END - addr)
+    if (check_range(addr, &len) || (prot & ~(VM_READ | VM_WRITE | VM_EXEC)))
         return -EINVAL;
     if (len == 0)
         return 0;
-    struct freelist fl = {NULL, UINTPTR_MAX, 0};
-    spin_lock(&vs->lock);
-    // Linux: -ENOMEM if part of the range is not mapped.
-    int err = 0;
-    for (uintptr_t va = addr; va < addr + len && !err;) {
-        struct vmregion *r = find_region(vs, va);
-        if (!r)
-            err = -ENOMEM;
-        else
-            va = r->end;
+    preempt_disable();
+    struct zap z;
+    zap_init(&z);
+    range_lock(vs, addr, addr + len, false);
+    // Linux: -ENOMEM (and no change) if part of the range is not mapped.
+    size_t mapped = 0;
+    struct vpage *vp = NULL;
+    for (uintptr_t va = addr; (vp = vpage_iter(vs, vp, &va, addr + len)); va += PGSIZE)
+        mapped += (vp->word & VP_MAPPED) != 0;
+    int err = mapped == len / PGSIZE ? 0 : -ENOMEM;
+    vp = NULL;
+    for (uintptr_t va = addr; !err && va < addr + len; va += PGSIZE) {
+        vp = vpage_next(vs, vp, va, false);
+        uint64_t w = vp->word & ~VP_LOCK;
+        int old = VP_PROT(w);
+        // Granting more needs no shootdown: a stale, stricter entry only faults,
+        // and the fault refills it.
+        if (old & ~prot) {
+            vp_clear_ptes(vs, vp, va, &z.tlb);
+            zap_range(&z, va);
+        }
+        vp_set(vp, (w & ~(7UL << VP_PROT_SHIFT)) | (uint64_t)prot << VP_PROT_SHIFT);
     }
-    if (!err)
-        err = change_range(vs, addr, addr + len, prot, &fl);
-    spin_unlock(&vs->lock);
-    finish_free(vs, &fl);
+    range_unlock(vs, addr, addr + len);
+    zap_finish_sync(vs, &z);
+    preempt_enable();
+    return err;
+}
+
+int uvm_dontneed(struct vmspace *vs, uintptr_t addr, size_t len)
+{
+    if (check_range(addr, &len))
+        return -EINVAL;
+    preempt_disable();
+    struct vmcore *vc = my_core(vs);
+    if (!vc) {
+        preempt_enable();
+        return -ENOMEM;
+    }
+    struct zap z;
+    zap_init(&z);
+    range_lock(vs, addr, addr + len, false);
+    size_t mapped = 0;
+    struct vpage *vp = NULL;
+    for (uintptr_t va = addr; (vp = vpage_iter(vs, vp, &va, addr + len)); va += PGSIZE) {
+        if (!(vp->word & VP_MAPPED))
+            continue;
+        mapped++;
+        if (!(vp->word & VP_SHARED)) // shared memory keeps its contents
+            vp_drop(vs, vc, vp, va, &z, true);
+    }
+    // Linux: -ENOMEM if part of the range is not mapped (the rest is done).
+    int err = mapped == len / PGSIZE ? 0 : -ENOMEM;
+    range_unlock(vs, addr, addr + len);
+    zap_finish_sync(vs, &z);
+    preempt_enable();
     return err;
 }
 
 long uvm_brk(struct vmspace *vs, uintptr_t newbrk)
 {
-    spin_lock(&vs->lock);
+    spin_lock(&vs->brk_lock);
     uintptr_t old = vs->brk;
-    spin_unlock(&vs->lock);
-    if (newbrk < vs->brk_start || newbrk >= USER_MMAP_TOP)
-        return old;
+    long ret = old;
     uintptr_t oldend = PGROUNDUP(old), newend = PGROUNDUP(newbrk);
-    if (newend > oldend) {
-        spin_lock(&vs->lock);
-        bool ok = range_free(vs, oldend, newend);
-        spin_unlock(&vs->lock);
-        if (!ok || uvm_map(vs, oldend, newend - oldend, VM_READ | VM_WRITE, true) < 0)
-            return old;
-    } else if (newend < oldend) {
-        uvm_unmap(vs, newend, oldend - newend);
+    if (newbrk < vs->brk_start || newbrk >= USER_MMAP_TOP) {
+        // unchanged
+    } else if (newend > oldend) {
+        if (uvm_map(vs, oldend, newend - oldend, VM_READ | VM_WRITE, UVM_NOREPLACE) >= 0)
+            ret = vs->brk = newbrk;
+    } else {
+        if (newend < oldend)
+            uvm_unmap(vs, newend, oldend - newend);
+        ret = vs->brk = newbrk;
     }
-    spin_lock(&vs->lock);
-    vs->brk = newbrk;
-    spin_unlock(&vs->lock);
-    return newbrk;
+    spin_unlock(&vs->brk_lock);
+    return ret;
 }
 
-// ---- faults -------------------------------------------------------------------
+// ---- faults -----------------------------------------------------------------------
 
 #define PF_PRESENT 1
 #define PF_WRITE 2
@@ -389,60 +863,168 @@ static bool access_ok(int prot, uint64_t err)
     return prot & (VM_READ | VM_WRITE | VM_EXEC);
 }
 
-// The page at va, present. Locked.
-static pte_t *fault_in(struct vmspace *vs, struct vmregion *r, uintptr_t va)
+// Give a locked copy-on-write page its own copy (or take the page if nobody else
+// holds it). The old page may be in other CPUs' tables for this space: clear and
+// shoot them down before the new page appears.
+static int vp_break_cow(struct vmspace *vs, struct vpage *vp, uintptr_t va)
 {
-    pte_t *e = walk(vs->pml4, va, true);
-    if (!e)
-        return NULL;
-    if (!(*e & PTE_P)) {
-        void *pg = page_alloc_zeroed();
-        if (!pg)
-            return NULL;
-        *e = V2P(pg) | pte_perm(r->prot);
-        vs->pages++;
+    uint64_t w = vp->word & ~VP_LOCK;
+    void *old = P2V(VP_PA(w));
+    if (page_owner_get(old) == 0) { // ours alone: the other side let go
+        vp_set(vp, w & ~VP_COW);
+        return 0;
     }
-    return e;
+    void *pg = page_alloc();
+    if (!pg)
+        return -ENOMEM;
+    memcpy(pg, old, PGSIZE);
+    struct zap z;
+    zap_init(&z);
+    vp_clear_ptes(vs, vp, va, &z.tlb);
+    zap_range(&z, va);
+    vp_set(vp, (w & ~(VP_COW | PTE_ADDR(~0UL))) | V2P(pg));
+    zap_finish_sync(vs, &z);
+    page_unref(old, true);
+    return 0;
 }
 
-int uvm_fault(struct vmspace *vs, uintptr_t va, uint64_t err)
+// Put the page into this CPU's table and re-check the descriptor (interrupts off,
+// so a shootdown for it waits until we are done). False if it changed: the entry
+// was backed out.
+static bool fill_checked(struct vmcore *vc, struct vpage *vp, uintptr_t va,
+                         uint64_t w, int me)
 {
-    if (!vs || va >= USER_END)
-        return -EFAULT;
-    va = PGROUNDDOWN(va);
-    spin_lock(&vs->lock);
-    struct vmregion *r = find_region(vs, va);
-    int ret = -EFAULT;
-    if (r && access_ok(r->prot, err))
-        ret = fault_in(vs, r, va) ? 0 : -ENOMEM;
-    spin_unlock(&vs->lock);
-    // A present page whose region allows the access was a stale translation after
-    // mprotect on another CPU: retrying is enough. (No copy-on-write yet.)
-    return ret;
+    push_off();
+    __atomic_fetch_or(&vp->cpus.w[me / 64], 1UL << (me % 64), __ATOMIC_SEQ_CST);
+    pte_t *e = pte_find(vc->pml4, va, true);
+    bool ok = e != NULL;
+    if (e) {
+        __atomic_store_n(e, VP_PA(w) | pte_perm(w), __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&vp->word, __ATOMIC_SEQ_CST) != w) {
+            __atomic_store_n(e, 0, __ATOMIC_SEQ_CST);
+            __atomic_fetch_and(&vp->cpus.w[me / 64], ~(1UL << (me % 64)), __ATOMIC_SEQ_CST);
+            ok = false;
+        }
+        invlpg(va); // an older, stricter entry may linger
+    }
+    pop_off();
+    return ok;
 }
+
+static int fault_fail(struct fault_info *fi, int signo, int code, uintptr_t addr)
+{
+    if (fi) {
+        fi->signo = signo;
+        fi->code = code;
+        fi->addr = addr;
+    }
+    return signo;
+}
+
+// Slow path: lock the descriptor, give it a page (or its own copy), fill.
+static int fault_locked(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, uintptr_t va,
+                        uint64_t err, struct fault_info *fi, uintptr_t addr, int me)
+{
+    uint64_t w = vp_lock(vp);
+    int sig = 0;
+    if (!(w & VP_MAPPED))
+        sig = fault_fail(fi, SIGSEGV, SEGV_MAPERR, addr);
+    else if (!access_ok(VP_PROT(w), err))
+        sig = fault_fail(fi, SIGSEGV, SEGV_ACCERR, addr);
+    else if (vp_populate(vc, vp) < 0 ||
+             ((err & PF_WRITE) && (vp->word & VP_COW) && vp_break_cow(vs, vp, va) < 0))
+        sig = fault_fail(fi, SIGBUS, BUS_ADRERR, addr); // out of memory
+    if (!sig) {
+        w = vp->word & ~VP_LOCK;
+        push_off();
+        __atomic_fetch_or(&vp->cpus.w[me / 64], 1UL << (me % 64), __ATOMIC_SEQ_CST);
+        pte_t *e = pte_find(vc->pml4, va, true);
+        if (e) {
+            __atomic_store_n(e, VP_PA(w) | pte_perm(w), __ATOMIC_RELEASE);
+            invlpg(va);
+        } else {
+            sig = fault_fail(fi, SIGBUS, BUS_ADRERR, addr);
+        }
+        pop_off();
+    }
+    vp_unlock(vp, vp->word);
+    return sig;
+}
+
+int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_info *fi)
+{
+    kstat_page_fault();
+    if (!vs || addr >= USER_END)
+        return fault_fail(fi, SIGSEGV, SEGV_MAPERR, addr);
+    uintptr_t va = PGROUNDDOWN(addr);
+    preempt_disable(); // we fill this CPU's table
+    int me = cpu_id(), sig = 0;
+    struct vmcore *vc = core_get(vs, me);
+    if (!vc) {
+        preempt_enable();
+        return fault_fail(fi, SIGBUS, BUS_ADRERR, addr);
+    }
+    if (read_cr3() == V2P(kernel_pml4) && cpumask_test(&vs->cpus, me))
+        write_cr3(V2P(vc->pml4)); // uvm_switch could not allocate it
+    for (;;) {
+        struct vpage *vp = vpage_find(vs, va, false, NULL);
+        uint64_t w = vp ? ldw(&vp->word) : 0;
+        if (w & VP_LOCK) {
+            sig = fault_locked(vs, vc, vp, va, err, fi, addr, me);
+            break;
+        }
+        if (!(w & VP_MAPPED)) {
+            sig = fault_fail(fi, SIGSEGV, SEGV_MAPERR, addr);
+            break;
+        }
+        if (!access_ok(VP_PROT(w), err)) {
+            sig = fault_fail(fi, SIGSEGV, SEGV_ACCERR, addr);
+            break;
+        }
+        if (!VP_PA(w) || ((err & PF_WRITE) && (w & VP_COW))) {
+            sig = fault_locked(vs, vc, vp, va, err, fi, addr, me);
+            break;
+        }
+        if (fill_checked(vc, vp, va, w, me))
+            break;
+    }
+    preempt_enable();
+    return sig;
+}
+
+// ---- kernel access, fork ---------------------------------------------------------
 
 static int rw(struct vmspace *vs, uintptr_t va, void *buf, size_t n, bool write)
 {
-    spin_lock(&vs->lock);
-    int ret = 0;
-    while (n > 0) {
-        struct vmregion *r = find_region(vs, va);
-        pte_t *e = r ? fault_in(vs, r, PGROUNDDOWN(va)) : NULL;
-        if (!e) {
-            ret = r ? -ENOMEM : -EFAULT;
+    preempt_disable();
+    struct vmcore *vc = my_core(vs);
+    int ret = vc ? 0 : -ENOMEM;
+    while (n > 0 && ret == 0) {
+        struct vpage *vp = va < USER_END ? vpage_find(vs, va, false, NULL) : NULL;
+        if (!vp || !(ldw(&vp->word) & VP_MAPPED)) {
+            ret = -EFAULT;
             break;
         }
-        size_t off = va % PGSIZE, chunk = MIN(n, PGSIZE - off);
-        char *k = (char *)P2V(PTE_ADDR(*e)) + off;
-        if (write)
-            memcpy(k, buf, chunk);
-        else
-            memcpy(buf, k, chunk);
-        buf = (char *)buf + chunk;
-        va += chunk;
-        n -= chunk;
+        vp_lock(vp);
+        if (!(vp->word & VP_MAPPED))
+            ret = -EFAULT;
+        else if (vp_populate(vc, vp) < 0 ||
+                 (write && (vp->word & VP_COW) && vp_break_cow(vs, vp, PGROUNDDOWN(va)) < 0))
+            ret = -ENOMEM;
+        if (ret == 0) {
+            size_t off = va % PGSIZE, chunk = MIN(n, PGSIZE - off);
+            char *k = (char *)P2V(VP_PA(vp->word)) + off;
+            if (write)
+                memcpy(k, buf, chunk);
+            else
+                memcpy(buf, k, chunk);
+            buf = (char *)buf + chunk;
+            va += chunk;
+            n -= chunk;
+        }
+        vp_unlock(vp, vp->word);
     }
-    spin_unlock(&vs->lock);
+    preempt_enable();
     return ret;
 }
 
@@ -452,3 +1034,95 @@ int uvm_write(struct vmspace *vs, uintptr_t va, const void *src, size_t n)
 }
 
 int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n) { return rw(vs, va, dst, n, false); }
+
+// Fork works leaf by leaf: lock the parent's mapped pages of the leaf, copy their
+// descriptors into the child (private pages become copy-on-write on both sides),
+// shoot down the parent's writable entries, unlock.
+struct forkstate {
+    struct vmspace *parent, *child;
+    struct zap z;
+    size_t pages;
+    int err;
+};
+
+static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr_t va)
+{
+    struct vpage *cv = vpage_find(f->child, va, true, NULL);
+    if (!cv) {
+        f->err = -ENOMEM;
+        return;
+    }
+    void *pg = VP_PA(w) ? P2V(VP_PA(w)) : NULL;
+    if (pg && !(w & VP_SHARED)) {
+        if (!(w & VP_COW) && (VP_PROT(w) & VM_WRITE)) {
+            vp_clear_ptes(f->parent, vp, va, &f->z.tlb); // writable entries must go
+            zap_range(&f->z, va);
+        }
+        w |= VP_COW;
+        vp_set(vp, w);
+    }
+    if (pg) {
+        page_owner_add(pg, 1);
+        f->pages++;
+    }
+    cv->word = w;
+}
+
+static void fork_leaf(struct forkstate *f, struct vleaf *l, uintptr_t base)
+{
+    uint64_t locked = 0;
+    for (size_t i = 0; i < LEAF_PAGES && !f->err; i++) {
+        struct vpage *vp = &l->vp[i];
+        if (!(ldw(&vp->word) & VP_MAPPED))
+            continue;
+        uint64_t w = vp_lock(vp);
+        locked |= 1UL << i;
+        if (w & VP_MAPPED)
+            fork_page(f, vp, w, base + i * PGSIZE);
+    }
+    zap_finish_sync(f->parent, &f->z);
+    zap_init(&f->z);
+    for (size_t i = 0; i < LEAF_PAGES; i++)
+        if (locked >> i & 1)
+            vp_unlock(&l->vp[i], l->vp[i].word);
+}
+
+static void fork_tree(struct forkstate *f, void *node, int level, uintptr_t base)
+{
+    if (level == 0) {
+        fork_leaf(f, node, base);
+        return;
+    }
+    struct vmnode *n = node;
+    for (size_t i = 0; i < NODE_SLOTS && !f->err; i++) {
+        void *child = ld(&n->slot[i]);
+        if (child)
+            fork_tree(f, child, level - 1, base + i * level_span(level));
+    }
+}
+
+struct vmspace *vmspace_fork(struct vmspace *parent)
+{
+    struct forkstate f = {.parent = parent, .child = vmspace_new()};
+    if (!f.child)
+        return NULL;
+    zap_init(&f.z);
+    preempt_disable();
+    struct vmcore *cvc = core_get(f.child, cpu_id());
+    if (cvc)
+        fork_tree(&f, parent->root, TREE_LEVELS, 0);
+    else
+        f.err = -ENOMEM;
+    if (cvc)
+        cvc->resident = f.pages;
+    preempt_enable();
+    if (f.err) {
+        vmspace_free(f.child);
+        return NULL;
+    }
+    spin_lock(&parent->brk_lock);
+    f.child->brk_start = parent->brk_start;
+    f.child->brk = parent->brk;
+    spin_unlock(&parent->brk_lock);
+    return f.child;
+}

@@ -1,11 +1,10 @@
-// User address spaces (uvm.c): a page table per process sharing the kernel's upper
-// half, a sorted list of anonymous memory regions, pages filled with zeros on first
-// touch. The interface is narrow on purpose so that a scalable design (RadixVM)
-// can replace the implementation later.
+// User address spaces (uvm.c): RadixVM-style. A radix tree of per-page mapping
+// descriptors is the truth; each CPU fills its own page table for an address space
+// on fault, so the CPUs that may cache a page's translation are known exactly.
+// Everything here commutes for disjoint address ranges (see uvm.c's top comment).
 #pragma once
 #include "cpumask.h"
 #include "kernel.h"
-#include "list.h"
 #include "mmu.h"
 #include "spinlock.h"
 
@@ -21,41 +20,63 @@
 #define VM_WRITE 2
 #define VM_EXEC 4
 
-struct vmregion {
-    uintptr_t start, end; // page aligned, end exclusive
-    int prot;
-    struct list link;
-};
+// uvm_map flags.
+#define UVM_FIXED 1       // exactly at addr, replacing what is there
+#define UVM_NOREPLACE 2   // exactly at addr, -EEXIST if anything is there
+#define UVM_SHARED 4      // MAP_SHARED: fork shares the pages instead of copying them
+#define UVM_POPULATE 8    // fill every page in now (MAP_POPULATE)
+
+struct vmcore;
+struct vmnode;
 
 struct vmspace {
-    pte_t *pml4;
-    struct spinlock lock;   // regions, page tables, brk
-    struct list regions;    // sorted by start, non-overlapping
+    struct vmnode *root;           // radix tree of struct vpage (uvm.c)
+    struct vmcore *core[NCPU_MAX]; // per-CPU part: page table, placement hint, counts
+    struct spinlock brk_lock;      // brk only
     uintptr_t brk_start, brk;
-    cpumask_t cpus;         // CPUs that may hold its translations (shootdown targets)
-    size_t pages;           // resident user pages (tests)
+    cpumask_t cpus;                // CPUs that have it loaded right now
 };
+
+// What a fault that cannot be resolved should deliver (Linux siginfo fields).
+struct fault_info {
+    int signo;      // SIGSEGV or SIGBUS
+    int code;       // SEGV_MAPERR, SEGV_ACCERR, BUS_ADRERR
+    uintptr_t addr; // the faulting address
+};
+#define SEGV_MAPERR 1
+#define SEGV_ACCERR 2
+#define BUS_ADRERR 2
 
 void uvm_init(void);  // once, before any address space: every upper-half PML4 entry
 struct vmspace *vmspace_new(void);     // NULL if out of memory
+// Copy-on-write copy (fork): private pages are shared read-only until either side
+// writes; MAP_SHARED pages are shared. NULL if out of memory.
+struct vmspace *vmspace_fork(struct vmspace *parent);
 void vmspace_free(struct vmspace *vs); // must not be loaded on any CPU
 void uvm_switch(struct vmspace *prev, struct vmspace *next); // NULL = kernel only
 
-// Map anonymous memory. With fixed, exactly at addr (replacing what was there);
-// otherwise at addr if it is free, else wherever fits. Returns the address or
-// -errno.
-long uvm_map(struct vmspace *vs, uintptr_t addr, size_t len, int prot, bool fixed);
+// Map anonymous memory. With UVM_FIXED, exactly at addr (replacing what was
+// there); otherwise at addr if it is free, else wherever fits (per-CPU hint).
+// Returns the address or -errno.
+long uvm_map(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int flags);
 int uvm_unmap(struct vmspace *vs, uintptr_t addr, size_t len);
+// MADV_UNMAP_ASYNC: unmap without waiting for other CPUs' TLBs (uapi/ext.h).
+int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len);
 int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot);
+int uvm_dontneed(struct vmspace *vs, uintptr_t addr, size_t len); // MADV_DONTNEED
 long uvm_brk(struct vmspace *vs, uintptr_t newbrk);
-// Resolve a fault at va (error code bits as the CPU reports them). 0 if the
-// access is now possible, -EFAULT if it is not allowed.
-int uvm_fault(struct vmspace *vs, uintptr_t va, uint64_t err);
+// Resolve a fault at va (error code bits as the CPU reports them) on the calling
+// CPU. 0 if the access is now possible; otherwise the signal to deliver, with the
+// details in *fi if fi is not NULL.
+int uvm_fault(struct vmspace *vs, uintptr_t va, uint64_t err, struct fault_info *fi);
 // Write into vs through the direct map, regardless of protection (loaders).
 int uvm_write(struct vmspace *vs, uintptr_t va, const void *src, size_t n);
 int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n); // tests
-// Is [va, va+len) inside one region? (tests, mmap checks)
+// Is the page at va mapped? (tests, mmap checks)
 bool uvm_mapped(struct vmspace *vs, uintptr_t va, int *prot);
+size_t uvm_resident(struct vmspace *vs);  // pages present (tests)
+uintptr_t uvm_page_pa(struct vmspace *vs, uintptr_t va); // 0 if none (tests)
+void uvm_tlb_tick(void); // epoch tick: flush this CPU's TLB if an async unmap asked
 
 // vm.c: late kernel mappings in the shared upper half (kernel stacks).
 int kvm_map(uintptr_t va, uintptr_t pa, size_t len, uint64_t perm); // 4 KiB pages; -ENOMEM

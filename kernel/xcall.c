@@ -21,6 +21,7 @@
 // lap's request when turn == 2*lap + 1, and is handed to lap + 1 by setting
 // turn = 2*lap + 2. Zero-filled memory is therefore an empty ring, which is what
 // a new CPU's per-CPU area starts with.
+#include "kstats.h"
 #include "percpu.h"
 #include "smp.h"
 #include "trap.h"
@@ -79,6 +80,7 @@ static void xcall_intr(struct trapframe *tf)
     // Acknowledge first: an IPI sent while we drain is then latched and runs the
     // handler again, so no published request is left waiting.
     lapic_eoi();
+    kstat_ipi_received();
     drain();
 }
 
@@ -98,6 +100,7 @@ static void enqueue(int c, xcall_fn fn, void *arg, uint32_t *pending)
     s->pending = pending;
     __atomic_store_n(&s->turn, 2 * lap + 1, __ATOMIC_RELEASE);
     lapic_send_ipi(cpu_apicid[c], T_XCALL);
+    kstat_ipi_sent();
 }
 
 void xcall(const cpumask_t *mask, xcall_fn fn, void *arg, bool wait)

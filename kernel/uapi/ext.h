@@ -28,13 +28,40 @@
 // pid, or -errno (ENOENT, EACCES, ENOEXEC, or the errno of a failed file action).
 #define __NR_posix_spawn (__NR_EXT_BASE + 0)
 
+// kstats(struct kstats_cpu *buf, unsigned long n)
+// Kernel statistics, one record per online CPU: fills the records of CPUs
+// 0..min(n, ncpu)-1 and returns the number of online CPUs (call with n = 0 to
+// size the buffer), or -EFAULT. Every field counts events on that CPU since boot;
+// counts are read without stopping the CPUs, so they are exact only when the
+// events of interest have finished.
+#define __NR_kstats (__NR_EXT_BASE + 1)
+struct kstats_cpu {
+    unsigned long ipi_sent;          // cross-CPU call interrupts this CPU sent
+    unsigned long ipi_received;      // ... and received (xcall interrupts taken)
+    unsigned long tlb_shootdowns;    // munmap/mprotect/COW shootdowns it started (with IPIs)
+    unsigned long tlb_flushes;       // shootdown requests it ran for other CPUs
+    unsigned long tlb_async_flushes; // deferred flushes it did for MADV_UNMAP_ASYNC
+    unsigned long page_faults;       // user page faults it handled (including usercopy)
+    unsigned long pages_alloc;       // physical pages it allocated (any use)
+    unsigned long pages_freed;       // physical pages it freed
+};
+
 // ---- madvise advice -------------------------------------------------------
 // Linux's advice values stop at MADV_COLLAPSE (25) and 100-102 (hwpoison, soft
 // offline, guard pages); an unknown value gives EINVAL there.
 //
-// MADV_UNMAP_ASYNC: remove the mapping of [addr, addr+len) and return without
-// waiting for other cores' TLB shootdowns. Until each core that may cache a
-// translation has flushed (its next tick or context switch), writes through a
-// stale translation may still reach the old pages ("doomed writes"); the pages
-// return to the allocator only after that. See docs/madv_unmap_async.md.
+// MADV_UNMAP_ASYNC: madvise(addr, len, MADV_UNMAP_ASYNC) removes the mapping of
+// [addr, addr+len) like munmap (same errors: EINVAL for an unaligned addr or a
+// range outside user space; unmapped pages in the range are ignored) but returns
+// without waiting for other CPUs' TLB shootdowns: it sends no IPI. When it
+// returns, the range is unmapped for every later mmap, fault, mprotect or
+// munmap, and the calling thread's own accesses fault. Other threads of the
+// process that ran on other CPUs may, until those CPUs flush (each at its next
+// timer tick or context switch, batched), still read and write the old pages
+// through stale translations ("doomed writes"); such writes are lost (or, for
+// MAP_SHARED pages, land in the shared pages). The old pages go back to the
+// allocator only after every CPU that could hold a translation has flushed, so
+// a doomed write never reaches memory reused for anything else. Plain munmap
+// stays synchronous. On Linux the value gives EINVAL. See
+// docs/madv_unmap_async.md.
 #define MADV_UNMAP_ASYNC 200

@@ -16,6 +16,7 @@
 #define __NR_ioctl 16
 #define __NR_writev 20
 #define __NR_sched_yield 24
+#define __NR_madvise 28
 #define __NR_nanosleep 35
 #define __NR_getpid 39
 #define __NR_clone 56

@@ -49,7 +49,7 @@ KTEST(usercopy_faults_become_efault)
     KCHECK_EQ(copy_to_user(BASE + PGSIZE - 10, buf, sizeof buf), 0);
     KCHECK_EQ(copy_from_user(back, BASE + PGSIZE - 10, sizeof back), 0);
     KCHECK(memcmp(buf, back, sizeof buf) == 0);
-    KCHECK_EQ(vs->pages, 2);
+    KCHECK_EQ(uvm_resident(vs), 2);
     // Bad addresses.
     KCHECK_EQ(copy_to_user(0, buf, 8), -EFAULT);
     KCHECK_EQ(copy_from_user(back, 0x10000000, 8), -EFAULT);

@@ -3,6 +3,7 @@
 #include "ktest.h"
 #include "mm.h"
 #include "uapi/errno.h"
+#include "uapi/abi.h"
 #include "uvm.h"
 
 KTEST(uvm_map_write_read_unmap)
@@ -22,21 +23,21 @@ KTEST(uvm_map_write_read_unmap)
     KCHECK(memcmp(buf, back, sizeof buf) == 0);
     KCHECK_EQ(uvm_read(vs, a, back, 8), 0);
     KCHECK_EQ(back[0], 0); // zero-filled
-    KCHECK_EQ(vs->pages, 3);
+    KCHECK_EQ(uvm_resident(vs), 3);
     // Protect the middle: three regions with the right permissions.
     KCHECK_EQ(uvm_protect(vs, a + 2 * PGSIZE, 2 * PGSIZE, VM_READ), 0);
     int prot = -1;
     KCHECK(uvm_mapped(vs, a + 2 * PGSIZE, &prot) && prot == VM_READ);
     KCHECK(uvm_mapped(vs, a + PGSIZE, &prot) && prot == (VM_READ | VM_WRITE));
     KCHECK(uvm_mapped(vs, a + 4 * PGSIZE, &prot) && prot == (VM_READ | VM_WRITE));
-    KCHECK_EQ(uvm_fault(vs, a + 2 * PGSIZE, 2 /* write */), -EFAULT);
-    KCHECK_EQ(uvm_fault(vs, a + 2 * PGSIZE, 0 /* read */), 0);
-    KCHECK_EQ(uvm_fault(vs, a + PGSIZE, 16 /* exec */), -EFAULT);
+    KCHECK_EQ(uvm_fault(vs, a + 2 * PGSIZE, 2 /* write */, NULL), SIGSEGV);
+    KCHECK_EQ(uvm_fault(vs, a + 2 * PGSIZE, 0 /* read */, NULL), 0);
+    KCHECK_EQ(uvm_fault(vs, a + PGSIZE, 16 /* exec */, NULL), SIGSEGV);
     KCHECK_EQ(uvm_protect(vs, 0x10000000, PGSIZE, VM_READ), -ENOMEM);
     // Unmap a hole; its pages are freed.
     KCHECK_EQ(uvm_unmap(vs, a + 4 * PGSIZE, PGSIZE), 0);
     KCHECK(!uvm_mapped(vs, a + 4 * PGSIZE, NULL));
-    KCHECK_EQ(vs->pages, 3);
+    KCHECK_EQ(uvm_resident(vs), 3);
     KCHECK_EQ(uvm_read(vs, a + 4 * PGSIZE, back, 1), -EFAULT);
     KCHECK_EQ(uvm_map(vs, a + 1, PGSIZE, VM_READ, true), -EINVAL);
     KCHECK_EQ(uvm_map(vs, 0xffff800000000000UL, PGSIZE, VM_READ, true), -EINVAL);
