@@ -1,0 +1,136 @@
+// Address-space semantics: copy-on-write fork, shared memory across fork,
+// fault signals (si_code, si_addr), mprotect, MADV_DONTNEED, MAP_POPULATE,
+// MAP_FIXED and MAP_FIXED_NOREPLACE.
+#include "ktest.h"
+#include "mm.h"
+#include "uapi/abi.h"
+#include "uapi/errno.h"
+#include "vmtest.h"
+
+#define BASE 0x400000UL
+
+KTEST(vm_cow_fork_private_pages)
+{
+    kmalloc_drain_all();
+    page_drain_all_caches();
+    size_t free0 = page_count_free();
+    struct vmspace *p = vmspace_new();
+    KREQUIRE(p);
+    KCHECK_EQ(uvm_map(p, BASE, 4 * PGSIZE, VM_READ | VM_WRITE, UVM_FIXED), (long)BASE);
+    KCHECK_EQ(uvm_write(p, BASE, "parent", 7), 0);
+    KCHECK_EQ(uvm_write(p, BASE + PGSIZE, "second", 7), 0);
+    struct vmspace *c = vmspace_fork(p);
+    KREQUIRE(c);
+    char buf[8];
+    KCHECK_EQ(uvm_read(c, BASE, buf, 7), 0);
+    KCHECK(strcmp(buf, "parent") == 0);
+    KCHECK_EQ(uvm_page_pa(c, BASE), uvm_page_pa(p, BASE)); // shared until a write
+    KCHECK_EQ(uvm_page_pa(c, BASE + 2 * PGSIZE), 0);      // untouched stays untouched
+    // The child writes through a real fault: it gets its own copy.
+    vmt_enter(c);
+    KCHECK(vmt_touch(BASE, 0x6464646464646464UL));
+    uint64_t v = 0;
+    KCHECK(vmt_peek(BASE + PGSIZE, &v) && (char)v == 's');
+    vmt_leave(c);
+    KCHECK(uvm_page_pa(c, BASE) != uvm_page_pa(p, BASE));
+    KCHECK_EQ(uvm_page_pa(c, BASE + PGSIZE), uvm_page_pa(p, BASE + PGSIZE)); // only read
+    KCHECK_EQ(uvm_read(p, BASE, buf, 7), 0);
+    KCHECK(strcmp(buf, "parent") == 0);
+    // The parent writes the second page: the child keeps the old contents.
+    vmt_enter(p);
+    KCHECK(vmt_touch(BASE + PGSIZE, 0x5858585858585858UL));
+    vmt_leave(p);
+    KCHECK_EQ(uvm_read(c, BASE + PGSIZE, buf, 7), 0);
+    KCHECK(strcmp(buf, "second") == 0);
+    // The child exits first; the parent's copy-on-write pages are its own again.
+    vmspace_free(c);
+    uintptr_t pa = uvm_page_pa(p, BASE);
+    KCHECK_EQ(uvm_write(p, BASE, "again", 6), 0);
+    KCHECK_EQ(uvm_page_pa(p, BASE), pa); // no copy needed
+    vmspace_free(p);
+    kmalloc_drain_all();
+    page_drain_all_caches();
+    KCHECK(page_count_free() + 2 >= free0);
+}
+
+KTEST(vm_shared_memory_survives_fork)
+{
+    struct vmspace *p = vmspace_new();
+    KREQUIRE(p);
+    KCHECK_EQ(uvm_map(p, BASE, 2 * PGSIZE, VM_READ | VM_WRITE, UVM_FIXED | UVM_SHARED), (long)BASE);
+    KCHECK_EQ(uvm_resident(p), 2); // shared memory exists before anyone forks
+    struct vmspace *c = vmspace_fork(p);
+    KREQUIRE(c);
+    vmt_enter(c);
+    KCHECK(vmt_touch(BASE + PGSIZE, 42));
+    vmt_leave(c);
+    uint64_t v = 0;
+    KCHECK_EQ(uvm_read(p, BASE + PGSIZE, &v, 8), 0);
+    KCHECK_EQ(v, 42);
+    KCHECK_EQ(uvm_dontneed(p, BASE, 2 * PGSIZE), 0); // shared: contents stay
+    KCHECK_EQ(uvm_read(c, BASE + PGSIZE, &v, 8), 0);
+    KCHECK_EQ(v, 42);
+    vmspace_free(p);
+    KCHECK_EQ(uvm_read(c, BASE + PGSIZE, &v, 8), 0); // the child's reference keeps it
+    KCHECK_EQ(v, 42);
+    vmspace_free(c);
+}
+
+KTEST(vm_fault_signals_and_mprotect)
+{
+    struct vmspace *vs = vmspace_new();
+    KREQUIRE(vs);
+    KCHECK_EQ(uvm_map(vs, BASE, 2 * PGSIZE, VM_READ, UVM_FIXED), (long)BASE);
+    struct fault_info fi = {0, 0, 0};
+    KCHECK_EQ(uvm_fault(vs, BASE + 2 * PGSIZE + 5, 2, &fi), SIGSEGV);
+    KCHECK_EQ(fi.code, SEGV_MAPERR);
+    KCHECK_EQ(fi.addr, BASE + 2 * PGSIZE + 5);
+    KCHECK_EQ(uvm_fault(vs, BASE + 7, 2 /* write */, &fi), SIGSEGV);
+    KCHECK_EQ(fi.code, SEGV_ACCERR);
+    KCHECK_EQ(fi.addr, BASE + 7);
+    KCHECK_EQ(uvm_fault(vs, 0xffff800000001000UL, 0, &fi), SIGSEGV);
+    KCHECK_EQ(fi.code, SEGV_MAPERR);
+    vmt_enter(vs);
+    uint64_t v = 1;
+    KCHECK(vmt_peek(BASE, &v) && v == 0);
+    KCHECK(!vmt_touch(BASE, 1));                 // read-only
+    KCHECK_EQ(uvm_protect(vs, BASE, PGSIZE, VM_READ | VM_WRITE), 0);
+    KCHECK(vmt_touch(BASE, 7));                  // granted without a shootdown
+    KCHECK_EQ(uvm_protect(vs, BASE, PGSIZE, VM_READ), 0);
+    KCHECK(!vmt_touch(BASE, 8));                 // revoked: the stale entry is gone
+    KCHECK(vmt_peek(BASE, &v) && v == 7);
+    KCHECK_EQ(uvm_protect(vs, BASE, PGSIZE, 0), 0);
+    KCHECK(!vmt_peek(BASE, &v));                 // PROT_NONE
+    KCHECK_EQ(uvm_protect(vs, BASE, 3 * PGSIZE, VM_READ), -ENOMEM); // hole at the end
+    KCHECK(!vmt_peek(BASE, &v));                 // ... and nothing changed
+    vmt_leave(vs);
+    vmspace_free(vs);
+}
+
+KTEST(vm_dontneed_populate_fixed)
+{
+    struct vmspace *vs = vmspace_new();
+    KREQUIRE(vs);
+    KCHECK_EQ(uvm_map(vs, BASE, 8 * PGSIZE, VM_READ | VM_WRITE, UVM_FIXED | UVM_POPULATE), (long)BASE);
+    KCHECK_EQ(uvm_resident(vs), 8);
+    vmt_enter(vs);
+    KCHECK(vmt_touch(BASE + 3 * PGSIZE, 99));
+    KCHECK_EQ(uvm_dontneed(vs, BASE + 2 * PGSIZE, 2 * PGSIZE), 0);
+    KCHECK_EQ(uvm_resident(vs), 6);
+    uint64_t v = 1;
+    KCHECK(vmt_peek(BASE + 3 * PGSIZE, &v) && v == 0); // zero-fill again
+    KCHECK_EQ(uvm_dontneed(vs, BASE + 7 * PGSIZE, 2 * PGSIZE), -ENOMEM); // runs past the end
+    // MAP_FIXED_NOREPLACE refuses, MAP_FIXED replaces with fresh zero pages.
+    KCHECK_EQ(uvm_map(vs, BASE + 7 * PGSIZE, 2 * PGSIZE, VM_READ, UVM_NOREPLACE), -EEXIST);
+    KCHECK(vmt_touch(BASE + 5 * PGSIZE, 5));
+    KCHECK_EQ(uvm_map(vs, BASE + 5 * PGSIZE, PGSIZE, VM_READ | VM_WRITE, UVM_FIXED), (long)(BASE + 5 * PGSIZE));
+    KCHECK(vmt_peek(BASE + 5 * PGSIZE, &v) && v == 0);
+    KCHECK_EQ(uvm_map(vs, BASE + 8 * PGSIZE, PGSIZE, VM_READ, UVM_NOREPLACE), (long)(BASE + 8 * PGSIZE));
+    // Non-fixed placement honours a free hint and never overlaps.
+    long a = uvm_map(vs, BASE, PGSIZE, VM_READ, 0);
+    KCHECK(a > 0 && (a >= (long)(BASE + 9 * PGSIZE) || a + (long)PGSIZE <= (long)BASE));
+    long b = uvm_map(vs, 0x900000, PGSIZE, VM_READ, 0);
+    KCHECK_EQ(b, 0x900000);
+    vmt_leave(vs);
+    vmspace_free(vs);
+}
