@@ -739,6 +739,7 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
         preempt_enable();
         return 0;
     }
+    bool remote = false;
     if (z.hi > z.lo) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST); // entries cleared before reading cpus
         int me = cpu_id();
@@ -750,10 +751,16 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
             for (uintptr_t a = z.lo; a < z.hi; a += PGSIZE)
                 invlpg(a);
         }
+        remote = cpumask_weight(&m) != 0;
         tlb_flush_later(&m);
     }
-    // Each batch waits for a grace period (epoch_defer orders the flags above
-    // before it reads the epoch).
+    // Touched by no other CPU that has the space loaded: nothing can reach the
+    // pages any more, free them now. Otherwise each batch waits for a grace
+    // period (epoch_defer orders the flags above before it reads the epoch).
+    if (!remote) {
+        batch_release(z.pages);
+        z.pages = NULL;
+    }
     for (struct batch *b = z.pages, *next; b; b = next) {
         next = b->next;
         b->next = NULL;

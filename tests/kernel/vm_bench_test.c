@@ -1,9 +1,10 @@
 // Benchmark: mmap + touch + munmap per CPU, one address space loaded on every
 // CPU (a multi-threaded process), synchronous munmap vs MADV_UNMAP_ASYNC.
 // "local": each CPU touches only its own mappings (sync munmap needs no IPI
-// either). "shared": each CPU also reads its neighbour's latest mapping, so the
-// neighbour's CPU caches translations of it and a synchronous munmap must shoot
-// it down. Reports ops/s per CPU and IPIs per operation (`make bench`).
+// either). "shared": before each munmap the next CPU reads every page of the
+// mapping (a lockstep handshake), so that CPU caches translations of it and a
+// synchronous munmap must shoot it down: one IPI per operation from 2 CPUs on.
+// Reports ops/s per CPU and IPIs per operation (`make bench`).
 #include "ktest.h"
 #include "mm.h"
 #include "vmtest.h"
@@ -13,7 +14,12 @@
 
 static struct vmspace *VS;
 static volatile int failures, ready, go;
-static volatile uintptr_t latest[NCPU_MAX];
+struct slot {
+    uintptr_t addr;  // the owner's current mapping
+    int64_t seq;     // its operation number (the owner writes)
+    int64_t peeked;  // the operation the neighbour has read (the neighbour writes)
+} __cacheline_aligned;
+static struct slot slots[NCPU_MAX];
 static bool async, shared;
 
 static void bench_worker(void *arg)
@@ -33,10 +39,18 @@ static void bench_worker(void *arg)
         for (int i = 0; i < NPAGES; i++)
             vmt_touch(a + i * PGSIZE, k);
         if (shared) {
-            latest[me] = a;
-            uintptr_t o = latest[(me + 1) % n];
-            if (o)
-                vmt_peek(o, &v); // may fault once unmapped: fine
+            // Publish ours, read the previous CPU's, wait until ours was read.
+            int prev = (me + n - 1) % n;
+            slots[me].addr = a;
+            __atomic_store_n(&slots[me].seq, k + 1, __ATOMIC_RELEASE);
+            while (__atomic_load_n(&slots[prev].seq, __ATOMIC_ACQUIRE) < k + 1)
+                pause();
+            for (int i = 0; i < NPAGES; i++)
+                if (!vmt_peek(slots[prev].addr + i * PGSIZE, &v) || v != (uint64_t)k)
+                    __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&slots[prev].peeked, k + 1, __ATOMIC_RELEASE);
+            while (__atomic_load_n(&slots[me].peeked, __ATOMIC_ACQUIRE) < k + 1)
+                pause();
         }
         int err = async ? uvm_unmap_async(VS, a, NPAGES * PGSIZE) : uvm_unmap(VS, a, NPAGES * PGSIZE);
         if (err)
@@ -51,7 +65,7 @@ static void run(const char *name)
     VS = vmspace_new();
     KREQUIRE(VS);
     failures = ready = go = 0;
-    memset((void *)latest, 0, sizeof latest);
+    memset(slots, 0, sizeof slots);
     struct thread *t[NCPU_MAX];
     for (int c = 0; c < n; c++)
         KREQUIRE((t[c] = vmt_on_cpu(c, "vmt-bench", bench_worker, (void *)(uintptr_t)c)) != NULL);
