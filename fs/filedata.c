@@ -114,12 +114,17 @@ static char *page_get(struct filemap *m, uint64_t pg)
     return (char *)node;
 }
 
+// Data pages may also be mapped into address spaces (fs_map_page), which hold
+// extra references: page_put frees a page only when the last of them lets go.
 static void free_tree(void *p, int h)
 {
-    if (h > 0)
-        for (unsigned i = 0; i < SLOTS; i++)
-            if (((void **)p)[i])
-                free_tree(((void **)p)[i], h - 1);
+    if (h == 0) {
+        page_put(p);
+        return;
+    }
+    for (unsigned i = 0; i < SLOTS; i++)
+        if (((void **)p)[i])
+            free_tree(((void **)p)[i], h - 1);
     page_free(p);
 }
 
@@ -462,4 +467,25 @@ int fs_truncate(struct inode *ip, int64_t size)
     if (!err)
         inode_touch(ip, T_MTIME | T_CTIME);
     return err;
+}
+
+// A page for a memory mapping (uvm.c): the file's own page, so that MAP_SHARED
+// stores and read/write see each other; a hole inside the file gets a zeroed page
+// as a write would. The caller gets an extra reference (page_owner_add) and
+// drops it with page_put; a truncate that detaches the page then frees it only
+// after the last mapping lets go. -EFAULT beyond the end of the file (SIGBUS).
+int fs_map_page(struct inode *ip, uint64_t pg, void **page)
+{
+    int err = check_regular(ip);
+    if (err)
+        return err;
+    if (pg >= (filedata_size(ip) + PGSIZE - 1) / PGSIZE)
+        return -EFAULT;
+    epoch_enter(); // a racing truncate frees detached pages only after we leave
+    char *p = page_get(&ip->map, pg);
+    if (p)
+        page_owner_add(p, 1);
+    epoch_exit();
+    *page = p;
+    return p ? 0 : -ENOMEM;
 }

@@ -111,6 +111,10 @@ int64_t fs_read(struct inode *ip, void *buf, size_t n, uint64_t off);
 int64_t fs_write(struct inode *ip, const void *buf, size_t n, uint64_t off);
 int64_t fs_append(struct inode *ip, const void *buf, size_t n); // at the end, atomically
 int fs_truncate(struct inode *ip, int64_t size);
+// Memory mappings (kernel/uvm.c): page pg of a regular file with an extra
+// reference (drop it with page_put); 0, -EFAULT beyond the end of the file,
+// -ENOMEM, or -EINVAL/-EISDIR for other inode types.
+int fs_map_page(struct inode *ip, uint64_t pg, void **page);
 #define FS_FILE_MAX (1ULL << 40) // largest file size (EFBIG beyond)
 
 // Directory listing. *pos starts at 0; each entry gets a stable position, so a

@@ -1,5 +1,6 @@
-// Memory system calls: brk, mmap (anonymous, private or shared), munmap,
-// mprotect, madvise. Argument checks around uvm.c, with Linux's errnos.
+// Memory system calls: brk, mmap (anonymous or file-backed, private or shared),
+// munmap, mprotect, madvise. Argument checks around uvm.c, with Linux's errnos.
+#include "fs.h"
 #include "proc.h"
 #include "sched.h"
 #include "syscall.h"
@@ -11,6 +12,19 @@
 static struct vmspace *cur_vm(void) { return thread_current()->vm; }
 
 long sys_brk(uint64_t addr) { return uvm_brk(cur_vm(), addr); }
+
+// The inode behind fd for a file mapping, referenced (the caller puts it). This
+// branch has no descriptor table: the integrator replaces the body with the
+// files branch's lookup (fd -> struct file -> inode), with Linux's errnos:
+// EBADF for a bad fd, EACCES if the file is not open for reading, or for
+// MAP_SHARED with PROT_WRITE if it is not open for writing; ENODEV if it is not
+// a regular file.
+static int mmap_fd_inode(int fd, int prot, int type, struct inode **ipp)
+{
+    (void)fd, (void)prot, (void)type;
+    *ipp = NULL;
+    return -EBADF;
+}
 
 #define MAP_POPULATE 0x8000
 #define MAP_KNOWN (MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_NORESERVE | \
@@ -24,12 +38,16 @@ long sys_mmap(uint64_t addr, size_t len, int prot, int flags, int fd, long off)
         return -EINVAL;
     if (off % PGSIZE)
         return -EINVAL;
-    if (!(flags & MAP_ANONYMOUS)) {
-        (void)fd;
-        return -ENODEV; // file-backed mappings: not yet (no fd table on this branch)
-    }
     if (len > USER_TOP)
         return -ENOMEM;
+    struct inode *ip = NULL;
+    if (!(flags & MAP_ANONYMOUS)) {
+        if (off < 0)
+            return -EINVAL;
+        int err = mmap_fd_inode(fd, prot, type, &ip);
+        if (err)
+            return err;
+    }
     int uflags = 0;
     if (flags & MAP_FIXED_NOREPLACE)
         uflags |= UVM_NOREPLACE; // Linux: -EEXIST if anything is mapped there
@@ -40,7 +58,10 @@ long sys_mmap(uint64_t addr, size_t len, int prot, int flags, int fd, long off)
     if (flags & MAP_POPULATE)
         uflags |= UVM_POPULATE;
     // MAP_NORESERVE: nothing is ever reserved; pages are allocated on first touch.
-    return uvm_map(cur_vm(), addr, len, prot, uflags);
+    long ret = uvm_map_file(cur_vm(), addr, len, prot, uflags, ip, ip ? off / PGSIZE : 0);
+    if (ip)
+        fs_iput(ip); // each mapped page holds its own reference
+    return ret;
 }
 
 long sys_munmap(uint64_t addr, size_t len) { return uvm_unmap(cur_vm(), addr, len); }

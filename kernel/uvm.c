@@ -38,6 +38,11 @@
 // page.c then counts the extra references (0 = one owner), so the unshared
 // common case never touches it.
 //
+// File-backed pages are the file's own pages (fs_map_page), with a reference:
+// MAP_SHARED maps them writable, so stores and read(2)/write(2) see each other;
+// MAP_PRIVATE maps them copy-on-write. The descriptor holds the inode and page
+// index (and an inode reference); faults past the end of the file get SIGBUS.
+//
 // MAP_SHARED anonymous memory is filled in at mmap time (as with MAP_POPULATE):
 // fork then shares the pages themselves, and no shared backing object is needed.
 // No epoch read section is needed around faults: nothing a fault reads is freed
@@ -46,6 +51,7 @@
 // fill-and-recheck, a shootdown waits for the fault to finish).
 #include "counter.h"
 #include "epoch.h"
+#include "fs.h"
 #include "kstats.h"
 #include "mm.h"
 #include "percpu.h"
@@ -66,8 +72,10 @@
 #define VP_PROT(w) ((int)((w) >> VP_PROT_SHIFT) & 7)
 
 struct vpage {
-    uint64_t word;  // VP_* flags, protection and the physical page (0: not touched)
-    cpumask_t cpus; // CPUs whose page table for this space may map the page
+    uint64_t word;     // VP_* flags, protection and the physical page (0: not touched)
+    cpumask_t cpus;    // CPUs whose page table for this space may map the page
+    struct inode *ip;  // backing file (holds a reference), NULL for anonymous memory
+    uint64_t pgoff;    // page index in the file
 } __cacheline_aligned;
 
 #define LEAF_BITS 6
@@ -408,7 +416,9 @@ static void free_tree(void *node, int level)
         for (size_t i = 0; i < LEAF_PAGES; i++) {
             uint64_t w = l->vp[i].word;
             if (VP_PA(w))
-                page_unref(P2V(VP_PA(w)), w & (VP_COW | VP_SHARED));
+                page_unref(P2V(VP_PA(w)), (w & (VP_COW | VP_SHARED)) || l->vp[i].ip);
+            if (l->vp[i].ip)
+                fs_iput(l->vp[i].ip);
         }
     } else {
         struct vmnode *n = node;
@@ -525,9 +535,13 @@ static void vp_drop(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, uin
     if (VP_PA(w)) {
         vc->resident--;
         vp_set(vp, keep_mapping ? (w & ~(PTE_ADDR(~0UL) | VP_COW)) : 0);
-        zap_or_flush(vs, z, P2V(VP_PA(w)), w & (VP_COW | VP_SHARED));
+        zap_or_flush(vs, z, P2V(VP_PA(w)), (w & (VP_COW | VP_SHARED)) || vp->ip);
     } else {
         vp_set(vp, keep_mapping ? w : 0);
+    }
+    if (!keep_mapping && vp->ip) {
+        fs_iput(vp->ip);
+        vp->ip = NULL;
     }
 }
 
@@ -624,20 +638,36 @@ static long place_and_lock(struct vmspace *vs, struct vmcore *vc, uintptr_t want
 
 // ---- mmap, munmap, mprotect, madvise ----------------------------------------------
 
-// Allocate the page of a locked, mapped descriptor that has none.
+// Give a locked, mapped descriptor that has no page one: a zeroed page, or the
+// file's page (copy-on-write for a private mapping). -ENOMEM, or -EFAULT past
+// the end of the file.
 static int vp_populate(struct vmcore *vc, struct vpage *vp)
 {
     if (VP_PA(vp->word))
         return 0;
-    void *pg = page_alloc_zeroed();
-    if (!pg)
+    void *pg = NULL;
+    uint64_t flags = 0;
+    if (vp->ip) {
+        int err = fs_map_page(vp->ip, vp->pgoff, &pg);
+        if (err)
+            return err;
+        if (!(vp->word & VP_SHARED))
+            flags = VP_COW;
+    } else if (!(pg = page_alloc_zeroed())) {
         return -ENOMEM;
+    }
     vc->resident++;
-    vp_set(vp, vp->word | V2P(pg));
+    vp_set(vp, vp->word | flags | V2P(pg));
     return 0;
 }
 
 long uvm_map(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int flags)
+{
+    return uvm_map_file(vs, addr, len, prot, flags, NULL, 0);
+}
+
+long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int flags,
+                  struct inode *ip, uint64_t pgoff)
 {
     bool fixed = flags & (UVM_FIXED | UVM_NOREPLACE);
     if (len == 0 || (fixed && addr % PGSIZE) || (prot & ~(VM_READ | VM_WRITE | VM_EXEC)))
@@ -665,13 +695,20 @@ long uvm_map(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int flags
     if (flags & UVM_FIXED)
         unmap_locked(vs, vc, addr, addr + len, &z);
     uint64_t w = VP_MAPPED | (uint64_t)prot << VP_PROT_SHIFT | ((flags & UVM_SHARED) ? VP_SHARED : 0);
-    bool populate = flags & (UVM_POPULATE | UVM_SHARED);
+    // Shared anonymous memory must exist before a fork can share it; a file is
+    // its own shared object.
+    bool must = (flags & UVM_SHARED) && !ip, populate = must || (flags & UVM_POPULATE);
     struct vpage *vp = NULL;
     for (uintptr_t va = addr; va < addr + len; va += PGSIZE) {
         vp = vpage_next(vs, vp, va, false);
         vp_set(vp, w);
-        if (populate && vp_populate(vc, vp) < 0 && (flags & UVM_SHARED))
-            ret = -ENOMEM; // shared memory must exist before a fork can share it
+        if (ip) {
+            fs_iget(ip);
+            vp->ip = ip;
+            vp->pgoff = pgoff + (va - addr) / PGSIZE;
+        }
+        if (populate && vp_populate(vc, vp) == -ENOMEM && must)
+            ret = -ENOMEM;
     }
     if (ret < 0)
         unmap_locked(vs, vc, addr, addr + len, &z);
@@ -940,7 +977,7 @@ static int fault_locked(struct vmspace *vs, struct vmcore *vc, struct vpage *vp,
         sig = fault_fail(fi, SIGSEGV, SEGV_ACCERR, addr);
     else if (vp_populate(vc, vp) < 0 ||
              ((err & PF_WRITE) && (vp->word & VP_COW) && vp_break_cow(vs, vp, va) < 0))
-        sig = fault_fail(fi, SIGBUS, BUS_ADRERR, addr); // out of memory
+        sig = fault_fail(fi, SIGBUS, BUS_ADRERR, addr); // past the end of the file, or no memory
     if (!sig) {
         w = vp->word & ~VP_LOCK;
         push_off();
@@ -1073,6 +1110,11 @@ static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr
         f->pages++;
     }
     cv->word = w;
+    if (vp->ip) {
+        fs_iget(vp->ip);
+        cv->ip = vp->ip;
+        cv->pgoff = vp->pgoff;
+    }
 }
 
 static void fork_leaf(struct forkstate *f, struct vleaf *l, uintptr_t base)

@@ -59,6 +59,11 @@ void uvm_switch(struct vmspace *prev, struct vmspace *next); // NULL = kernel on
 // there); otherwise at addr if it is free, else wherever fits (per-CPU hint).
 // Returns the address or -errno.
 long uvm_map(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int flags);
+// Map pages [pgoff, pgoff + len/PGSIZE) of a regular file (ScaleFS inode; each
+// page's descriptor holds an inode reference). UVM_SHARED: stores reach the file.
+struct inode;
+long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int flags,
+                  struct inode *ip, uint64_t pgoff);
 int uvm_unmap(struct vmspace *vs, uintptr_t addr, size_t len);
 // MADV_UNMAP_ASYNC: unmap without waiting for other CPUs' TLBs (uapi/ext.h).
 int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len);

@@ -1,0 +1,80 @@
+// File-backed mappings over ScaleFS: MAP_SHARED stores are seen by read and
+// writes by the mapping; MAP_PRIVATE stores stay private; a fault past the end
+// of the file is SIGBUS (BUS_ADRERR); truncating or unlinking a mapped file and
+// unmapping afterwards frees every page exactly once.
+#include "fstest.h"
+#include "ktest.h"
+#include "mm.h"
+#include "uapi/abi.h"
+#include "uapi/errno.h"
+#include "vmtest.h"
+
+#define BASE 0x400000UL
+
+KTEST(vm_file_shared_private_sigbus)
+{
+    struct inode *d = fst_scratch("t_vmfile"), *ip;
+    KREQUIRE(d);
+    KREQUIRE(fs_create(d, "f", 0644, FS_EXCL, &ip) == 0);
+    static char data[5 * PGSIZE / 2];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (char)('a' + i % 26);
+    KCHECK_EQ(fs_write(ip, data, sizeof data, 0), (int64_t)sizeof data);
+    fst_quiesce();
+    size_t free0 = fst_free_pages();
+
+    struct vmspace *vs = vmspace_new();
+    KREQUIRE(vs);
+    KCHECK_EQ(uvm_map_file(vs, BASE, 4 * PGSIZE, VM_READ | VM_WRITE, UVM_FIXED | UVM_SHARED, ip, 0),
+              (long)BASE);
+    KCHECK_EQ(uvm_map_file(vs, BASE + 8 * PGSIZE, 2 * PGSIZE, VM_READ | VM_WRITE, UVM_FIXED, ip, 1),
+              (long)(BASE + 8 * PGSIZE));
+    vmt_enter(vs);
+    uint64_t v = 0, w;
+    memcpy(&w, data + PGSIZE + 8, 8);
+    KCHECK(vmt_peek(BASE + PGSIZE + 8, &v) && v == w);             // shared sees the file
+    KCHECK(vmt_peek(BASE + 8 * PGSIZE + 8, &v) && v == w);         // private, offset 1 page
+    // Shared store -> read(2); write(2) -> shared and (untouched) private view.
+    KCHECK(vmt_touch(BASE + 16, 0x1111111111111111UL));
+    KCHECK_EQ(fs_read(ip, &v, 8, 16), 8);
+    KCHECK_EQ(v, 0x1111111111111111UL);
+    v = 0x2222222222222222UL;
+    KCHECK_EQ(fs_write(ip, &v, 8, 2 * PGSIZE), 8);
+    KCHECK(vmt_peek(BASE + 2 * PGSIZE, &v) && v == 0x2222222222222222UL);
+    KCHECK(vmt_peek(BASE + 9 * PGSIZE, &v) && v == 0x2222222222222222UL);
+    // Private store: the file and the shared view keep the old data.
+    KCHECK(vmt_touch(BASE + 9 * PGSIZE, 0x3333333333333333UL));
+    KCHECK_EQ(fs_read(ip, &v, 8, 2 * PGSIZE), 8);
+    KCHECK_EQ(v, 0x2222222222222222UL);
+    KCHECK(vmt_peek(BASE + 2 * PGSIZE, &v) && v == 0x2222222222222222UL);
+    // Page 3 lies past the end of the file (2.5 pages): SIGBUS.
+    struct fault_info fi = {0, 0, 0};
+    KCHECK_EQ(uvm_fault(vs, BASE + 3 * PGSIZE + 4, 0, &fi), SIGBUS);
+    KCHECK_EQ(fi.code, BUS_ADRERR);
+    KCHECK_EQ(fi.addr, BASE + 3 * PGSIZE + 4);
+    KCHECK(!vmt_peek(BASE + 3 * PGSIZE, &v));
+    // The tail of the last page reads as zeros.
+    KCHECK(vmt_peek(BASE + 2 * PGSIZE + PGSIZE / 2, &v) && v == 0);
+    // MADV_DONTNEED on the private mapping goes back to the file's contents.
+    KCHECK_EQ(uvm_dontneed(vs, BASE + 9 * PGSIZE, PGSIZE), 0);
+    KCHECK(vmt_peek(BASE + 9 * PGSIZE, &v) && v == 0x2222222222222222UL);
+    // A fork shares the file pages; its private copy-on-write works on them.
+    struct vmspace *c = vmspace_fork(vs);
+    KCHECK(c != NULL);
+    vmt_leave(vs);
+    if (c) {
+        v = 0x4444444444444444UL;
+        KCHECK_EQ(uvm_write(c, BASE + 24, &v, 8), 0); // shared: reaches the file
+        KCHECK_EQ(fs_read(ip, &w, 8, 24), 8);
+        KCHECK_EQ(w, v);
+        vmspace_free(c);
+    }
+    // Truncate while mapped, then unmap: the pages go back exactly once.
+    KCHECK_EQ(fs_truncate(ip, 0), 0);
+    vmspace_free(vs);
+    fs_iput(ip);
+    KCHECK_EQ(fs_unlink(d, "f"), 0);
+    fs_iput(d);
+    fst_quiesce();
+    KCHECK(fst_free_pages() + 4 >= free0 + 3); // the file's 3 data pages are free too
+}
