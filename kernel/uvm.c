@@ -63,7 +63,9 @@
 
 // ---- descriptors and the radix tree ----------------------------------------------
 
-#define VP_LOCK (1UL << 0)
+#define VP_LOCK (1UL << 0)   // with the holder's CPU in VP_OWNER (preemption is off)
+#define VP_OWNER_SHIFT 52
+#define VP_LOCKBITS (VP_LOCK | 0x7ffUL << VP_OWNER_SHIFT)
 #define VP_MAPPED (1UL << 1)
 #define VP_COW (1UL << 2)    // page shared with another address space: copy on write
 #define VP_SHARED (1UL << 3) // MAP_SHARED: fork shares the page
@@ -169,11 +171,13 @@ static struct vpage *vpage_iter(struct vmspace *vs, struct vpage *prev, uintptr_
 // Lock one descriptor; returns its word (without the lock bit). Interrupts may be
 // off (faults inside usercopy), and the holder may be waiting for our CPU to
 // answer a shootdown: keep answering cross-CPU calls while spinning.
+static uint64_t my_lock(void) { return VP_LOCK | (uint64_t)cpu_id() << VP_OWNER_SHIFT; }
+
 static uint64_t vp_lock(struct vpage *vp)
 {
     for (;;) {
         uint64_t w = ldw(&vp->word);
-        if (!(w & VP_LOCK) && __atomic_compare_exchange_n(&vp->word, &w, w | VP_LOCK, false,
+        if (!(w & VP_LOCK) && __atomic_compare_exchange_n(&vp->word, &w, w | my_lock(), false,
                                                           __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
             return w;
         xcall_poll();
@@ -181,14 +185,21 @@ static uint64_t vp_lock(struct vpage *vp)
     }
 }
 
+// The word of a descriptor we hold, without the lock bits.
+static uint64_t vp_val(struct vpage *vp) { return vp->word & ~VP_LOCKBITS; }
+
+// Did this CPU lock it? (A range operation's later passes may meet descriptors
+// in tree nodes added after its locking pass; those are not its own.)
+static bool vp_mine(struct vpage *vp) { return (ldw(&vp->word) & VP_LOCKBITS) == my_lock(); }
+
 static void vp_set(struct vpage *vp, uint64_t w) // still locked
 {
-    __atomic_store_n(&vp->word, w | VP_LOCK, __ATOMIC_RELEASE);
+    __atomic_store_n(&vp->word, (w & ~VP_LOCKBITS) | my_lock(), __ATOMIC_RELEASE);
 }
 
 static void vp_unlock(struct vpage *vp, uint64_t w)
 {
-    __atomic_store_n(&vp->word, w & ~VP_LOCK, __ATOMIC_RELEASE);
+    __atomic_store_n(&vp->word, w & ~VP_LOCKBITS, __ATOMIC_RELEASE);
 }
 
 // ---- per-CPU page tables -----------------------------------------------------------
@@ -519,7 +530,8 @@ static void range_unlock(struct vmspace *vs, uintptr_t start, uintptr_t end)
 {
     struct vpage *vp = NULL;
     for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
-        vp_unlock(vp, vp->word);
+        if (vp_mine(vp))
+            vp_unlock(vp, vp->word);
 }
 
 static struct vmcore *my_core(struct vmspace *vs) { return core_get(vs, cpu_id()); }
@@ -529,7 +541,7 @@ static struct vmcore *my_core(struct vmspace *vs) { return core_get(vs, cpu_id()
 static void vp_drop(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, uintptr_t va,
                     struct zap *z, bool keep_mapping)
 {
-    uint64_t w = vp->word & ~VP_LOCK;
+    uint64_t w = vp_val(vp);
     vp_clear_ptes(vs, vp, va, &z->tlb);
     zap_range(z, va);
     if (VP_PA(w)) {
@@ -551,7 +563,7 @@ static void unmap_locked(struct vmspace *vs, struct vmcore *vc, uintptr_t start,
 {
     struct vpage *vp = NULL;
     for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
-        if (vp->word & VP_MAPPED)
+        if (vp_mine(vp) && (vp->word & VP_MAPPED))
             vp_drop(vs, vc, vp, va, z, false);
 }
 
@@ -821,12 +833,12 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
     size_t mapped = 0;
     struct vpage *vp = NULL;
     for (uintptr_t va = addr; (vp = vpage_iter(vs, vp, &va, addr + len)); va += PGSIZE)
-        mapped += (vp->word & VP_MAPPED) != 0;
+        mapped += vp_mine(vp) && (vp->word & VP_MAPPED);
     int err = mapped == len / PGSIZE ? 0 : -ENOMEM;
     vp = NULL;
     for (uintptr_t va = addr; !err && va < addr + len; va += PGSIZE) {
         vp = vpage_next(vs, vp, va, false);
-        uint64_t w = vp->word & ~VP_LOCK;
+        uint64_t w = vp_val(vp);
         int old = VP_PROT(w);
         // Granting more needs no shootdown: a stale, stricter entry only faults,
         // and the fault refills it.
@@ -858,7 +870,7 @@ int uvm_dontneed(struct vmspace *vs, uintptr_t addr, size_t len)
     size_t mapped = 0;
     struct vpage *vp = NULL;
     for (uintptr_t va = addr; (vp = vpage_iter(vs, vp, &va, addr + len)); va += PGSIZE) {
-        if (!(vp->word & VP_MAPPED))
+        if (!vp_mine(vp) || !(vp->word & VP_MAPPED))
             continue;
         mapped++;
         if (!(vp->word & VP_SHARED)) // shared memory keeps its contents
@@ -912,7 +924,7 @@ static bool access_ok(int prot, uint64_t err)
 // shoot them down before the new page appears.
 static int vp_break_cow(struct vmspace *vs, struct vpage *vp, uintptr_t va)
 {
-    uint64_t w = vp->word & ~VP_LOCK;
+    uint64_t w = vp_val(vp);
     void *old = P2V(VP_PA(w));
     if (page_owner_get(old) == 0) { // ours alone: the other side let go
         vp_set(vp, w & ~VP_COW);
@@ -979,7 +991,7 @@ static int fault_locked(struct vmspace *vs, struct vmcore *vc, struct vpage *vp,
              ((err & PF_WRITE) && (vp->word & VP_COW) && vp_break_cow(vs, vp, va) < 0))
         sig = fault_fail(fi, SIGBUS, BUS_ADRERR, addr); // past the end of the file, or no memory
     if (!sig) {
-        w = vp->word & ~VP_LOCK;
+        w = vp_val(vp);
         push_off();
         __atomic_fetch_or(&vp->cpus.w[me / 64], 1UL << (me % 64), __ATOMIC_SEQ_CST);
         pte_t *e = pte_find(vc->pml4, va, true);

@@ -148,8 +148,8 @@ static void check_memory(void)
     CHECK(q == p + 4096);
     CHECK(q[0] == 0);
     CHECK_EQ(raw2(SYS_munmap, p, 3 * 4096), 0);
-    // Files are not there yet.
-    CHECK_EQ(raw6(SYS_mmap, 0, 4096, PROT_READ, MAP_PRIVATE, 3, 0), -ENODEV);
+    // A file mapping of a descriptor that is not open.
+    CHECK_EQ(raw6(SYS_mmap, 0, 4096, PROT_READ, MAP_PRIVATE, 3, 0), -EBADF);
 
     long cur = raw1(SYS_brk, 0);
     CHECK(cur > 0);
