@@ -86,6 +86,16 @@ int main(void)
     } else {
         check(ret == -1 && errno == EINVAL, "MADV_UNMAP_ASYNC is EINVAL on Linux");
     }
+    if (ours) { // kstats: per-CPU counters; this process faulted and allocated pages
+        static struct kstats_cpu st[256];
+        long ncpu = syscall(__NR_kstats, st, 256);
+        unsigned long faults = 0, allocs = 0;
+        for (long c = 0; c < ncpu && c < 256; c++) {
+            faults += st[c].page_faults;
+            allocs += st[c].pages_alloc;
+        }
+        check(ncpu > 0 && faults > 0 && allocs > 0, "kstats counts page faults and allocations");
+    }
     check(munmap(a, 8 * pg) == 0 && munmap(b, pg) == 0, "munmap of everything");
     printf("%d passed, %d failed\n", n - failed, failed);
     return failed != 0;
