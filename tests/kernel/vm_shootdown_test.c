@@ -103,7 +103,10 @@ static void writer(void *arg)
 
 KTEST(vm_async_unmap_never_frees_a_reachable_page)
 {
-    KREQUIRE(ncpu_online >= 2);
+    if (ncpu_online < 2) {
+        kprintf("# needs a second CPU for the writer\n");
+        return;
+    }
     KREQUIRE((VS = vmspace_new()) != NULL);
     phase = 0;
     helper_state = 0;
