@@ -1,0 +1,123 @@
+// Builtins: commands that change the shell itself, so they run inside it.
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sh.h"
+
+static int b_cd(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : var_get("HOME");
+    if (!dir) {
+        sh_error("cd: HOME not set");
+        return 1;
+    }
+    if (chdir(dir) < 0) {
+        sh_error("cd: %s: %s", dir, strerror(errno));
+        return 1;
+    }
+    char buf[4096];
+    if (getcwd(buf, sizeof buf))
+        var_set("PWD", buf, false);
+    return 0;
+}
+
+static int b_exit(int argc, char **argv)
+{
+    int status = last_status;
+    if (argc > 1) {
+        char *end;
+        status = (int)strtol(argv[1], &end, 10);
+        if (!*argv[1] || *end) {
+            sh_error("exit: %s: numeric argument required", argv[1]);
+            status = 2;
+        }
+    }
+    fflush(stdout);
+    exit(status & 0xff);
+}
+
+// export NAME=value... or export NAME...; alone, lists the exported variables.
+static int b_export(int argc, char **argv)
+{
+    int status = 0;
+    if (argc == 1) {
+        char **env = var_environ(NULL);
+        for (; *env; env++)
+            printf("export %s\n", *env);
+        return 0;
+    }
+    for (int i = 1; i < argc; i++) {
+        size_t n = assignment_len(argv[i]);
+        if (n) {
+            argv[i][n] = 0;
+            var_set(argv[i], argv[i] + n + 1, true);
+        } else if (is_name(argv[i], strlen(argv[i]))) {
+            var_export(argv[i]);
+        } else {
+            sh_error("export: %s: bad variable name", argv[i]);
+            status = 1;
+        }
+    }
+    return status;
+}
+
+static int b_unset(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        var_unset(argv[i]);
+    return 0;
+}
+
+static int b_shift(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 1;
+    if (n < 0 || n > pos_count) {
+        sh_error("shift: can't shift that many");
+        return 1;
+    }
+    pos_args[n] = pos_args[0];
+    pos_args += n;
+    pos_count -= n;
+    return 0;
+}
+
+// wait: for every child; wait PID: for that one, giving its status.
+static int b_wait(int argc, char **argv)
+{
+    int status = 0;
+    if (argc == 1) {
+        while (wait(NULL) > 0 || errno == EINTR)
+            ;
+        return 0;
+    }
+    for (int i = 1; i < argc; i++)
+        status = wait_pid(atoi(argv[i]));
+    return status;
+}
+
+static int b_colon(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    builtin_fn *fn;
+} builtins[] = {
+    {"cd", b_cd}, {"exit", b_exit}, {"export", b_export}, {"unset", b_unset},
+    {"shift", b_shift}, {"wait", b_wait}, {":", b_colon},
+};
+
+builtin_fn *builtin_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (strcmp(builtins[i].name, name) == 0)
+            return builtins[i].fn;
+    return NULL;
+}

@@ -1,0 +1,364 @@
+// Running commands. Every program starts with posix_spawn: redirections and
+// pipe ends become the spawn's file actions (applied in order in the child, so
+// `>f 2>&1` and `2>&1 >f` differ as they should). Builtins run in the shell
+// with the same redirections applied to its own descriptors and then undone.
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sh.h"
+
+#define DEFAULT_PATH "/bin:/sbin:/usr/bin"
+#define SAVE_FD_MIN 10   // the shell's own descriptors live at 10 and up
+#define MAX_MOVES 32
+
+// One step of a command's descriptor setup: make `to` a copy of `from`
+// (from < 0: close `to`).
+struct move { int to, from; };
+
+struct setup {
+    struct move moves[MAX_MOVES];
+    int nmoves;
+    int opened[MAX_MOVES];   // files the shell opened for this command
+    int nopened;
+};
+
+static void add_move(struct setup *s, int to, int from)
+{
+    if (s->nmoves < MAX_MOVES)
+        s->moves[s->nmoves++] = (struct move){to, from};
+}
+
+static void close_opened(struct setup *s)
+{
+    for (int i = 0; i < s->nopened; i++)
+        close(s->opened[i]);
+    s->nopened = 0;
+}
+
+// An fd at SAVE_FD_MIN or above, close-on-exec, so it cannot collide with the
+// small numbers redirections name and never leaks into programs.
+static int move_high(int fd)
+{
+    if (fd < 0)
+        return fd;
+    int h = fcntl(fd, F_DUPFD_CLOEXEC, SAVE_FD_MIN);
+    close(fd);
+    return h;
+}
+
+// Open the redirections' files and turn everything into moves. Returns false
+// (after saying why) if a file cannot be opened.
+static bool plan_redirs(struct redir *r, struct setup *s)
+{
+    for (; r; r = r->next) {
+        if (s->nmoves >= MAX_MOVES) {
+            sh_error("too many redirections");
+            return false;
+        }
+        char *target = expand_one(r->word);
+        if (r->kind == R_DUP) {
+            char *end;
+            long from = strtol(target, &end, 10);
+            if (strcmp(target, "-") == 0) {
+                add_move(s, r->fd, -1);
+            } else if (*target && !*end && from >= 0 && from < SAVE_FD_MIN) {
+                if (fcntl((int)from, F_GETFD) < 0) {
+                    sh_error("%ld: %s", from, strerror(errno));
+                    return false;
+                }
+                add_move(s, r->fd, (int)from);
+            } else {
+                sh_error("%s: bad file descriptor", target);
+                return false;
+            }
+            continue;
+        }
+        int flags = r->kind == R_IN ? O_RDONLY
+                  : r->kind == R_OUT ? O_WRONLY | O_CREAT | O_TRUNC
+                  : O_WRONLY | O_CREAT | O_APPEND;
+        int fd = move_high(open(target, flags | O_CLOEXEC, 0666));
+        if (fd < 0) {
+            sh_error("%s: %s", target, strerror(errno));
+            return false;
+        }
+        s->opened[s->nopened++] = fd;
+        add_move(s, r->fd, fd);
+    }
+    return true;
+}
+
+// ---- builtins: apply the moves to the shell itself, then undo them ---------
+struct saved { int fd, copy; };
+
+static int apply_in_shell(struct setup *s, struct saved *saved)
+{
+    int n = 0;
+    for (int i = 0; i < s->nmoves; i++) {
+        struct move m = s->moves[i];
+        bool done = false;
+        for (int j = 0; j < n; j++)
+            done |= saved[j].fd == m.to;
+        if (!done)
+            saved[n++] = (struct saved){m.to, fcntl(m.to, F_DUPFD_CLOEXEC, SAVE_FD_MIN)};
+        if (m.from < 0)
+            close(m.to);
+        else if (m.from != m.to)
+            dup2(m.from, m.to);
+    }
+    return n;
+}
+
+static void undo_in_shell(struct saved *saved, int n)
+{
+    while (n-- > 0) {
+        if (saved[n].copy >= 0) {
+            dup2(saved[n].copy, saved[n].fd);
+            close(saved[n].copy);
+        } else {
+            close(saved[n].fd);
+        }
+    }
+}
+
+static int run_builtin(builtin_fn *fn, struct strv *argv, struct setup *s)
+{
+    struct saved saved[MAX_MOVES];
+    fflush(stdout);
+    int n = apply_in_shell(s, saved);
+    int status = fn((int)argv->n, argv->v);
+    fflush(stdout);
+    fflush(stderr);
+    undo_in_shell(saved, n);
+    return status;
+}
+
+// ---- programs ----------------------------------------------------------------
+// The executable for name: itself if it has a '/', else the first match in $PATH.
+static char *find_program(const char *name)
+{
+    if (strchr(name, '/'))
+        return (char *)name;
+    const char *path = var_get("PATH");
+    if (!path)
+        path = DEFAULT_PATH;
+    while (*path) {
+        const char *colon = strchr(path, ':');
+        size_t n = colon ? (size_t)(colon - path) : strlen(path);
+        char *cand = arena_alloc(n + strlen(name) + 3);
+        if (n == 0)
+            strcpy(cand, ".");
+        else
+            memcpy(cand, path, n);
+        strcat(cand, "/");
+        strcat(cand, name);
+        struct stat st;
+        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+            return cand;
+        path += n + (colon != NULL);
+    }
+    return NULL;
+}
+
+static int spawn(pid_t *pid, const char *path, struct setup *s, char **argv, char **envp)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    for (int i = 0; i < s->nmoves; i++) {
+        struct move m = s->moves[i];
+        if (m.from < 0)
+            posix_spawn_file_actions_addclose(&fa, m.to);
+        else if (m.from != m.to)
+            posix_spawn_file_actions_adddup2(&fa, m.from, m.to);
+    }
+    int err = posix_spawn(pid, path, &fa, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    return err;
+}
+
+// Start argv as a program. Returns its pid, or 0 after reporting why not (with
+// the status a shell gives: 127 not found, 126 not executable).
+static pid_t start_program(struct strv *argv, struct strv *assigns, struct setup *s, int *status)
+{
+    const char *name = argv->v[0];
+    char *path = find_program(name);
+    if (!path) {
+        sh_error("%s: not found", name);
+        *status = 127;
+        return 0;
+    }
+    char **envp = var_environ(assigns);
+    pid_t pid;
+    int err = spawn(&pid, path, s, argv->v, envp);
+    if (err == ENOEXEC) {
+        // Not a binary: a script for this shell (as POSIX shells do).
+        struct strv sargv = {0};
+        strv_add(&sargv, (char *)sh_path);
+        strv_add(&sargv, path);
+        for (size_t i = 1; i < argv->n; i++)
+            strv_add(&sargv, argv->v[i]);
+        err = spawn(&pid, sh_path, s, sargv.v, envp);
+    }
+    if (err) {
+        sh_error("%s: %s", name, strerror(err));
+        *status = err == ENOENT ? 127 : 126;
+        return 0;
+    }
+    return pid;
+}
+
+// One simple command with stdin/stdout possibly from/to a pipe (-1: not).
+// Returns the pid it started, or 0 with *status set (builtin, error, or
+// assignments only).
+static pid_t run_cmd(struct cmd *c, int in, int out, int *status)
+{
+    struct strv argv = {0}, assigns = {0};
+    size_t i = 0;
+    for (; i < c->words.n && assignment_len(c->words.v[i]); i++) {
+        char *w = c->words.v[i];
+        size_t n = assignment_len(w);
+        char *a = arena_strndup(w, n + 1);
+        char *v = expand_one(w + n + 1);
+        char *full = arena_alloc(n + strlen(v) + 2);
+        strcpy(full, a);
+        strcat(full, v);
+        strv_add(&assigns, full);
+    }
+    for (; i < c->words.n; i++)
+        expand_word(c->words.v[i], &argv);
+
+    struct setup s = {0};
+    if (in >= 0)
+        add_move(&s, 0, in);
+    if (out >= 0)
+        add_move(&s, 1, out);
+    *status = 1;
+    if (!plan_redirs(c->redirs, &s)) {
+        close_opened(&s);
+        return 0;
+    }
+    pid_t pid = 0;
+    if (argv.n == 0) {
+        // NAME=value alone sets shell variables.
+        for (size_t j = 0; j < assigns.n; j++) {
+            size_t n = assignment_len(assigns.v[j]);
+            assigns.v[j][n] = 0;
+            var_set(assigns.v[j], assigns.v[j] + n + 1, false);
+        }
+        *status = 0;
+    } else if (builtin_find(argv.v[0])) {
+        *status = run_builtin(builtin_find(argv.v[0]), &argv, &s);
+    } else {
+        pid = start_program(&argv, &assigns, &s, status);
+    }
+    close_opened(&s);
+    return pid;
+}
+
+static int decode_status(int st)
+{
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    if (WIFSIGNALED(st))
+        return 128 + WTERMSIG(st);
+    return 1;
+}
+
+int wait_pid(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return 127;
+    return decode_status(st);
+}
+
+static int run_pipeline(struct pipeline *pl, bool background)
+{
+    pid_t pids[pl->ncmds];
+    int npids = 0, status = 0, in = -1;
+    pid_t last = 0;
+    for (struct cmd *c = pl->cmds; c; c = c->next) {
+        int p[2] = {-1, -1};
+        if (c->next && pipe(p) < 0) {
+            sh_error("pipe: %s", strerror(errno));
+            status = 1;
+            break;
+        }
+        p[0] = move_high(p[0]);
+        p[1] = move_high(p[1]);
+        last = run_cmd(c, in, p[1], &status);
+        if (last)
+            pids[npids++] = last;
+        if (in >= 0)
+            close(in);
+        if (p[1] >= 0)
+            close(p[1]);
+        in = p[0];
+    }
+    if (in >= 0)
+        close(in);
+    if (background) {
+        if (last)
+            last_bg_pid = last;
+        if (interactive && last)
+            fprintf(stderr, "[%d]\n", (int)last);
+        return 0;
+    }
+    for (int i = 0; i < npids; i++) {
+        int st = wait_pid(pids[i]);
+        if (pids[i] == last)
+            status = st;
+    }
+    return pl->negate ? !status : status;
+}
+
+// An and-or list run with '&': one pipeline starts directly; anything more
+// goes to a second shell, since this one cannot fork.
+static void run_background(struct andor *ao)
+{
+    if (!ao->first->next) {
+        run_pipeline(ao->first, true);
+        return;
+    }
+    struct strv argv = {0};
+    strv_add(&argv, (char *)sh_path);
+    strv_add(&argv, "-c");
+    strv_add(&argv, ao->text);
+    struct setup s = {0};
+    pid_t pid;
+    int err = spawn(&pid, sh_path, &s, argv.v, var_environ(NULL));
+    if (err) {
+        sh_error("%s: %s", sh_path, strerror(err));
+        return;
+    }
+    last_bg_pid = pid;
+    if (interactive)
+        fprintf(stderr, "[%d]\n", (int)pid);
+}
+
+int run_list(struct andor *list)
+{
+    for (struct andor *ao = list; ao; ao = ao->next) {
+        if (ao->background) {
+            run_background(ao);
+            last_status = 0;
+            continue;
+        }
+        bool run = true;
+        for (struct pipeline *pl = ao->first; pl; pl = pl->next) {
+            if (run)
+                last_status = run_pipeline(pl, false);
+            // a && b || c: each operator looks at the status so far.
+            run = pl->op == OP_AND ? last_status == 0 : last_status != 0;
+        }
+    }
+    return last_status;
+}

@@ -1,0 +1,82 @@
+// sh: a small POSIX-style shell. Lines are parsed into a tree (parse.c), words
+// are expanded when their command runs (expand.c, so `false; echo $?` sees the
+// new status), and commands start with posix_spawn (exec.c) -- the shell never
+// forks. Builtins (builtin.c) run inside the shell.
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+
+// ---- memory: everything a command line needs, freed in one go --------------
+void *arena_alloc(size_t n);   // zeroed; exits on out of memory
+char *arena_strndup(const char *s, size_t n);
+void arena_reset(void);
+void *xmalloc(size_t n);       // long-lived allocations; exits on out of memory
+char *xstrdup(const char *s);
+
+// A growable string and a growable NULL-terminated array of strings (arena).
+struct str { char *s; size_t len, cap; };
+void str_addc(struct str *b, char c);
+void str_adds(struct str *b, const char *s);
+struct strv { char **v; size_t n, cap; };
+void strv_add(struct strv *a, char *s);
+char **strv_array(struct strv *a);    // the NULL-terminated array (never NULL)
+
+// ---- the tree --------------------------------------------------------------
+enum redir_kind { R_IN, R_OUT, R_APPEND, R_DUP };  // <  >  >>  n>&m / n<&m
+struct redir {
+    int fd;               // the descriptor redirected
+    enum redir_kind kind;
+    char *word;           // raw target word (file name, or fd number for R_DUP)
+    struct redir *next;
+};
+struct cmd {              // a simple command: [NAME=value...] words, redirections
+    struct strv words;    // raw words (quotes and $ still in them)
+    struct redir *redirs;
+    struct cmd *next;     // next command in the pipeline
+};
+enum { OP_NONE, OP_AND, OP_OR };
+struct pipeline {
+    struct cmd *cmds;
+    int ncmds;
+    bool negate;          // leading '!'
+    int op;               // how the next pipeline is joined: OP_AND or OP_OR
+    struct pipeline *next;
+};
+struct andor {            // pipelines joined by && and ||, then ; or & or newline
+    struct pipeline *first;
+    bool background;
+    char *text;           // its source, for running it in a background shell
+    struct andor *next;
+};
+
+enum parse_result { PARSE_OK, PARSE_INCOMPLETE, PARSE_ERROR };
+enum parse_result parse(const char *src, struct andor **out);
+
+// ---- variables and expansion ----------------------------------------------
+void var_init(char **envp);
+const char *var_get(const char *name);
+void var_set(const char *name, const char *value, bool export);
+void var_export(const char *name);
+void var_unset(const char *name);
+bool is_name(const char *s, size_t n);
+size_t assignment_len(const char *word);   // length of NAME in NAME=..., or 0
+char **var_environ(struct strv *extra);    // exported variables + extra NAME=value
+extern int last_status;                    // $?
+extern int last_bg_pid;                    // $!
+extern char **pos_args;                    // $0, $1, ... (NULL-terminated)
+extern int pos_count;                      // $# (not counting $0)
+
+void expand_word(const char *raw, struct strv *fields);  // with field splitting
+char *expand_one(const char *raw);         // one string: assignments, redirections
+
+// ---- running ---------------------------------------------------------------
+int run_list(struct andor *list);          // returns the last status
+int run_string(const char *src);           // parse and run; PARSE errors give 2
+int wait_pid(int pid);                     // its status as $? shows it
+extern const char *sh_path;                // this shell's executable (for &, scripts)
+extern bool interactive;
+
+typedef int builtin_fn(int argc, char **argv);
+builtin_fn *builtin_find(const char *name);
+
+void sh_error(const char *fmt, ...);       // "sh: ..." on stderr
