@@ -1,0 +1,342 @@
+# Cases for user/sh (format: tests/progs/runcases.c).
+
+## echo and a simple pipeline
+echo hello world | wc -w
+-- out
+2
+
+## three-stage pipeline
+echo b a c | wc -c | cat
+-- out
+6
+
+## exit status of a pipeline is the last command's
+false | true
+echo $?
+true | false
+-- out
+0
+-- status 1
+
+## ! negates a pipeline
+! false && echo negated
+-- out
+negated
+
+## $? after success and failure
+true; echo $?; false; echo $?
+-- out
+0
+1
+
+## && and || short-circuit, left to right
+true && echo a; false && echo b; false || echo c; true || echo d
+false && echo x || echo y
+true || echo x && echo z
+-- out
+a
+c
+y
+z
+
+## && and || continue on the next line
+true &&
+echo next
+false ||
+echo other
+-- out
+next
+other
+
+## semicolons and newlines separate commands
+echo 1; echo 2
+echo 3
+-- out
+1
+2
+3
+
+## > creates and truncates, >> appends, < reads
+echo one > f
+echo two > f
+echo three >> f
+cat < f
+-- out
+two
+three
+
+## redirection before the command name
+> g echo hi
+cat g
+-- out
+hi
+
+## 2> sends errors to a file
+ls /nonexistent 2> err
+echo status $?
+cat err
+-- out
+status 1
+ls: /nonexistent: No such file or directory
+
+## >f 2>&1 sends both to the file
+ls . /nonexistent > both 2>&1
+cat both
+-- out
+ls: /nonexistent: No such file or directory
+.:
+both
+
+## 2>&1 >f: errors to the old stdout, output to the file
+ls . /nonexistent 2>&1 > out | wc -l
+cat out
+-- out
+1
+.:
+out
+
+## 2>&1 into a pipe
+ls /nonexistent 2>&1 | wc -l
+-- out
+1
+
+## redirection to a missing directory fails the command
+echo x > /nonexistent/dir/file
+echo $?
+-- out
+sh: /nonexistent/dir/file: No such file or directory
+1
+
+## single quotes keep everything
+X=1
+echo '$X "a"  b\n'
+-- out
+$X "a"  b\n
+
+## double quotes expand variables, keep spaces
+X='a  b'
+echo "[$X]" [$X]
+-- out
+[a  b] [a b]
+
+## backslash escapes
+echo a\ b \$X \\ "q\"q" "\$"
+-- out
+a b $X \ q"q $
+
+## quotes join with text into one word
+X=mid
+echo pre"$X"'post'
+echo ""x'' "" | wc -w
+-- out
+premidpost
+1
+
+## empty quoted argument is an argument
+sh -c 'echo $#' zero "" ""
+-- out
+2
+
+## unset variable expands to nothing
+echo "[$NOPE]" [$NOPE]
+-- out
+[] []
+
+## ${NAME} braces
+V=abc
+echo ${V}def
+-- out
+abcdef
+
+## a lone dollar is literal
+echo $ a$ "$"
+-- out
+$ a$ $
+
+## comments
+echo a # not this
+# nor this
+echo b#c
+-- out
+a
+b#c
+
+## assignments stay in the shell unless exported
+A=1
+env | grep '^A='
+echo status $?
+export A
+env | grep '^A='
+export B=2
+env | grep '^B='
+-- out
+status 1
+A=1
+B=2
+
+## assignment before a command sets its environment only
+C=3 env | grep '^C='
+echo "[$C]"
+-- out
+C=3
+[]
+
+## unset removes a variable
+D=4
+unset D
+echo "[$D]"
+-- out
+[]
+
+## cd changes directory, pwd shows it
+mkdir sub
+cd sub
+pwd | grep -c '/sub$'
+cd ..
+ls
+-- out
+1
+sub
+
+## cd with no argument goes home
+mkdir d
+cd d
+cd
+ls
+-- out
+d
+
+## cd to a missing directory fails
+cd /nonexistent
+echo $?
+-- out
+sh: cd: /nonexistent: No such file or directory
+1
+
+## exit with a status
+echo before
+exit 3
+echo after
+-- out
+before
+-- status 3
+
+## exit without a status uses the last one
+false
+exit
+-- out
+-- status 1
+
+## script end status is the last command's
+true
+false
+-- out
+-- status 1
+
+## command not found gives 127
+nosuchcommand
+echo $?
+-- out
+sh: nosuchcommand: not found
+127
+
+## script with arguments: $0 $1 $# $@
+echo 'echo "$0" $1 $2 $#' > s.sh
+echo 'echo all: $@' >> s.sh
+echo 'shift; echo after shift: $1 $#' >> s.sh
+sh s.sh one two three
+-- out
+s.sh one two 3
+all: one two three
+after shift: two 2
+
+## "$@" keeps arguments apart
+echo 'for_each() { :; }' > /dev/null
+echo 'sh -c "echo \$#" x "$@"' > count.sh
+sh count.sh 'a b' c
+-- out
+2
+
+## exit status of a script
+echo 'exit 7' > e.sh
+sh e.sh
+echo $?
+-- out
+7
+
+## a script run by name (no #! line) runs in sh
+echo 'echo in script $1' > run.sh
+chmod 755 run.sh
+./run.sh arg
+-- out
+in script arg
+
+## background job and wait
+sleep 0.2 > /dev/null &
+echo started
+wait
+echo done
+-- out
+started
+done
+
+## background and-or list runs in another shell
+false || echo bg > bgout &
+wait
+cat bgout
+-- out
+bg
+
+## $! is the background process
+true &
+test_pid=$!
+wait
+echo "$test_pid" | grep -c '^[0-9][0-9]*$'
+-- out
+1
+
+## line continuation with backslash
+echo a \
+b
+-- out
+a b
+
+## unterminated quote is a syntax error
+echo 'abc
+-- out
+sh: syntax error: unexpected end of input
+-- status 2
+
+## syntax error for a stray operator
+echo a | | cat
+-- out
+sh: syntax error near '|'
+-- status 2
+
+## ~ is HOME
+cd /
+cd ~
+ls ~
+echo ~ | grep -c /tmp
+-- out
+1
+
+## sh -c with $0
+sh -c 'echo $0 $1' name arg
+-- out
+name arg
+
+## many pipes do not leak descriptors (cat would wait forever)
+echo x | cat | cat | cat | cat | cat | wc -l
+-- out
+1
+
+## builtins honour redirections
+export E=5
+export > exports
+grep -c 'E=5' exports
+cd /nonexistent 2> cderr
+cat cderr
+-- out
+1
+sh: cd: /nonexistent: No such file or directory

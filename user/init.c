@@ -1,0 +1,113 @@
+// init: the first process (pid 1, /sbin/init).
+//
+// What the kernel provides: init starts with descriptors 0, 1 and 2 open on the
+// console (if not, init opens /dev/console itself), argv[0] = "/sbin/init", and
+// an environment built from the kernel command line: every `key=value` word the
+// kernel does not use itself becomes an environment variable, as on Linux. A
+// value with spaces is written in double quotes, `RUN="ls -l /"`, and arrives
+// without them (RUN=ls -l /).
+//
+// What init does:
+//   RUN set   runs `/bin/sh -c "$RUN"`, waits for it, and powers the machine
+//             off with its exit status: reboot(2) with REBOOT_CMD_EXIT_STATUS
+//             and the status as the 4th argument (kernel/uapi/ext.h). A status
+//             from a signal is 128+N, as the shell shows it. If the kernel
+//             refuses that command, a plain LINUX_REBOOT_CMD_POWER_OFF follows.
+//   otherwise runs /etc/rc (with /bin/sh) if it exists, then an interactive
+//             /bin/sh on the console, started again whenever it exits.
+// Meanwhile init waits for every child, so orphans reparented to it are reaped.
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "reboot.h"
+
+extern char **environ;
+
+static void console(void)
+{
+    if (fcntl(0, F_GETFD) >= 0)
+        return;
+    int fd = open("/dev/console", O_RDWR);
+    if (fd < 0)
+        return;   // nowhere to say so
+    for (int i = 0; i < 3; i++)
+        if (fd != i)
+            dup2(fd, i);
+    if (fd > 2)
+        close(fd);
+}
+
+// Start /bin/sh with argv; 0 on failure (reported).
+static pid_t start_shell(char **argv)
+{
+    pid_t pid;
+    int err = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ);
+    if (err) {
+        fprintf(stderr, "init: /bin/sh: %s\n", strerror(err));
+        return 0;
+    }
+    return pid;
+}
+
+// Wait until pid exits, reaping any other child on the way; its status in
+// the shell's terms (exit code, or 128+signal).
+static int wait_for(pid_t pid)
+{
+    for (;;) {
+        int st;
+        pid_t p = wait(&st);
+        if (p < 0 && errno != EINTR)
+            return 127;   // no such child: cannot happen, but do not spin
+        if (p == pid)
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    }
+}
+
+static void power_off(int status)
+{
+    sync();
+    reboot_syscall(REBOOT_CMD_EXIT_STATUS, status);
+    reboot_syscall(LINUX_REBOOT_CMD_POWER_OFF, 0);
+    fprintf(stderr, "init: cannot power off\n");
+    for (;;)
+        pause();
+}
+
+int main(void)
+{
+    console();
+    setenv("PATH", "/bin:/sbin", 0);
+    setenv("HOME", "/", 0);
+
+    char *run = getenv("RUN");
+    if (run) {
+        char *cmd = strdup(run);
+        unsetenv("RUN");   // the command's own environment does not need it
+        char *argv[] = {"sh", "-c", cmd, NULL};
+        pid_t pid = cmd ? start_shell(argv) : 0;
+        power_off(pid ? wait_for(pid) : 127);
+    }
+
+    struct stat st;
+    if (stat("/etc/rc", &st) == 0) {
+        char *argv[] = {"sh", "/etc/rc", NULL};
+        pid_t pid = start_shell(argv);
+        if (pid)
+            wait_for(pid);
+    }
+    for (;;) {
+        char *argv[] = {"sh", NULL};
+        pid_t pid = start_shell(argv);
+        if (pid)
+            wait_for(pid);
+        else
+            sleep(1);   // do not spin if /bin/sh cannot start
+    }
+}
