@@ -30,16 +30,17 @@ $(PROG_DIR)/sh: $(SH_SRCS) user/sh/sh.h $(PROG_DEPS) | $(DEPS_OK)
 # empty /tmp, /dev (the kernel adds device nodes) and /home; then, with
 # EXTRA=<host dir>, that directory's contents on top. The initrd rule in the
 # top-level Makefile runs ROOT_STAGE in an empty $(BUILD)/root.
-ROOT_DEPS += $(PROG_BINS) $(shell find user/rootfs -type f) $(BUILD)/extra.txt
+ROOT_DEPS += $(PROG_BINS) user/progs.mk $(shell find user/rootfs -type f) $(BUILD)/extra.txt
 ROOT_STAGE += mkdir -p bin sbin etc tmp dev home && chmod 1777 tmp && \
-	cp $(filter-out $(PROG_DIR)/init,$(PROG_BINS)) bin/ && \
-	cp $(PROG_DIR)/init sbin/init && \
+	cp $(abspath $(filter-out $(PROG_DIR)/init,$(PROG_BINS))) bin/ && \
+	cp $(abspath $(PROG_DIR)/init) sbin/init && \
 	cp -R $(CURDIR)/user/rootfs/. . && \
 	$(if $(EXTRA),cp -R "$(abspath $(EXTRA))/." . &&) true;
 
 # EXTRA's name is remembered, so the image is rebuilt when it changes or goes;
 # while EXTRA is set the image is rebuilt every time (its files may have changed).
-$(BUILD)/extra.txt: $(if $(EXTRA),FORCE)
+# (The rule runs every time; it rewrites the file only when EXTRA changes.)
+$(BUILD)/extra.txt: FORCE
 	@mkdir -p $(@D)
 	@if [ -n "$(EXTRA)" ] && [ ! -d "$(EXTRA)" ]; then echo "EXTRA=$(EXTRA): not a directory" >&2; exit 1; fi
 	@echo '$(abspath $(EXTRA))' | cmp -s - $@ || echo '$(abspath $(EXTRA))' > $@
