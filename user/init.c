@@ -14,7 +14,8 @@
 //             from a signal is 128+N, as the shell shows it. If the kernel
 //             refuses that command, a plain LINUX_REBOOT_CMD_POWER_OFF follows.
 //   otherwise runs /etc/rc (with /bin/sh) if it exists, then an interactive
-//             /bin/sh on the console, started again whenever it exits.
+//             shell on the console (/bin/sh -i: prompts even if isatty cannot
+//             tell), started again whenever it exits.
 // Meanwhile init waits for every child, so orphans reparented to it are reaped.
 #include <errno.h>
 #include <fcntl.h>
@@ -103,7 +104,7 @@ int main(void)
             wait_for(pid);
     }
     for (;;) {
-        char *argv[] = {"sh", NULL};
+        char *argv[] = {"sh", "-i", NULL};
         pid_t pid = start_shell(argv);
         if (pid)
             wait_for(pid);

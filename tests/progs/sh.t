@@ -340,3 +340,49 @@ cat cderr
 -- out
 1
 sh: cd: /nonexistent: No such file or directory
+
+## $(...) substitutes a command's output, trailing newlines cut
+echo "[$(echo a; echo b)]"
+echo [$(echo a   b)]
+N=$(echo x | wc -c)
+echo $N
+-- out
+[a
+b]
+[a b]
+2
+
+## $(...) nests, and sees unexported variables and arguments
+V="it's"
+sh -c 'echo "$(echo "$V" $1 $(echo deep))"' zero one
+echo "$(echo "$V")"
+-- out
+ one deep
+it's
+
+## an assignment's status is its $(...)'s
+X=$(false)
+echo $?
+X=$(true)
+echo $?
+-- out
+1
+0
+
+## interactive shell prompts on stderr and keeps going after errors
+echo 'echo hi; nosuch; exit 3' | sh -i 2>&1
+echo $?
+-- out
+$ hi
+sh: nosuch: not found
+3
+
+## interactive shell asks for more with an open quote
+echo "echo 'a" > in
+echo "b'" >> in
+sh -i < in 2>&1
+echo end
+-- out
+$ > a
+b
+$ end

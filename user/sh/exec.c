@@ -221,6 +221,7 @@ static pid_t run_cmd(struct cmd *c, int in, int out, int *status)
 {
     struct strv argv = {0}, assigns = {0};
     size_t i = 0;
+    subst_status = 0;
     for (; i < c->words.n && assignment_len(c->words.v[i]); i++) {
         char *w = c->words.v[i];
         size_t n = assignment_len(w);
@@ -233,6 +234,7 @@ static pid_t run_cmd(struct cmd *c, int in, int out, int *status)
     }
     for (; i < c->words.n; i++)
         expand_word(c->words.v[i], &argv);
+    int subst = subst_status;
 
     struct setup s = {0};
     if (in >= 0)
@@ -246,13 +248,14 @@ static pid_t run_cmd(struct cmd *c, int in, int out, int *status)
     }
     pid_t pid = 0;
     if (argv.n == 0) {
-        // NAME=value alone sets shell variables.
+        // NAME=value alone sets shell variables; the status is that of the
+        // last $(...) in it, if any.
         for (size_t j = 0; j < assigns.n; j++) {
             size_t n = assignment_len(assigns.v[j]);
             assigns.v[j][n] = 0;
             var_set(assigns.v[j], assigns.v[j] + n + 1, false);
         }
-        *status = 0;
+        *status = subst;
     } else if (builtin_find(argv.v[0])) {
         *status = run_builtin(builtin_find(argv.v[0]), &argv, &s);
     } else {
@@ -320,6 +323,62 @@ static int run_pipeline(struct pipeline *pl, bool background)
     return pl->negate ? !status : status;
 }
 
+// A second shell running src (with this one's variables and positional
+// parameters), its stdout on `out` if out >= 0. Returns its pid, or with
+// wait, its status.
+int run_sub_shell(const char *src, int out, bool wait)
+{
+    struct strv argv = {0};
+    strv_add(&argv, (char *)sh_path);
+    strv_add(&argv, "-c");
+    strv_add(&argv, var_script(src));
+    for (int i = 0; i <= pos_count; i++)
+        strv_add(&argv, pos_args[i]);
+    struct setup s = {0};
+    if (out >= 0)
+        add_move(&s, 1, out);
+    pid_t pid;
+    int err = spawn(&pid, sh_path, &s, argv.v, var_environ(NULL));
+    if (err) {
+        sh_error("%s: %s", sh_path, strerror(err));
+        return wait ? 127 : 0;
+    }
+    return wait ? wait_pid(pid) : pid;
+}
+
+int subst_status;
+
+// $(src): run it in a second shell and read what it prints. $? becomes its status.
+char *command_output(const char *src)
+{
+    struct str out = {0};
+    str_adds(&out, "");
+    int p[2];
+    if (pipe(p) < 0) {
+        sh_error("pipe: %s", strerror(errno));
+        return out.s;
+    }
+    p[0] = move_high(p[0]);
+    p[1] = move_high(p[1]);
+    pid_t pid = run_sub_shell(src, p[1], false);
+    close(p[1]);
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(p[0], buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        for (ssize_t i = 0; i < n; i++)
+            str_addc(&out, buf[i]);
+    }
+    close(p[0]);
+    last_status = subst_status = pid ? wait_pid(pid) : 127;
+    while (out.len > 0 && out.s[out.len - 1] == '\n')
+        out.s[--out.len] = 0;
+    return out.s;
+}
+
 // An and-or list run with '&': one pipeline starts directly; anything more
 // goes to a second shell, since this one cannot fork.
 static void run_background(struct andor *ao)
@@ -328,17 +387,9 @@ static void run_background(struct andor *ao)
         run_pipeline(ao->first, true);
         return;
     }
-    struct strv argv = {0};
-    strv_add(&argv, (char *)sh_path);
-    strv_add(&argv, "-c");
-    strv_add(&argv, ao->text);
-    struct setup s = {0};
-    pid_t pid;
-    int err = spawn(&pid, sh_path, &s, argv.v, var_environ(NULL));
-    if (err) {
-        sh_error("%s: %s", sh_path, strerror(err));
+    pid_t pid = run_sub_shell(ao->text, -1, false);
+    if (!pid)
         return;
-    }
     last_bg_pid = pid;
     if (interactive)
         fprintf(stderr, "[%d]\n", (int)pid);

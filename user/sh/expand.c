@@ -1,5 +1,5 @@
 // Word expansion at run time: quote removal, backslashes, $NAME ${NAME} $? $$
-// $! $# $0..$9 $@ $*, and a leading ~. The results of unquoted expansions are
+// $! $# $0..$9 $@ $*, $(command), and a leading ~. The results of unquoted expansions are
 // split into fields at blanks; quoted text never is.
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +88,16 @@ static void dollar(struct fields *f, const char **pp, bool quoted)
         if (!val)
             val = var_get(name);
         *pp = e + 1;
+    } else if (*p == '(') {
+        const char *e = subst_end(p + 1);
+        if (!e) {
+            add_text(f, "$", true);
+            *pp = p;
+            return;
+        }
+        add_text(f, command_output(arena_strndup(p + 1, e - p - 1)), quoted);
+        *pp = e + 1;
+        return;
     } else if (*p == '@' || *p == '*') {
         add_all_args(f, *p, quoted);
         *pp = p + 1;

@@ -23,7 +23,36 @@ static bool failed;
 
 static bool is_meta(char c) { return c == '|' || c == '&' || c == ';' || c == '<' || c == '>' || c == '\n'; }
 
-// Scan one word's extent, honouring quotes and backslashes.
+// p is just after "$(": the ')' that closes the command substitution, or
+// NULL if the input ends first. Quotes and nested parentheses are skipped.
+const char *subst_end(const char *p)
+{
+    int depth = 1;
+    while (*p) {
+        char c = *p++;
+        if (c == '\\') {
+            if (!*p)
+                return NULL;
+            p++;
+        } else if (c == '\'' || c == '"') {
+            while (*p && *p != c) {
+                if (c == '"' && *p == '\\' && p[1])
+                    p++;
+                p++;
+            }
+            if (!*p)
+                return NULL;
+            p++;
+        } else if (c == '(') {
+            depth++;
+        } else if (c == ')' && --depth == 0) {
+            return p - 1;
+        }
+    }
+    return NULL;
+}
+
+// Scan one word's extent, honouring quotes, backslashes and $(...).
 static const char *scan_word(const char *p)
 {
     while (*p && *p != ' ' && *p != '\t' && !is_meta(*p)) {
@@ -31,6 +60,10 @@ static const char *scan_word(const char *p)
         if (c == '\\') {
             if (!*p) { incomplete = true; return p; }
             p++;
+        } else if (c == '$' && *p == '(') {
+            const char *e = subst_end(p + 1);
+            if (!e) { incomplete = true; return p + strlen(p); }
+            p = e + 1;
         } else if (c == '\'') {
             while (*p && *p != '\'')
                 p++;
@@ -38,6 +71,12 @@ static const char *scan_word(const char *p)
             p++;
         } else if (c == '"') {
             while (*p && *p != '"') {
+                if (*p == '$' && p[1] == '(') {
+                    const char *e = subst_end(p + 2);
+                    if (!e) { incomplete = true; return p + strlen(p); }
+                    p = e + 1;
+                    continue;
+                }
                 if (*p == '\\' && p[1])
                     p++;
                 p++;

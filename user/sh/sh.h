@@ -1,7 +1,9 @@
 // sh: a small POSIX-style shell. Lines are parsed into a tree (parse.c), words
 // are expanded when their command runs (expand.c, so `false; echo $?` sees the
 // new status), and commands start with posix_spawn (exec.c) -- the shell never
-// forks. Builtins (builtin.c) run inside the shell.
+// forks. Builtins (builtin.c) run inside the shell. What needs a copy of the
+// shell -- $(...) and background and-or lists -- runs in a new sh that gets
+// the unexported variables as assignments in front of its script.
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,6 +53,7 @@ struct andor {            // pipelines joined by && and ||, then ; or & or newli
 
 enum parse_result { PARSE_OK, PARSE_INCOMPLETE, PARSE_ERROR };
 enum parse_result parse(const char *src, struct andor **out);
+const char *subst_end(const char *p);      // p after "$(": its ')', or NULL
 
 // ---- variables and expansion ----------------------------------------------
 void var_init(char **envp);
@@ -61,6 +64,7 @@ void var_unset(const char *name);
 bool is_name(const char *s, size_t n);
 size_t assignment_len(const char *word);   // length of NAME in NAME=..., or 0
 char **var_environ(struct strv *extra);    // exported variables + extra NAME=value
+char *var_script(const char *src);         // src preceded by NAME='value'; for the others
 extern int last_status;                    // $?
 extern int last_bg_pid;                    // $!
 extern char **pos_args;                    // $0, $1, ... (NULL-terminated)
@@ -72,6 +76,9 @@ char *expand_one(const char *raw);         // one string: assignments, redirecti
 // ---- running ---------------------------------------------------------------
 int run_list(struct andor *list);          // returns the last status
 int run_string(const char *src);           // parse and run; PARSE errors give 2
+int run_sub_shell(const char *src, int out, bool wait);  // sh -c src; pid or status
+char *command_output(const char *src);     // $(src): its output, last newlines cut
+extern int subst_status;                   // status of the last $(...)
 int wait_pid(int pid);                     // its status as $? shows it
 extern const char *sh_path;                // this shell's executable (for &, scripts)
 extern bool interactive;

@@ -125,3 +125,21 @@ char **var_environ(struct strv *extra)
         strv_add(&env, extra->v[i]);
     return strv_array(&env);
 }
+
+// For a second shell: the unexported variables as assignments before src,
+// each value single-quoted (a ' inside becomes '\'').
+char *var_script(const char *src)
+{
+    struct str out = {0};
+    for (struct var *v = vars; v; v = v->next) {
+        if (v->exported)
+            continue;
+        str_adds(&out, v->name);
+        str_adds(&out, "='");
+        for (const char *c = v->value; *c; c++)
+            str_adds(&out, *c == '\'' ? "'\\''" : (char[]){*c, 0});
+        str_adds(&out, "'\n");
+    }
+    str_adds(&out, src);
+    return out.s;
+}
