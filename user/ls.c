@@ -84,7 +84,8 @@ static int list_dir(const char *dir)
         status = 1;
     }
     closedir(d);
-    qsort(names, n, sizeof *names, by_name);
+    if (n)
+        qsort(names, n, sizeof *names, by_name);
     for (size_t i = 0; i < n; i++) {
         char *path = malloc(strlen(dir) + strlen(names[i]) + 2);
         if (path) {

@@ -68,5 +68,6 @@ int main(int argc, char **argv)
     if (lines == 0)
         start = len;
     fwrite(buf + start, 1, len - start, stdout);
+    free(buf);
     return 0;
 }

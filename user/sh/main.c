@@ -319,5 +319,7 @@ int main(int argc, char **argv, char **envp)
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, NULL);
     }
-    return run_input(in) & 0xff;
+    int status = run_input(in);
+    free(in);
+    return status & 0xff;
 }
