@@ -1,7 +1,8 @@
 // init: the first process (pid 1, /sbin/init).
 //
-// What the kernel provides: init starts with descriptors 0, 1 and 2 open on the
-// console (if not, init opens /dev/console itself), argv[0] = "/sbin/init", and
+// What the kernel provides: descriptors 0, 1 and 2 open on the console (else
+// init opens /dev/console for itself), /dev/console for the console shell (see
+// start_shell), argv[0] = "/sbin/init", and
 // an environment built from the kernel command line: every `key=value` word the
 // kernel does not use itself becomes an environment variable, as on Linux. A
 // value with spaces is written in double quotes, `RUN="ls -l /"`, and arrives
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,8 @@
 
 extern char **environ;
 
+// Descriptors 0-2 for init's own messages: as the kernel gave them, or else
+// the console.
 static void console(void)
 {
     if (fcntl(0, F_GETFD) >= 0)
@@ -45,11 +49,28 @@ static void console(void)
         close(fd);
 }
 
-// Start /bin/sh with argv; 0 on failure (reported).
-static pid_t start_shell(char **argv)
+// Start /bin/sh with argv; 0 on failure (reported). The console shell
+// (on_console) leads a new session and opens /dev/console afresh, which makes
+// the console its controlling terminal: Ctrl-C there then signals the shell's
+// process group (the shell does no job control) and not init.
+static pid_t start_shell(char **argv, bool on_console)
 {
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_init(&attr);
+    posix_spawn_file_actions_init(&fa);
+    if (on_console) {
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+        if (access("/dev/console", R_OK | W_OK) == 0) {
+            posix_spawn_file_actions_addopen(&fa, 0, "/dev/console", O_RDWR, 0);
+            posix_spawn_file_actions_adddup2(&fa, 0, 1);
+            posix_spawn_file_actions_adddup2(&fa, 0, 2);
+        }
+    }
     pid_t pid;
-    int err = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ);
+    int err = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
     if (err) {
         fprintf(stderr, "init: /bin/sh: %s\n", strerror(err));
         return 0;
@@ -92,20 +113,20 @@ int main(void)
         char *cmd = strdup(run);
         unsetenv("RUN");   // the command's own environment does not need it
         char *argv[] = {"sh", "-c", cmd, NULL};
-        pid_t pid = cmd ? start_shell(argv) : 0;
+        pid_t pid = cmd ? start_shell(argv, false) : 0;
         power_off(pid ? wait_for(pid) : 127);
     }
 
     struct stat st;
     if (stat("/etc/rc", &st) == 0) {
         char *argv[] = {"sh", "/etc/rc", NULL};
-        pid_t pid = start_shell(argv);
+        pid_t pid = start_shell(argv, false);
         if (pid)
             wait_for(pid);
     }
     for (;;) {
         char *argv[] = {"sh", "-i", NULL};
-        pid_t pid = start_shell(argv);
+        pid_t pid = start_shell(argv, true);
         if (pid)
             wait_for(pid);
         else
