@@ -14,6 +14,7 @@ PROG_DIR := $(BUILD)/progs
 PROG_NAMES := $(sort $(notdir $(basename $(wildcard user/*.c))) sh)
 PROG_BINS := $(addprefix $(PROG_DIR)/,$(PROG_NAMES))
 SH_SRCS := $(wildcard user/sh/*.c)
+PROG_CASES := $(wildcard tests/progs/*.t)
 
 $(PROG_DIR)/%: user/%.c user/reboot.h kernel/uapi/ext.h $(PROG_DEPS) | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -30,11 +31,17 @@ $(PROG_DIR)/sh: $(SH_SRCS) user/sh/sh.h $(PROG_DEPS) | $(DEPS_OK)
 # empty /tmp, /dev (the kernel adds device nodes) and /home; then, with
 # EXTRA=<host dir>, that directory's contents on top. The initrd rule in the
 # top-level Makefile runs ROOT_STAGE in an empty $(BUILD)/root.
-ROOT_DEPS += $(PROG_BINS) user/progs.mk $(shell find user/rootfs -type f) $(BUILD)/extra.txt
-ROOT_STAGE += mkdir -p bin sbin etc tmp dev home && chmod 1777 tmp && \
+# The shell and utility cases go in too, to run in the guest with
+#   make qemu RUN='/tests/progs/run'
+ROOT_DEPS += $(PROG_BINS) user/progs.mk $(shell find user/rootfs -type f) $(BUILD)/extra.txt \
+	$(BUILD)/tests/runcases $(PROG_CASES)
+ROOT_STAGE += mkdir -p bin sbin etc tmp dev home tests/progs && chmod 1777 tmp && \
 	cp $(abspath $(filter-out $(PROG_DIR)/init,$(PROG_BINS))) bin/ && \
 	cp $(abspath $(PROG_DIR)/init) sbin/init && \
 	cp -R $(CURDIR)/user/rootfs/. . && \
+	cp $(abspath $(BUILD)/tests/runcases $(PROG_CASES)) tests/progs/ && \
+	printf '\043 Runs the shell and utility cases (tests/progs/*.t) with /bin.\n/tests/progs/runcases /bin %s\n' \
+	  '$(addprefix /tests/progs/,$(notdir $(PROG_CASES)))' > tests/progs/run && chmod 755 tests/progs/run && \
 	$(if $(EXTRA),cp -R "$(abspath $(EXTRA))/." . &&) true;
 
 # EXTRA's name is remembered, so the image is rebuilt when it changes or goes;
@@ -62,7 +69,6 @@ QEMU_RUN = if printf '%s' "$$RUN" | grep -q '"'; then \
 # tests/progs/*.t: shell scripts with their expected output and status, run
 # with our sh and utilities by tests/progs/runcases (built like the programs,
 # so it can run in the guest as well).
-PROG_CASES := $(wildcard tests/progs/*.t)
 $(BUILD)/tests/runcases: tests/progs/runcases.c $(PROG_DEPS) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@echo "  PROG    $@"
