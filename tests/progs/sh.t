@@ -386,3 +386,19 @@ echo end
 $ > a
 b
 $ end
+
+## other descriptors: 3>f then >&3
+echo via3 3>f >&3
+cat f
+echo x 12>f
+echo $?
+-- out
+via3
+sh: 12: bad file descriptor
+1
+
+## builtin redirection is undone afterwards
+cd / > f
+echo still here
+-- out
+still here

@@ -4,7 +4,6 @@
 // with the same redirections applied to its own descriptors and then undone.
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +60,10 @@ static bool plan_redirs(struct redir *r, struct setup *s)
     for (; r; r = r->next) {
         if (s->nmoves >= MAX_MOVES) {
             sh_error("too many redirections");
+            return false;
+        }
+        if (r->fd >= SAVE_FD_MIN) {
+            sh_error("%d: bad file descriptor", r->fd);
             return false;
         }
         char *target = expand_one(r->word);
