@@ -402,3 +402,16 @@ cd / > f
 echo still here
 -- out
 still here
+
+## a shell started through PATH runs $(...) with itself
+sh -c 'echo "$(nosuch 2>&1)"'
+-- out
+sh: nosuch: not found
+
+## "not found" goes where the command's stderr goes
+nosuch 2> err
+echo $?
+cat err
+-- out
+127
+sh: nosuch: not found

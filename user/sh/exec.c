@@ -145,7 +145,7 @@ static int run_builtin(builtin_fn *fn, struct strv *argv, struct setup *s)
 
 // ---- programs ----------------------------------------------------------------
 // The executable for name: itself if it has a '/', else the first match in $PATH.
-static char *find_program(const char *name)
+char *find_program(const char *name)
 {
     if (strchr(name, '/'))
         return (char *)name;
@@ -192,8 +192,12 @@ static pid_t start_program(struct strv *argv, struct strv *assigns, struct setup
 {
     const char *name = argv->v[0];
     char *path = find_program(name);
+    struct saved saved[MAX_MOVES];
     if (!path) {
+        // Said where the command's stderr would have gone, as a forking shell does.
+        int n = apply_in_shell(s, saved);
         sh_error("%s: not found", name);
+        undo_in_shell(saved, n);
         *status = 127;
         return 0;
     }
@@ -210,7 +214,9 @@ static pid_t start_program(struct strv *argv, struct strv *assigns, struct setup
         err = spawn(&pid, sh_path, s, sargv.v, envp);
     }
     if (err) {
+        int n = apply_in_shell(s, saved);
         sh_error("%s: %s", name, strerror(err));
+        undo_in_shell(saved, n);
         *status = err == ENOENT ? 127 : 126;
         return 0;
     }

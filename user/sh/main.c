@@ -247,11 +247,17 @@ int run_string(const char *src)
     return last_status;
 }
 
-// Where this shell's executable is, for running scripts and background lists.
+// Where this shell's executable is, for running scripts, $(...) and
+// background lists: argv[0] made absolute, or found through $PATH.
 static void find_self(const char *argv0)
 {
-    if (!strchr(argv0, '/'))
-        return;   // found through PATH: keep the default /bin/sh
+    if (!strchr(argv0, '/')) {
+        const char *p = find_program(argv0);
+        if (p && p[0] == '/')
+            sh_path = xstrdup(p);
+        arena_reset();
+        return;
+    }
     if (argv0[0] == '/') {
         sh_path = argv0;
         return;

@@ -79,6 +79,7 @@ int run_string(const char *src);           // parse and run; PARSE errors give 2
 int run_sub_shell(const char *src, int out, bool wait);  // sh -c src; pid or status
 char *command_output(const char *src);     // $(src): its output, last newlines cut
 extern int subst_status;                   // status of the last $(...)
+char *find_program(const char *name);      // the file $PATH gives, or NULL
 int wait_pid(int pid);                     // its status as $? shows it
 extern const char *sh_path;                // this shell's executable (for &, scripts)
 extern bool interactive;
