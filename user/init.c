@@ -18,6 +18,8 @@
 //             shell on the console (/bin/sh -i: prompts even if isatty cannot
 //             tell), started again whenever it exits.
 // Meanwhile init waits for every child, so orphans reparented to it are reaped.
+// POSIX_SPAWN_SETSID is POSIX.1-2024; glibc still declares it only for _GNU_SOURCE.
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>

@@ -415,3 +415,37 @@ cat err
 -- out
 127
 sh: nosuch: not found
+
+## * ? and [...] match file names, sorted; no match keeps the word
+touch b.c a.c c.h .hidden
+mkdir d; touch d/x.c d/y.h
+echo *.c
+echo ?.h
+echo [ab].c [!a].c
+echo *.none
+echo */*.c
+echo * | wc -w
+-- out
+a.c b.c
+c.h
+a.c b.c b.c
+*.none
+d/x.c
+4
+
+## quoted or escaped pattern characters are literal
+touch a.c
+X='*.c'
+echo '*.c' "*.c" \*.c
+echo $X "$X"
+-- out
+*.c *.c *.c
+a.c *.c
+
+## .* matches dot files; absolute patterns work
+touch .a
+echo .[a-z]*
+echo /tm? | grep -c /tmp
+-- out
+.a
+1

@@ -1,6 +1,7 @@
 // Word expansion at run time: quote removal, backslashes, $NAME ${NAME} $? $$
 // $! $# $0..$9 $@ $*, $(command), and a leading ~. The results of unquoted expansions are
-// split into fields at blanks; quoted text never is.
+// split into fields at blanks, and words with unquoted * ? [ become the file
+// names they match (glob.c); quoted text is never split or matched.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,33 +12,49 @@
 struct fields {
     struct strv *out;
     struct str cur;
+    struct str pat;  // cur as a pattern: quoted * ? [ \ escaped with a backslash
     bool have;       // cur is a field even if empty (it had quotes or text)
-    bool split;      // split unquoted expansions (false for assignments etc.)
+    bool glob;       // cur has an unquoted * ? or [
+    bool split;      // split unquoted expansions and expand patterns
+                     // (false for assignments and redirection targets)
 };
+
+static void add_char(struct fields *f, char c, bool quoted)
+{
+    str_addc(&f->cur, c);
+    f->have = true;
+    if (!f->split)
+        return;
+    bool meta = c == '*' || c == '?' || c == '[';
+    if (quoted && (meta || c == '\\'))
+        str_addc(&f->pat, '\\');
+    else if (meta)
+        f->glob = true;
+    str_addc(&f->pat, c);
+}
 
 static void end_field(struct fields *f)
 {
     if (f->have) {
-        strv_add(f->out, f->cur.s ? f->cur.s : arena_strndup("", 0));
-        f->cur = (struct str){0};
-        f->have = false;
+        char *field = f->cur.s ? f->cur.s : arena_strndup("", 0);
+        if (f->glob)
+            glob_field(f->pat.s, field, f->out);
+        else
+            strv_add(f->out, field);
+        f->cur = f->pat = (struct str){0};
+        f->have = f->glob = false;
     }
 }
 
 static void add_text(struct fields *f, const char *s, bool quoted)
 {
-    if (quoted || !f->split) {
-        str_adds(&f->cur, s);
-        f->have = true;
-        return;
-    }
+    if (quoted || !f->split)
+        f->have = true;   // even "" is a field
     for (; *s; s++) {
-        if (*s == ' ' || *s == '\t' || *s == '\n') {
+        if (!quoted && f->split && (*s == ' ' || *s == '\t' || *s == '\n'))
             end_field(f);
-        } else {
-            str_addc(&f->cur, *s);
-            f->have = true;
-        }
+        else
+            add_char(f, *s, quoted);
     }
 }
 
@@ -135,8 +152,7 @@ static void expand(const char *p, struct fields *f)
                 continue;
             }
             if (p[1]) {
-                str_addc(&f->cur, p[1]);
-                f->have = true;
+                add_char(f, p[1], true);
                 p += 2;
             } else {
                 p++;
@@ -147,7 +163,7 @@ static void expand(const char *p, struct fields *f)
                 e = p + strlen(p);
             f->have = true;
             for (p++; p < e; p++)
-                str_addc(&f->cur, *p);
+                add_char(f, *p, true);
             if (*p)
                 p++;
         } else if (c == '"') {
@@ -156,12 +172,12 @@ static void expand(const char *p, struct fields *f)
             while (*p && *p != '"') {
                 if (*p == '\\' && p[1] && strchr("$`\"\\\n", p[1])) {
                     if (p[1] != '\n')
-                        str_addc(&f->cur, p[1]);
+                        add_char(f, p[1], true);
                     p += 2;
                 } else if (*p == '$') {
                     dollar(f, &p, true);
                 } else {
-                    str_addc(&f->cur, *p++);
+                    add_char(f, *p++, true);
                 }
             }
             if (*p)
@@ -169,8 +185,7 @@ static void expand(const char *p, struct fields *f)
         } else if (c == '$') {
             dollar(f, &p, false);
         } else {
-            str_addc(&f->cur, c);
-            f->have = true;
+            add_char(f, c, false);
             p++;
         }
     }

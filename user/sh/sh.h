@@ -72,6 +72,9 @@ extern int pos_count;                      // $# (not counting $0)
 
 void expand_word(const char *raw, struct strv *fields);  // with field splitting
 char *expand_one(const char *raw);         // one string: assignments, redirections
+// The files pattern matches (backslash-escaped characters are literal),
+// appended to out sorted; literal if none.
+void glob_field(const char *pattern, const char *literal, struct strv *out);
 
 // ---- running ---------------------------------------------------------------
 int run_list(struct andor *list);          // returns the last status
