@@ -21,6 +21,13 @@ $(PROG_DIR)/%: user/%.c user/reboot.h kernel/uapi/ext.h $(PROG_DEPS) | $(DEPS_OK
 	@echo "  PROG    $@"
 	$(Q)$(PROG_CC) $(PROG_CFLAGS) -o $@ $< $(PROG_LINK)
 
+# test is also [ (a copy: the kernel's cpio reader need not know hard links).
+$(PROG_DIR)/test: user/test.c $(PROG_DEPS) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "  PROG    $@"
+	$(Q)$(PROG_CC) $(PROG_CFLAGS) -o $@ $< $(PROG_LINK)
+	$(Q)cp $@ '$(@D)/['
+
 $(PROG_DIR)/sh: $(SH_SRCS) user/sh/sh.h $(PROG_DEPS) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@echo "  PROG    $@"
@@ -37,7 +44,7 @@ ROOT_DEPS += $(PROG_BINS) user/progs.mk $(shell find user/rootfs -type f) $(BUIL
 	$(BUILD)/tests/runcases $(PROG_CASES)
 ROOT_STAGE += mkdir -p bin sbin etc tmp dev home tests/progs && chmod 1777 tmp && \
 	cp $(abspath $(filter-out $(PROG_DIR)/init,$(PROG_BINS))) bin/ && \
-	cp $(abspath $(PROG_DIR)/init) sbin/init && \
+	cp $(abspath $(PROG_DIR)/init) sbin/init && cp bin/test 'bin/[' && \
 	cp -R $(CURDIR)/user/rootfs/. . && \
 	cp $(abspath $(BUILD)/tests/runcases $(PROG_CASES)) tests/progs/ && \
 	printf '\043 Runs the shell and utility cases (tests/progs/*.t) with /bin.\n/tests/progs/runcases /bin %s\n' \

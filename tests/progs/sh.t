@@ -449,3 +449,115 @@ echo /tm? | grep -c /tmp
 -- out
 .a
 1
+
+## if, elif, else
+for n in 1 2 3; do
+    if [ $n = 2 ]; then echo two; fi
+done
+if true; then echo yes; else echo no; fi
+if false; then echo yes; else echo no; fi
+if false; then echo a; elif true; then echo b; else echo c; fi
+if false; then echo a; elif false; then echo b; else echo c; fi
+if false; then echo a; fi
+echo status $?
+-- out
+two
+yes
+no
+b
+c
+status 0
+
+## if over several lines, with a pipeline as condition
+if echo abc | grep -q b
+then
+    echo found
+fi
+-- out
+found
+
+## for over words, patterns and "$@"
+for x in a 'b c' d; do echo "[$x]"; done
+touch f1 f2
+for f in f*; do echo $f; done
+sh -c 'for a; do echo "<$a>"; done' zero 'x y' z
+-- out
+[a]
+[b c]
+[d]
+f1
+f2
+<x y>
+<z>
+
+## while and until loops
+i=
+while test "$i" != xxx; do i=x$i; echo $i; done
+echo > count
+until grep -q 3 count; do wc -l < count >> count; done
+cat count | wc -l
+-- out
+x
+xx
+xxx
+4
+
+## break and continue
+for i in 1 2 3 4 5; do
+    if echo $i | grep -q 2; then continue; fi
+    if echo $i | grep -q 4; then break; fi
+    echo $i
+done
+for a in x y; do for b in 1 2; do echo $a$b; break 2; done; done
+for a in x y; do for b in 1 2; do continue 2; echo no; done; echo no; done
+echo end
+-- out
+1
+3
+x1
+end
+
+## a loop in a pipeline, and redirected
+for i in 1 2 3; do echo $i; done | wc -l
+for i in a b; do echo $i; done > out
+cat out
+while false; do :; done < out
+echo $?
+-- out
+3
+a
+b
+0
+
+## nested compound commands and status
+for i in 1 2; do
+    for j in a b; do
+        if [ $j = b ]; then continue; fi
+        echo $i$j
+    done
+done
+false
+for i in; do :; done
+echo $?
+-- out
+1a
+2a
+0
+
+## a long loop does not grow without bound
+i=0
+for a in 0 1 2 3 4 5 6 7 8 9; do for b in 0 1 2 3 4 5 6 7 8 9; do for c in 0 1 2 3 4 5 6 7 8 9; do X="$a$b$c"; done; done; done
+echo $X
+-- out
+999
+
+## syntax errors in compound commands
+if true; then echo x; done
+-- out
+sh: syntax error near 'done'
+-- status 2
+
+## reserved words are ordinary words elsewhere
+echo if then fi do done
+-- out
+if then fi do done

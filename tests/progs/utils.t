@@ -366,3 +366,37 @@ kill -l | grep -c TERM
 kill: 999999999: No such process
 1
 1
+
+## test and [: strings, numbers, files, ! -a -o
+touch f; mkdir d
+test a = a; echo $?
+[ a != a ]; echo $?
+[ -n "" ]; echo $?
+[ -z "" ]; echo $?
+[ 3 -lt 10 ]; echo $?
+[ 10 -le 3 ]; echo $?
+[ -f f -a -d d ]; echo $?
+[ -f d -o -e nope ]; echo $?
+[ ! -e nope ]; echo $?
+[ -s f ]; echo $?
+test; echo $?
+test x; echo $?
+[ 1 -eq x ]; echo $?
+[ a = a; echo $?
+-- out
+0
+1
+1
+0
+0
+1
+0
+1
+0
+1
+1
+0
+test: integer expected
+2
+test: missing ]
+2

@@ -99,6 +99,23 @@ static int b_wait(int argc, char **argv)
     return status;
 }
 
+// break [n], continue [n]: leave (or go on with) the n-th enclosing loop.
+static int loop_jump(int argc, char **argv, int *what)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 1;
+    if (n < 1) {
+        sh_error("%s: bad count", argv[0]);
+        return 1;
+    }
+    if (loop_depth == 0)
+        return 0;   // outside a loop: nothing to do, as in other shells
+    *what = n < loop_depth ? n : loop_depth;
+    return 0;
+}
+
+static int b_break(int argc, char **argv) { return loop_jump(argc, argv, &loop_break); }
+static int b_continue(int argc, char **argv) { return loop_jump(argc, argv, &loop_continue); }
+
 static int b_colon(int argc, char **argv)
 {
     (void)argc;
@@ -111,7 +128,8 @@ static const struct {
     builtin_fn *fn;
 } builtins[] = {
     {"cd", b_cd}, {"exit", b_exit}, {"export", b_export}, {"unset", b_unset},
-    {"shift", b_shift}, {"wait", b_wait}, {":", b_colon},
+    {"shift", b_shift}, {"wait", b_wait}, {":", b_colon}, {"break", b_break},
+    {"continue", b_continue},
 };
 
 builtin_fn *builtin_find(const char *name)

@@ -223,11 +223,107 @@ static pid_t start_program(struct strv *argv, struct strv *assigns, struct setup
     return pid;
 }
 
-// One simple command with stdin/stdout possibly from/to a pipe (-1: not).
-// Returns the pid it started, or 0 with *status set (builtin, error, or
-// assignments only).
-static pid_t run_cmd(struct cmd *c, int in, int out, int *status)
+// ---- compound commands ----------------------------------------------------------
+int loop_depth, loop_break, loop_continue;
+
+// After a loop's condition or body: true if the loop must stop (break, or a
+// continue meant for an outer loop).
+static bool loop_leave(void)
 {
+    if (loop_break > 0) {
+        loop_break--;
+        return true;
+    }
+    if (loop_continue > 1) {
+        loop_continue--;
+        return true;
+    }
+    loop_continue = 0;
+    return false;
+}
+
+static int run_loop(struct cmd *c)
+{
+    int status = 0;
+    struct strv words = {0};
+    if (c->kind == C_FOR) {
+        for (size_t i = 0; i < c->words.n; i++)
+            expand_word(c->words.v[i], &words);
+        for (int i = 1; !c->has_in && i <= pos_count; i++)
+            strv_add(&words, pos_args[i]);
+    }
+    loop_depth++;
+    for (size_t i = 0;; i++) {
+        // What an iteration allocates goes when it ends.
+        struct arena_mark mark = arena_mark();
+        if (c->kind == C_FOR) {
+            if (i >= words.n)
+                break;
+            var_set(c->var, words.v[i], false);
+        } else {
+            run_list(c->cond);
+            if (loop_leave() || (last_status == 0) != (c->kind == C_WHILE)) {
+                arena_release(mark);
+                break;
+            }
+        }
+        status = run_list(c->body);
+        arena_release(mark);
+        if (loop_leave())
+            break;
+    }
+    loop_depth--;
+    return status;
+}
+
+static int run_compound(struct cmd *c)
+{
+    if (c->kind != C_IF)
+        return run_loop(c);
+    run_list(c->cond);
+    if (loop_break || loop_continue)
+        return last_status;
+    if (last_status == 0)
+        return c->body ? run_list(c->body) : 0;
+    return c->orelse ? run_list(c->orelse) : 0;
+}
+
+// In a pipeline or in the background it needs a process of its own: a second
+// shell. Otherwise it runs here, with its redirections applied to the shell.
+static pid_t run_compound_cmd(struct cmd *c, int in, int out, bool background, int *status)
+{
+    struct setup s = {0};
+    if (in >= 0)
+        add_move(&s, 0, in);
+    if (out >= 0)
+        add_move(&s, 1, out);
+    if (in >= 0 || out >= 0 || background) {
+        pid_t pid = run_sub_shell(c->text, &s, false);
+        *status = pid ? 0 : 127;
+        return pid;
+    }
+    *status = 1;
+    if (plan_redirs(c->redirs, &s)) {
+        struct saved saved[MAX_MOVES];
+        fflush(stdout);
+        int n = apply_in_shell(&s, saved);
+        *status = run_compound(c);
+        fflush(stdout);
+        fflush(stderr);
+        undo_in_shell(saved, n);
+    }
+    close_opened(&s);
+    return 0;
+}
+
+// ---- simple commands --------------------------------------------------------------
+// One command with stdin/stdout possibly from/to a pipe (-1: not). Returns
+// the pid it started, or 0 with *status set (builtin, error, compound
+// command run here, or assignments only).
+static pid_t run_cmd(struct cmd *c, int in, int out, bool background, int *status)
+{
+    if (c->kind != C_SIMPLE)
+        return run_compound_cmd(c, in, out, background, status);
     struct strv argv = {0}, assigns = {0};
     size_t i = 0;
     subst_status = 0;
@@ -306,7 +402,7 @@ static int run_pipeline(struct pipeline *pl, bool background)
         }
         p[0] = move_high(p[0]);
         p[1] = move_high(p[1]);
-        last = run_cmd(c, in, p[1], &status);
+        last = run_cmd(c, in, p[1], background, &status);
         if (last)
             pids[npids++] = last;
         if (in >= 0)
@@ -333,9 +429,9 @@ static int run_pipeline(struct pipeline *pl, bool background)
 }
 
 // A second shell running src (with this one's variables and positional
-// parameters), its stdout on `out` if out >= 0. Returns its pid, or with
-// wait, its status.
-int run_sub_shell(const char *src, int out, bool wait)
+// parameters), with the descriptor setup s (or none). Returns its pid, or
+// with wait, its status.
+int run_sub_shell(const char *src, struct setup *s, bool wait)
 {
     struct strv argv = {0};
     strv_add(&argv, (char *)sh_path);
@@ -343,11 +439,9 @@ int run_sub_shell(const char *src, int out, bool wait)
     strv_add(&argv, var_script(src));
     for (int i = 0; i <= pos_count; i++)
         strv_add(&argv, pos_args[i]);
-    struct setup s = {0};
-    if (out >= 0)
-        add_move(&s, 1, out);
+    struct setup none = {0};
     pid_t pid;
-    int err = spawn(&pid, sh_path, &s, argv.v, var_environ(NULL));
+    int err = spawn(&pid, sh_path, s ? s : &none, argv.v, var_environ(NULL));
     if (err) {
         sh_error("%s: %s", sh_path, strerror(err));
         return wait ? 127 : 0;
@@ -369,7 +463,9 @@ char *command_output(const char *src)
     }
     p[0] = move_high(p[0]);
     p[1] = move_high(p[1]);
-    pid_t pid = run_sub_shell(src, p[1], false);
+    struct setup s = {0};
+    add_move(&s, 1, p[1]);
+    pid_t pid = run_sub_shell(src, &s, false);
     close(p[1]);
     char buf[4096];
     ssize_t n;
@@ -396,7 +492,7 @@ static void run_background(struct andor *ao)
         run_pipeline(ao->first, true);
         return;
     }
-    pid_t pid = run_sub_shell(ao->text, -1, false);
+    pid_t pid = run_sub_shell(ao->text, NULL, false);
     if (!pid)
         return;
     last_bg_pid = pid;
@@ -406,14 +502,14 @@ static void run_background(struct andor *ao)
 
 int run_list(struct andor *list)
 {
-    for (struct andor *ao = list; ao; ao = ao->next) {
+    for (struct andor *ao = list; ao && !loop_break && !loop_continue; ao = ao->next) {
         if (ao->background) {
             run_background(ao);
             last_status = 0;
             continue;
         }
         bool run = true;
-        for (struct pipeline *pl = ao->first; pl; pl = pl->next) {
+        for (struct pipeline *pl = ao->first; pl && !loop_break && !loop_continue; pl = pl->next) {
             if (run)
                 last_status = run_pipeline(pl, false);
             // a && b || c: each operator looks at the status so far.

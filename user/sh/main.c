@@ -70,6 +70,22 @@ char *arena_strndup(const char *s, size_t n)
     return p;
 }
 
+struct arena_mark arena_mark(void)
+{
+    return (struct arena_mark){blocks, blocks ? blocks->used : 0};
+}
+
+void arena_release(struct arena_mark m)
+{
+    while (blocks && blocks != m.block) {
+        struct block *b = blocks;
+        blocks = b->next;
+        free(b);
+    }
+    if (blocks)
+        blocks->used = m.used;
+}
+
 void arena_reset(void)
 {
     while (blocks) {

@@ -1,5 +1,5 @@
 // The lexer and parser: a command line becomes a list of and-or lists of
-// pipelines of simple commands. Words stay raw (quotes, backslashes and $ are
+// pipelines of commands: simple ones, and if/while/until/for holding lists. Words stay raw (quotes, backslashes and $ are
 // handled at run time by expand.c); the lexer only needs to know where they end.
 #include <ctype.h>
 #include <string.h>
@@ -167,29 +167,162 @@ static void skip_newlines_after_operator(void)
         incomplete = true;
 }
 
+static bool is_word(const char *w)
+{
+    return tok.kind == T_WORD && (size_t)(tok.end - tok.start) == strlen(w) &&
+           strncmp(tok.start, w, tok.end - tok.start) == 0;
+}
+
+// Words that end a list inside a compound command, not commands themselves.
+static const char *const closers[] = {"then", "elif", "else", "fi", "do", "done", NULL};
+
+static bool is_one_of(const char *const *words)
+{
+    for (; words && *words; words++)
+        if (is_word(*words))
+            return true;
+    return false;
+}
+
+static struct andor *parse_list(const char *const *stops);
+
+// Expect the reserved word w here (the end of input means: more to come).
+static bool expect(const char *w)
+{
+    if (is_word(w)) {
+        next();
+        return true;
+    }
+    if (tok.kind == T_EOF)
+        incomplete = true;
+    else
+        syntax_error();
+    return false;
+}
+
+static bool parse_redirs(struct cmd *c)
+{
+    struct redir **tail = &c->redirs;
+    while (*tail)
+        tail = &(*tail)->next;
+    while (tok.kind == T_REDIR) {
+        struct redir *r = arena_alloc(sizeof *r);
+        r->fd = tok.fd;
+        r->kind = tok.rkind;
+        next();
+        if (tok.kind != T_WORD) {
+            syntax_error();
+            return false;
+        }
+        r->word = arena_strndup(tok.start, tok.end - tok.start);
+        *tail = r;
+        tail = &r->next;
+        next();
+    }
+    return true;
+}
+
+// if LIST then LIST [elif LIST then LIST]... [else LIST] fi   (after "if"/"elif")
+static bool parse_if(struct cmd *c)
+{
+    static const char *const then_stop[] = {"then", NULL};
+    static const char *const body_stop[] = {"elif", "else", "fi", NULL};
+    static const char *const else_stop[] = {"fi", NULL};
+    c->kind = C_IF;
+    c->cond = parse_list(then_stop);
+    if (failed || incomplete || !expect("then"))
+        return false;
+    c->body = parse_list(body_stop);
+    if (failed || incomplete)
+        return false;
+    if (is_word("elif")) {
+        next();
+        struct cmd *e = arena_alloc(sizeof *e);
+        struct pipeline *pl = arena_alloc(sizeof *pl);
+        c->orelse = arena_alloc(sizeof *c->orelse);
+        c->orelse->first = pl;
+        pl->cmds = e;
+        pl->ncmds = 1;
+        return parse_if(e);   // it ends with the same fi
+    }
+    if (is_word("else")) {
+        next();
+        c->orelse = parse_list(else_stop);
+        if (failed || incomplete)
+            return false;
+    }
+    return expect("fi");
+}
+
+// while/until LIST do LIST done; for NAME [in WORD...] ; do LIST done
+static bool parse_loop(struct cmd *c)
+{
+    static const char *const do_stop[] = {"do", NULL};
+    static const char *const done_stop[] = {"done", NULL};
+    if (c->kind == C_FOR) {
+        if (tok.kind != T_WORD || !is_name(tok.start, tok.end - tok.start)) {
+            syntax_error();
+            return false;
+        }
+        c->var = arena_strndup(tok.start, tok.end - tok.start);
+        next();
+        while (tok.kind == T_NEWLINE)
+            next();
+        if (is_word("in")) {
+            c->has_in = true;
+            for (next(); tok.kind == T_WORD; next())
+                strv_add(&c->words, arena_strndup(tok.start, tok.end - tok.start));
+        }
+        while (tok.kind == T_SEMI || tok.kind == T_NEWLINE)
+            next();
+    } else {
+        c->cond = parse_list(do_stop);
+        if (failed || incomplete)
+            return false;
+    }
+    if (!expect("do"))
+        return false;
+    c->body = parse_list(done_stop);
+    return !failed && !incomplete && expect("done");
+}
+
+static struct cmd *parse_compound(struct cmd *c)
+{
+    const char *start = tok.start;
+    bool ok;
+    if (is_word("if")) {
+        next();
+        ok = parse_if(c);
+    } else {
+        c->kind = is_word("while") ? C_WHILE : is_word("until") ? C_UNTIL : C_FOR;
+        next();
+        ok = parse_loop(c);
+    }
+    if (!ok || !parse_redirs(c))
+        return NULL;
+    c->text = arena_strndup(start, tok.start - start);
+    return c;
+}
+
 static struct cmd *parse_cmd(void)
 {
     struct cmd *c = arena_alloc(sizeof *c);
-    struct redir **tail = &c->redirs;
+    if (is_word("if") || is_word("while") || is_word("until") || is_word("for"))
+        return parse_compound(c);
+    if (is_one_of(closers)) {
+        syntax_error();
+        return NULL;
+    }
     for (;;) {
         if (tok.kind == T_WORD) {
             strv_add(&c->words, arena_strndup(tok.start, tok.end - tok.start));
-        } else if (tok.kind == T_REDIR) {
-            struct redir *r = arena_alloc(sizeof *r);
-            r->fd = tok.fd;
-            r->kind = tok.rkind;
             next();
-            if (tok.kind != T_WORD) {
-                syntax_error();
+        } else if (tok.kind == T_REDIR) {
+            if (!parse_redirs(c))
                 return NULL;
-            }
-            r->word = arena_strndup(tok.start, tok.end - tok.start);
-            *tail = r;
-            tail = &r->next;
         } else {
             break;
         }
-        next();
     }
     if (c->words.n == 0 && !c->redirs) {
         syntax_error();
@@ -245,17 +378,20 @@ static struct andor *parse_andor(void)
     return ao;
 }
 
-enum parse_result parse(const char *src, struct andor **out)
+// And-or lists separated by ; & or newlines, up to one of the stop words at
+// the start of a command (NULL: up to the end of the input).
+static struct andor *parse_list(const char *const *stops)
 {
-    src_pos = src;
-    incomplete = failed = false;
-    *out = NULL;
-    struct andor **tail = out;
-    next();
+    struct andor *head = NULL, **tail = &head;
     for (;;) {
-        while (tok.kind == T_NEWLINE)
+        while (tok.kind == T_NEWLINE || (stops && tok.kind == T_SEMI))
             next();
-        if (tok.kind == T_EOF)
+        if (tok.kind == T_EOF) {
+            if (stops)
+                incomplete = true;   // the compound command goes on
+            break;
+        }
+        if (is_one_of(stops))
             break;
         struct andor *ao = parse_andor();
         if (!ao)
@@ -264,6 +400,8 @@ enum parse_result parse(const char *src, struct andor **out)
         tail = &ao->next;
         if (tok.kind == T_AMP)
             ao->background = true;
+        else if (is_one_of(stops))
+            continue;
         else if (tok.kind != T_SEMI && tok.kind != T_NEWLINE && tok.kind != T_EOF) {
             syntax_error();
             break;
@@ -271,6 +409,15 @@ enum parse_result parse(const char *src, struct andor **out)
         if (tok.kind != T_EOF)
             next();
     }
+    return head;
+}
+
+enum parse_result parse(const char *src, struct andor **out)
+{
+    src_pos = src;
+    incomplete = failed = false;
+    next();
+    *out = parse_list(NULL);
     if (incomplete)
         return PARSE_INCOMPLETE;
     return failed ? PARSE_ERROR : PARSE_OK;

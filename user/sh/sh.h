@@ -12,6 +12,10 @@
 void *arena_alloc(size_t n);   // zeroed; exits on out of memory
 char *arena_strndup(const char *s, size_t n);
 void arena_reset(void);
+// A loop frees what each iteration allocated: everything since the mark.
+struct arena_mark { void *block; size_t used; };
+struct arena_mark arena_mark(void);
+void arena_release(struct arena_mark m);
 void *xmalloc(size_t n);       // long-lived allocations; exits on out of memory
 char *xstrdup(const char *s);
 
@@ -31,9 +35,18 @@ struct redir {
     char *word;           // raw target word (file name, or fd number for R_DUP)
     struct redir *next;
 };
-struct cmd {              // a simple command: [NAME=value...] words, redirections
-    struct strv words;    // raw words (quotes and $ still in them)
+enum cmd_kind { C_SIMPLE, C_IF, C_WHILE, C_UNTIL, C_FOR };
+struct andor;
+struct cmd {
+    enum cmd_kind kind;
+    struct strv words;    // SIMPLE: [NAME=value...] words; FOR: the words after `in`
     struct redir *redirs;
+    char *var;            // FOR: the variable (NULL words and !has_in: "$@")
+    bool has_in;
+    struct andor *cond;   // IF, WHILE, UNTIL: the condition
+    struct andor *body;   // IF: then; loops: do
+    struct andor *orelse; // IF: else (an elif is an IF alone in it)
+    char *text;           // compound commands: their source, for a second shell
     struct cmd *next;     // next command in the pipeline
 };
 enum { OP_NONE, OP_AND, OP_OR };
@@ -79,12 +92,14 @@ void glob_field(const char *pattern, const char *literal, struct strv *out);
 // ---- running ---------------------------------------------------------------
 int run_list(struct andor *list);          // returns the last status
 int run_string(const char *src);           // parse and run; PARSE errors give 2
-int run_sub_shell(const char *src, int out, bool wait);  // sh -c src; pid or status
+struct setup;
+int run_sub_shell(const char *src, struct setup *s, bool wait);  // sh -c src; pid or status
 char *command_output(const char *src);     // $(src): its output, last newlines cut
 extern int subst_status;                   // status of the last $(...)
 char *find_program(const char *name);      // the file $PATH gives, or NULL
 int wait_pid(int pid);                     // its status as $? shows it
 extern const char *sh_path;                // this shell's executable (for &, scripts)
+extern int loop_depth, loop_break, loop_continue;   // for break and continue
 extern bool interactive;
 
 typedef int builtin_fn(int argc, char **argv);
