@@ -71,6 +71,8 @@ static pid_t start_shell(char **argv, bool on_console)
     }
     pid_t pid;
     int err = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ);
+    if (err == EINVAL || err == ENOSYS)   // a C library or kernel without SETSID
+        err = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     if (err) {

@@ -98,7 +98,8 @@ static bool plan_redirs(struct redir *r, struct setup *s)
     return true;
 }
 
-// ---- builtins: apply the moves to the shell itself, then undo them ---------
+// ---- running in the shell itself (builtins, compound commands, messages):
+// apply the moves to the shell's own descriptors, then undo them
 struct saved { int fd, copy; };
 
 static int apply_in_shell(struct setup *s, struct saved *saved)
