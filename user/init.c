@@ -2,11 +2,10 @@
 //
 // What the kernel provides: descriptors 0, 1 and 2 open on the console (else
 // init opens /dev/console for itself), /dev/console for the console shell (see
-// start_shell), argv[0] = "/sbin/init", and
-// an environment built from the kernel command line: every `key=value` word the
-// kernel does not use itself becomes an environment variable, as on Linux. A
-// value with spaces is written in double quotes, `RUN="ls -l /"`, and arrives
-// without them (RUN=ls -l /).
+// start_shell), argv = {"/sbin/init", NULL}, and an environment built from the
+// kernel command line by cmdline_env (kernel/cmdline.c): every `key=value` word
+// becomes an environment variable, as on Linux. A value with spaces is written
+// in double quotes, `RUN="ls -l /"`, and arrives without them (RUN=ls -l /).
 //
 // What init does:
 //   RUN set   runs `/bin/sh -c "$RUN"`, waits for it, and powers the machine

@@ -2,7 +2,7 @@
 # they live in. Included by the top-level Makefile.
 #
 # The programs use only the POSIX API our libc provides. To build them against
-# another C library, change these three (e.g. PROG_CC=gcc PROG_CFLAGS='... -nostdinc
+# another C library, change these (e.g. PROG_CC=gcc PROG_CFLAGS='... -nostdinc
 # -Ilibc/include' PROG_LINK='-nostdlib -static libc/crt0.o ... libc.a'):
 PROG_CC ?= musl-gcc
 PROG_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-stack-protector
