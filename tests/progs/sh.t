@@ -561,3 +561,42 @@ sh: syntax error near 'done'
 echo if then fi do done
 -- out
 if then fi do done
+
+## $((...)) arithmetic
+i=3
+echo $((i+1)) $(( (2+3)*4 )) $((7/2)) $((7%3)) $((-i)) $((i*i-1>7&&1))
+echo $((1<2)) $((2<=1)) $((2==3||1)) $((1<<4)) $((6&3)) $((6|3)) $((6^3)) $((!0)) $((~0))
+echo "$((i * 2))" $(($i+$i))
+n=0; while [ $n -lt 5 ]; do n=$((n+1)); done; echo $n
+-- out
+4 20 3 1 -3 1
+1 0 1 16 2 7 5 1 -1
+6 6
+5
+
+## bad arithmetic fails the command
+echo $((1/0))
+echo $?
+echo $((2+))
+echo $?
+-- out
+sh: arithmetic: division by zero
+2
+sh: arithmetic: bad expression: (2+)
+2
+
+## read splits a line into variables
+echo 'a b  c d' > in
+read x y < in
+echo "[$x][$y]"
+while read line; do echo "<$line>"; done < in
+echo 'one\ two three' | while read p q; do echo "[$p][$q]"; done
+echo 'keep\ back' | while read -r p q; do echo "[$p][$q]"; done
+read z < /dev/null
+echo $? "[$z]"
+-- out
+[a][b  c d]
+<a b  c d>
+[one two][three]
+[keep\][back]
+1 []

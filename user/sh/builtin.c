@@ -116,6 +116,66 @@ static int loop_jump(int argc, char **argv, int *what)
 static int b_break(int argc, char **argv) { return loop_jump(argc, argv, &loop_break); }
 static int b_continue(int argc, char **argv) { return loop_jump(argc, argv, &loop_continue); }
 
+// read [-r] [NAME...]: one line of standard input into the variables (REPLY
+// if none), split at blanks, the last one taking the rest. Without -r a
+// backslash keeps the next character (and joins lines). 1 at end of input.
+static int b_read(int argc, char **argv)
+{
+    int i = 1;
+    bool raw = i < argc && strcmp(argv[i], "-r") == 0;
+    i += raw;
+    static char *reply[] = {"read", "REPLY", NULL};
+    if (i >= argc) {
+        argv = reply;
+        i = 1;
+        argc = 2;
+    }
+    // The line, and beside it which characters were escaped (never separators).
+    struct str line = {0}, kept = {0};
+    str_adds(&line, "");
+    bool eof = false, escaped = false;
+    for (;;) {
+        char c;
+        ssize_t n = read(0, &c, 1);   // a byte at a time: leave the rest unread
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            eof = true;
+            break;
+        }
+        if (!escaped && c == '\\' && !raw) {
+            escaped = true;
+            continue;
+        }
+        if (!escaped && c == '\n')
+            break;
+        if (!(escaped && c == '\n')) {
+            str_addc(&line, c);
+            str_addc(&kept, escaped ? 'k' : '-');
+        }
+        escaped = false;
+    }
+    size_t p = 0, len = line.len;
+#define BLANK(k) ((line.s[k] == ' ' || line.s[k] == '\t') && kept.s[k] != 'k')
+    for (; i < argc; i++) {
+        while (p < len && BLANK(p))
+            p++;
+        size_t end = p;
+        if (i == argc - 1) {
+            end = len;
+            while (end > p && BLANK(end - 1))
+                end--;
+        } else {
+            while (end < len && !BLANK(end))
+                end++;
+        }
+        var_set(argv[i], arena_strndup(line.s + p, end - p), false);
+        p = end;
+    }
+#undef BLANK
+    return eof ? 1 : 0;
+}
+
 static int b_colon(int argc, char **argv)
 {
     (void)argc;
@@ -129,7 +189,7 @@ static const struct {
 } builtins[] = {
     {"cd", b_cd}, {"exit", b_exit}, {"export", b_export}, {"unset", b_unset},
     {"shift", b_shift}, {"wait", b_wait}, {":", b_colon}, {"break", b_break},
-    {"continue", b_continue},
+    {"continue", b_continue}, {"read", b_read},
 };
 
 builtin_fn *builtin_find(const char *name)

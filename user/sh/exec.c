@@ -328,6 +328,7 @@ static pid_t run_cmd(struct cmd *c, int in, int out, bool background, int *statu
     struct strv argv = {0}, assigns = {0};
     size_t i = 0;
     subst_status = 0;
+    arith_failed = false;
     for (; i < c->words.n && assignment_len(c->words.v[i]); i++) {
         char *w = c->words.v[i];
         size_t n = assignment_len(w);
@@ -341,6 +342,11 @@ static pid_t run_cmd(struct cmd *c, int in, int out, bool background, int *statu
     for (; i < c->words.n; i++)
         expand_word(c->words.v[i], &argv);
     int subst = subst_status;
+    if (arith_failed) {
+        arith_failed = false;
+        *status = 2;
+        return 0;
+    }
 
     struct setup s = {0};
     if (in >= 0)

@@ -1,5 +1,5 @@
 // Word expansion at run time: quote removal, backslashes, $NAME ${NAME} $? $$
-// $! $# $0..$9 $@ $*, $(command), and a leading ~. The results of unquoted expansions are
+// $! $# $0..$9 $@ $*, $(command), $((arithmetic)), and a leading ~. The results of unquoted expansions are
 // split into fields at blanks, and words with unquoted * ? [ become the file
 // names they match (glob.c); quoted text is never split or matched.
 #include <stdio.h>
@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "sh.h"
+
+bool arith_failed;
 
 struct fields {
     struct strv *out;
@@ -112,7 +114,16 @@ static void dollar(struct fields *f, const char **pp, bool quoted)
             *pp = p;
             return;
         }
-        add_text(f, command_output(arena_strndup(p + 1, e - p - 1)), quoted);
+        char *inner = arena_strndup(p + 1, e - p - 1);
+        if (inner[0] == '(' && e[-1] == ')') {
+            // $((expression)): the parentheses are part of it, harmlessly.
+            char *v = arith(expand_one(inner));
+            if (!v)
+                arith_failed = true;
+            add_text(f, v ? v : "", quoted);
+        } else {
+            add_text(f, command_output(inner), quoted);
+        }
         *pp = e + 1;
         return;
     } else if (*p == '@' || *p == '*') {

@@ -83,8 +83,10 @@ extern int last_bg_pid;                    // $!
 extern char **pos_args;                    // $0, $1, ... (NULL-terminated)
 extern int pos_count;                      // $# (not counting $0)
 
-void expand_word(const char *raw, struct strv *fields);  // with field splitting
+void expand_word(const char *raw, struct strv *fields);
+extern bool arith_failed;                  // a $((...)) was invalid: the command fails  // with field splitting
 char *expand_one(const char *raw);         // one string: assignments, redirections
+char *arith(const char *src);              // $((src)) (expanded); NULL if invalid
 // The files pattern matches (backslash-escaped characters are literal),
 // appended to out sorted; literal if none.
 void glob_field(const char *pattern, const char *literal, struct strv *out);
