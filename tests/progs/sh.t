@@ -600,3 +600,8 @@ echo $? "[$z]"
 [one two][three]
 [keep\][back]
 1 []
+
+## arithmetic overflow wraps instead of failing
+echo $((9223372036854775807+1)) $(( (-9223372036854775807-1) / -1 ))
+-- out
+-9223372036854775808 -9223372036854775808

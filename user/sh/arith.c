@@ -38,7 +38,7 @@ static long primary(void)
     if (c == '-' || c == '+' || c == '!' || c == '~') {
         ap++;
         long v = primary();
-        return c == '-' ? -v : c == '+' ? v : c == '!' ? !v : ~v;
+        return c == '-' ? (long)-(unsigned long)v : c == '+' ? v : c == '!' ? !v : ~v;
     }
     if (isdigit((unsigned char)c))
         return strtol(ap, (char **)&ap, 10);
@@ -85,17 +85,20 @@ static long apply(const char *op, long a, long b)
     case '^': return a ^ b;
     case '=': return a == b;
     case '!': return a != b;
-    case '<': return op[1] == '=' ? a <= b : op[1] == '<' ? a << (b & 63) : a < b;
+    // Overflow wraps around (computed unsigned), as in other shells.
+    case '<': return op[1] == '=' ? a <= b : op[1] == '<' ? (long)((unsigned long)a << (b & 63)) : a < b;
     case '>': return op[1] == '=' ? a >= b : op[1] == '>' ? a >> (b & 63) : a > b;
-    case '+': return a + b;
-    case '-': return a - b;
-    case '*': return a * b;
+    case '+': return (long)((unsigned long)a + (unsigned long)b);
+    case '-': return (long)((unsigned long)a - (unsigned long)b);
+    case '*': return (long)((unsigned long)a * (unsigned long)b);
     }
     if (b == 0) {
         sh_error("arithmetic: division by zero");
         bad = said = true;
         return 0;
     }
+    if (b == -1)   // LONG_MIN / -1 would trap
+        return op[0] == '/' ? (long)-(unsigned long)a : 0;
     return op[0] == '/' ? a / b : a % b;
 }
 
