@@ -44,6 +44,7 @@ KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
 KSRCS := $(wildcard kernel/*.c kernel/*.S fs/*.c tests/kernel/*.c)
 KOBJS := $(patsubst %,$(BUILD)/%.o,$(KSRCS))
 include user/user.mk
+include user/progs.mk
 
 $(BUILD)/%.c.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -60,9 +61,12 @@ $(BUILD)/kernel.elf: $(KOBJS) kernel/kernel.ld
 	$(Q)ld $(KLDFLAGS) -o $@ $(KOBJS)
 
 # ---- initial file system (cpio newc from a staging tree) -------------------
-$(BUILD)/initrd.cpio: | $(DEPS_OK)
+# Sub-makefiles add what the tree needs to ROOT_DEPS and the shell commands that
+# fill it (run inside $(BUILD)/root, each ending in ';') to ROOT_STAGE.
+$(BUILD)/initrd.cpio: $(ROOT_DEPS) | $(DEPS_OK)
 	@echo "  CPIO    $@"
 	@rm -rf $(BUILD)/root && mkdir -p $(BUILD)/root
+	$(Q)cd $(BUILD)/root && $(ROOT_STAGE) true
 	$(Q)cd $(BUILD)/root && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
 
 # ---- boot image ------------------------------------------------------------
@@ -72,8 +76,13 @@ $(BUILD)/esp.img: $(BOOT_EFI) $(BUILD)/kernel.elf $(BUILD)/initrd.cpio tools/mke
 
 RUNQEMU := tools/runqemu --esp $(BUILD)/esp.img --cpus $(CPUS) --mem $(MEM)
 
+# RUN='cmd args' runs one command in the guest instead (user/progs.mk).
 qemu: $(BUILD)/esp.img
+ifeq ($(RUN),)
 	$(RUNQEMU) --interactive --cmdline "$(CMDLINE)"
+else
+	@$(QEMU_RUN)
+endif
 
 qemu-gdb: $(BUILD)/esp.img
 	@echo "QEMU waits for gdb on :1234; in another terminal run: gdb (it reads .gdbinit)"

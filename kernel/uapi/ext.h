@@ -46,6 +46,17 @@ struct kstats_cpu {
     unsigned long pages_freed;       // physical pages it freed
 };
 
+// ---- reboot commands ------------------------------------------------------
+// reboot(LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2, cmd, arg) (syscall 169).
+// Linux's LINUX_REBOOT_CMD_POWER_OFF (0x4321fedc) powers off with exit status 0.
+// REBOOT_CMD_EXIT_STATUS powers off too, and makes `arg` (an integer, not a
+// pointer) the machine's exit status: under QEMU the kernel writes it to the
+// isa-debug-exit port, and tools/runqemu exits with it. That port carries
+// 0..127 only, so the kernel passes larger statuses on as 127. init uses it to
+// end a `RUN=...` boot with the command's status (user/init.c). The value
+// spells "EXIT"; Linux has no such command and returns EINVAL.
+#define REBOOT_CMD_EXIT_STATUS 0x45584954
+
 // ---- madvise advice -------------------------------------------------------
 // Linux's advice values stop at MADV_COLLAPSE (25) and 100-102 (hwpoison, soft
 // offline, guard pages); an unknown value gives EINVAL there.

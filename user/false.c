@@ -1,0 +1,5 @@
+// false: exit with status 1.
+int main(void)
+{
+    return 1;
+}
