@@ -55,6 +55,7 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
     SYS(getgid),
     SYS(getegid),
     SYS(getrandom),
+    SYS(reboot),
     SYS(rt_sigprocmask),
     SYS(rt_sigaction),
 };

@@ -33,6 +33,7 @@
 #define __NR_getegid 108
 #define __NR_getppid 110
 #define __NR_arch_prctl 158
+#define __NR_reboot 169
 #define __NR_gettid 186
 #define __NR_sched_setaffinity 203
 #define __NR_sched_getaffinity 204
