@@ -1,0 +1,3 @@
+// getopt (declared in unistd.h as well).
+#pragma once
+#include <unistd.h>
