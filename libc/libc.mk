@@ -64,7 +64,7 @@ $(LIBC_A): $(LIBC_OBJS)
 LIBC_TEST_NAMES := $(notdir $(basename $(wildcard $(LIBC_DIR)/tests/*.c)))
 LIBC_TESTS := $(foreach n,$(LIBC_TEST_NAMES),$(LIBC_OUT)/tests/$(n) $(LIBC_OUT)/tests/$(n)-pie)
 LIBC_TEST_HDRS := $(wildcard $(LIBC_DIR)/tests/*.h)
-LIBC_TEST_CFLAGS := $(LIBC_CFLAGS) -O2 -g -Wall -Wextra -Werror -Wno-format-truncation
+LIBC_TEST_CFLAGS := $(LIBC_CFLAGS) -O2 -g -Wall -Wextra -Werror -Wno-format-truncation -Wno-stringop-truncation
 
 $(LIBC_OUT)/tests/%: $(LIBC_DIR)/tests/%.c $(LIBC_TEST_HDRS) $(LIBC_DEPS)
 	@mkdir -p $(@D)

@@ -103,7 +103,7 @@ hidden void __unlock(struct lock *l);
 // ---- per-thread state: the thread control block FS points at ---------------
 // Layout at the start is fixed by the x86-64 TLS ABI: %fs:0 holds the TCB's own
 // address, and gcc's stack protector reads the canary at %fs:0x28.
-#define MALLOC_NCLASS 40
+#define MALLOC_NCLASS 43
 struct tcache_bin {
     void *head;
     unsigned count;

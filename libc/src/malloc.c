@@ -9,7 +9,7 @@
 // not meet there either. Blocks freed by a thread other than the allocator go
 // to the freeing thread's cache (memory migrates; no remote writes).
 //
-// Blocks up to 32 KiB come in 39 size classes (16-byte steps to 128, then four
+// Blocks up to 64 KiB come in 43 size classes (16-byte steps to 128, then four
 // per power of two). Each block starts with a 16-byte header naming its class;
 // larger requests are their own anonymous mappings and are unmapped on free.
 // Small-class memory is carved from 256 KiB chunks and never returned to the
@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include "libc.h"
 
-#define NCLASS 39
-#define MAX_SMALL 32768
+#define NCLASS 43
+#define MAX_SMALL 65536
 #define CHUNK (256 * 1024)
 #define HDR 16
 #define CLASS_LARGE 0xfffe
@@ -111,6 +111,8 @@ static unsigned central_take(unsigned c, void **head, unsigned n)
 static void central_give(unsigned c, void **head, unsigned n)
 {
     struct central *p = &central[c];
+    if (n == 0)
+        return;
     void *first = *head, *last = first;
     for (unsigned i = 1; i < n; i++)
         last = next_of(last);
@@ -194,6 +196,8 @@ void free(void *p)
         return;
     }
     struct tcache_bin *bin = &__self()->tcache[h->cls];
+    if (unlikely(!bin->limit))
+        bin->limit = bin_limit(h->cls);
     set_next(h, bin->head);
     bin->head = h;
     if (unlikely(++bin->count > bin->limit)) {

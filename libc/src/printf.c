@@ -246,7 +246,8 @@ static void fmt_float(struct sink *s, const struct spec *sp, long double v)
             int drop = (int)(13 - prec) * 4;
             uint64_t half = 1ULL << (drop - 1), rem = frac & ((1ULL << drop) - 1);
             frac >>= drop;
-            if (rem > half || (rem == half && (frac & 1)))
+            uint64_t odd = prec ? frac & 1 : (uint64_t)lead & 1;
+            if (rem > half || (rem == half && odd))
                 frac++;
             if (frac >> (prec * 4)) {  // carried into the leading digit
                 lead++;

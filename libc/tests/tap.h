@@ -23,7 +23,7 @@ __attribute__((format(printf, 2, 3))) static int check(int cond, const char *fmt
 }
 
 // Compare a string result with the expected one; show both on failure.
-static int check_str(const char *got, const char *want, const char *name)
+__attribute__((unused)) static int check_str(const char *got, const char *want, const char *name)
 {
     int ok = got && strcmp(got, want) == 0;
     if (!ok)
