@@ -266,6 +266,30 @@ int fclose(FILE *f)
     return r;
 }
 
+// Copy into the buffer, flushing whenever it fills; large writes bypass it.
+static size_t buffered_write(FILE *f, const unsigned char *s, size_t n)
+{
+    if (!f->wpos)
+        f->wpos = f->buf;
+    size_t room = f->bufsize - (size_t)(f->wpos - f->buf);
+    if (n >= room + f->bufsize) {
+        if (__fflush_unlocked(f) < 0 || write_all(f, s, n) < 0)
+            return 0;
+        return n;
+    }
+    size_t done = 0;
+    while (done < n) {
+        room = f->bufsize - (size_t)(f->wpos - f->buf);
+        size_t k = n - done < room ? n - done : room;
+        memcpy(f->wpos, s + done, k);
+        f->wpos += k;
+        done += k;
+        if (f->wpos == f->buf + f->bufsize && __fflush_unlocked(f) < 0)
+            return 0;
+    }
+    return n;
+}
+
 size_t __fwrite_unlocked(const void *p, size_t n, FILE *f)
 {
     const unsigned char *s = p;
@@ -281,28 +305,17 @@ size_t __fwrite_unlocked(const void *p, size_t n, FILE *f)
     setup_buffer(f);
     if (f->bufmode == _IONBF || !f->buf)
         return write_all(f, s, n) < 0 ? 0 : n;
-    if (!f->wpos)
-        f->wpos = f->buf;
-    size_t room = f->bufsize - (size_t)(f->wpos - f->buf);
-    if (n >= room + f->bufsize) {
-        // Larger than the buffer: flush and write straight through.
-        if (__fflush_unlocked(f) < 0 || write_all(f, s, n) < 0)
-            return 0;
-        return n;
+    if (f->bufmode == _IOLBF) {
+        // Everything through the last newline goes out now; the rest waits.
+        const unsigned char *nl = memrchr(s, '\n', n);
+        if (nl) {
+            size_t k = (size_t)(nl - s) + 1;
+            if (buffered_write(f, s, k) < k || __fflush_unlocked(f) < 0)
+                return 0;
+            return k + buffered_write(f, s + k, n - k);
+        }
     }
-    size_t done = 0;
-    while (done < n) {
-        room = f->bufsize - (size_t)(f->wpos - f->buf);
-        size_t k = n - done < room ? n - done : room;
-        memcpy(f->wpos, s + done, k);
-        f->wpos += k;
-        done += k;
-        if (f->wpos == f->buf + f->bufsize && __fflush_unlocked(f) < 0)
-            return done - (size_t)(f->wpos - f->buf);
-    }
-    if (f->bufmode == _IOLBF && memchr(s, '\n', n) && __fflush_unlocked(f) < 0)
-        return 0;
-    return n;
+    return buffered_write(f, s, n);
 }
 
 size_t fwrite(const void *restrict p, size_t size, size_t n, FILE *restrict f)
