@@ -1,5 +1,7 @@
-// getopt: POSIX short options, with "+"/":" prefixes and GNU-style "--".
-// Does not permute argv: scanning stops at the first non-option.
+// getopt: POSIX short options, with "+"/":" prefixes and GNU-style "--";
+// getopt_long adds "--name", "--name=value", "--name value" and unique
+// abbreviations. Neither permutes argv: scanning stops at the first non-option.
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -66,4 +68,74 @@ int getopt(int argc, char *const argv[], const char *opts)
         nextchar = 0;
     }
     return c;
+}
+
+// A long option "--name[=value]" at argv[optind].
+static int long_option(int argc, char *const argv[], const char *opts,
+                       const struct option *longopts, int *index)
+{
+    const char *arg = argv[optind] + 2;
+    size_t len = strcspn(arg, "=");
+    int found = -1, ambiguous = 0;
+    for (int i = 0; longopts[i].name; i++) {
+        if (strncmp(longopts[i].name, arg, len) != 0)
+            continue;
+        if (strlen(longopts[i].name) == len) {  // exact match wins
+            found = i;
+            ambiguous = 0;
+            break;
+        }
+        if (found >= 0)
+            ambiguous = 1;
+        else
+            found = i;
+    }
+    int colon = *opts == ':' || ((*opts == '+' || *opts == '-') && opts[1] == ':');
+    optind++;
+    if (found < 0 || ambiguous) {
+        optopt = 0;
+        if (opterr && !colon)
+            fprintf(stderr, "%s: %s option '--%.*s'\n", argv[0],
+                    ambiguous ? "ambiguous" : "unrecognized", (int)len, arg);
+        return '?';
+    }
+    const struct option *o = &longopts[found];
+    optarg = NULL;
+    if (arg[len] == '=') {
+        if (o->has_arg == no_argument) {
+            optopt = o->val;
+            if (opterr && !colon)
+                fprintf(stderr, "%s: option '--%s' doesn't allow an argument\n", argv[0], o->name);
+            return '?';
+        }
+        optarg = (char *)arg + len + 1;
+    } else if (o->has_arg == required_argument) {
+        if (optind >= argc) {
+            optopt = o->val;
+            if (opterr && !colon)
+                fprintf(stderr, "%s: option '--%s' requires an argument\n", argv[0], o->name);
+            return colon ? ':' : '?';
+        }
+        optarg = argv[optind++];
+    }
+    if (index)
+        *index = found;
+    if (o->flag) {
+        *o->flag = o->val;
+        return 0;
+    }
+    return o->val;
+}
+
+int getopt_long(int argc, char *const argv[], const char *opts, const struct option *longopts,
+                int *index)
+{
+    if (optind == 0) {
+        optind = 1;
+        nextchar = 0;
+    }
+    if (nextchar == 0 && optind < argc && argv[optind] && argv[optind][0] == '-' &&
+        argv[optind][1] == '-' && argv[optind][2])
+        return long_option(argc, argv, opts, longopts, index);
+    return getopt(argc, argv, opts);
 }

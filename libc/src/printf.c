@@ -580,10 +580,34 @@ static void put_fd(struct sink *s, const char *p, size_t n)
     }
 }
 
+// Unbuffered streams (stderr) get a temporary buffer, so one printf is one
+// write rather than a write per piece.
+static void put_filebuf(struct sink *s, const char *p, size_t n)
+{
+    while (n) {
+        size_t k = s->cap - s->used < n ? s->cap - s->used : n;
+        memcpy(s->buf + s->used, p, k);
+        s->used += k, p += k, n -= k;
+        if (s->used == s->cap) {
+            if (__fwrite_unlocked(s->buf, s->used, s->f) != s->used)
+                s->err = 1;
+            s->used = 0;
+        }
+    }
+}
+
 int __vfprintf_unlocked(FILE *f, const char *fmt, va_list ap)
 {
-    struct sink s = {.put = put_file, .f = f};
-    return format(&s, fmt, ap);
+    if (f->bufmode != _IONBF) {
+        struct sink s = {.put = put_file, .f = f};
+        return format(&s, fmt, ap);
+    }
+    char buf[512];
+    struct sink s = {.put = put_filebuf, .f = f, .buf = buf, .cap = sizeof buf};
+    int r = format(&s, fmt, ap);
+    if (s.used && __fwrite_unlocked(buf, s.used, f) != s.used)
+        return -1;
+    return s.err ? -1 : r;
 }
 
 int vfprintf(FILE *restrict f, const char *restrict fmt, va_list ap)

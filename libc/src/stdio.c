@@ -642,12 +642,21 @@ void __stdio_exit(void)
         __fflush_unlocked(p);
 }
 
+// fork() copies only the calling thread: hold every stream's lock across it,
+// so the child cannot inherit a stream another thread was in the middle of.
 void __stdio_atfork(int phase)
 {
-    if (phase == 0)
+    if (phase == 0) {
         __lock(&list_lock);
-    else if (phase == 1)
-        __unlock(&list_lock);
-    else
-        list_lock.v = 0;
+        for (int i = 0; i < 3; i++)
+            __lock(&std_files[i].lock);
+        for (FILE *p = open_list; p; p = p->next)
+            __lock(&p->lock);
+        return;
+    }
+    for (int i = 0; i < 3; i++)
+        phase == 1 ? __unlock(&std_files[i].lock) : (void)(std_files[i].lock.v = 0);
+    for (FILE *p = open_list; p; p = p->next)
+        phase == 1 ? __unlock(&p->lock) : (void)(p->lock.v = 0);
+    phase == 1 ? __unlock(&list_lock) : (void)(list_lock.v = 0);
 }

@@ -1,4 +1,5 @@
 // getopt: clusters, attached and separate arguments, errors, "--".
+#include <getopt.h>
 #include <string.h>
 #include <unistd.h>
 #include "tap.h"
@@ -34,5 +35,32 @@ int main(void)
     char *argv3[] = {"prog", "file", "-a", NULL};
     optind = 1;
     check(getopt(3, argv3, "a") == -1 && optind == 1, "stops at the first non-option");
+
+    static int verbose;
+    static const struct option longopts[] = {
+        {"verbose", no_argument, &verbose, 1},
+        {"output", required_argument, NULL, 'o'},
+        {"level", optional_argument, NULL, 'l'},
+        {"lever", no_argument, NULL, 'L'},
+        {NULL, 0, NULL, 0},
+    };
+    char *argv4[] = {"prog", "--verbose", "--output=x.txt", "--output", "y.txt", "-l",
+                     "--level=3", "--lev", "--bogus", "file", NULL};
+    int argc4 = 10, idx = -1;
+    optind = 1;
+    check(getopt_long(argc4, argv4, "o:l", longopts, &idx) == 0 && verbose == 1 && idx == 0,
+          "getopt_long sets a flag");
+    check(getopt_long(argc4, argv4, "o:l", longopts, &idx) == 'o' && strcmp(optarg, "x.txt") == 0,
+          "getopt_long --name=value");
+    check(getopt_long(argc4, argv4, "o:l", longopts, &idx) == 'o' && strcmp(optarg, "y.txt") == 0,
+          "getopt_long --name value");
+    check(getopt_long(argc4, argv4, "o:l", longopts, &idx) == 'l' && optarg == NULL,
+          "getopt_long falls back to short options");
+    check(getopt_long(argc4, argv4, "o:l", longopts, &idx) == 'l' && strcmp(optarg, "3") == 0,
+          "getopt_long optional argument");
+    check(getopt_long(argc4, argv4, "o:l", longopts, &idx) == '?', "an ambiguous abbreviation is an error");
+    check(getopt_long(argc4, argv4, "o:l", longopts, &idx) == '?', "an unknown long option is an error");
+    check(getopt_long(argc4, argv4, "o:l", longopts, &idx) == -1 && strcmp(argv4[optind], "file") == 0,
+          "getopt_long stops at the first operand");
     return tap_done();
 }
