@@ -34,9 +34,11 @@ LIBC_LINK = $(LIBC_CC) -nostdlib -static -no-pie -z noexecstack -o $(1) $(LIBC_C
 LIBC_LINK_PIE = $(LIBC_CC) -nostdlib -static-pie -z noexecstack -o $(1) $(LIBC_CRT1) $(2) \
 	-Wl,--start-group $(LIBC_A) $(LIBC_LIBGCC) -Wl,--end-group
 
-# The library itself: position-independent (usable in both kinds of binary),
-# freestanding so gcc does not turn malloc+memset into calloc inside calloc.
-LIBC_OWN_CFLAGS := $(LIBC_CFLAGS) -O2 -g -Wall -Wextra -Werror -fPIE -ffreestanding \
+# The library itself: position-independent (usable in both kinds of binary).
+# gcc must not turn malloc+memset into a call to calloc (inside calloc), nor
+# loops into calls to memset/memcpy/strlen (inside those).
+LIBC_OWN_CFLAGS := $(LIBC_CFLAGS) -O2 -g -Wall -Wextra -Werror -fPIE \
+	-fno-builtin-malloc -fno-builtin-calloc -fno-builtin-realloc -fno-builtin-free \
 	-fno-tree-loop-distribute-patterns -fno-omit-frame-pointer -MMD -MP
 LIBC_SRCS := $(filter-out $(LIBC_DIR)/src/crt1.S,$(wildcard $(LIBC_DIR)/src/*.c $(LIBC_DIR)/src/*.S))
 LIBC_OBJS := $(patsubst $(LIBC_DIR)/src/%,$(LIBC_OUT)/obj/%.o,$(LIBC_SRCS))

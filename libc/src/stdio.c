@@ -10,7 +10,7 @@
 
 static unsigned char stdin_buf[UNGET + BUFSIZ], stdout_buf[UNGET + BUFSIZ];
 static struct _FILE std_files[3] = {
-    {.fd = 0, .flags = F_READ | F_NOCLOSE, .bufmode = _IOFBF, .base = stdin_buf,
+    {.fd = 0, .flags = F_READ | F_NOCLOSE, .bufmode = -1, .base = stdin_buf,
      .buf = stdin_buf + UNGET, .bufsize = BUFSIZ},
     {.fd = 1, .flags = F_WRITE | F_NOCLOSE, .bufmode = -1, .base = stdout_buf,
      .buf = stdout_buf + UNGET, .bufsize = BUFSIZ},
