@@ -81,11 +81,3 @@ _Noreturn void abort(void)
     raise(SIGABRT);
     _Exit(127);
 }
-
-_Noreturn void __assert_fail(const char *expr, const char *file, int line, const char *func)
-{
-    fprintf(stderr, "%s: %s:%d: %s: assertion '%s' failed\n",
-            program_invocation_short_name ? program_invocation_short_name : "?",
-            file, line, func, expr);
-    abort();
-}

@@ -1,8 +1,10 @@
 // Process start-up: self-relocation of a static PIE, the main thread's TLS
 // block and thread pointer (FS), the environment, constructors, then main.
 #include <elf.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include "libc.h"
 
 int main(int argc, char **argv, char **envp);
@@ -135,4 +137,13 @@ _Noreturn void __libc_start(long *sp, const Elf64_Dyn *dynamic)
     for (size_t i = 0; i < (size_t)(__init_array_end - __init_array_start); i++)
         __init_array_start[i](argc, argv, envp);
     exit(main(argc, argv, envp));
+}
+
+unsigned long getauxval(unsigned long type)
+{
+    for (unsigned long *a = (unsigned long *)__auxv_ptr; a && a[0] != AT_NULL; a += 2)
+        if (a[0] == type)
+            return a[1];
+    errno = ENOENT;
+    return 0;
 }

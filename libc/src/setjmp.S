@@ -1,51 +1,7 @@
-// Assembly helpers: clone with a child function, the signal-return
-// trampoline, and setjmp/longjmp.
-#define NR_clone 56
-#define NR_exit 60
-#define NR_rt_sigreturn 15
+// setjmp/longjmp and sigsetjmp. jmp_buf: rbx, rbp, r12-r15, rsp, rip, then
+// (sigjmp_buf) whether the mask was saved and the mask.
 
     .text
-// int __clone(int (*fn)(void *), void *stack, int flags, void *arg,
-//             int *ptid, void *tls, int *ctid)
-// The child starts on `stack` and calls fn(arg), then exits the thread with
-// its result. The parent gets the child's tid or -errno.
-    .globl __clone
-    .hidden __clone
-    .type __clone, @function
-__clone:
-    and $-16, %rsi
-    sub $16, %rsi
-    mov %rcx, 8(%rsi)           // arg for the child, on its new stack
-    mov %rdi, (%rsi)            // fn
-    mov %edx, %edi              // flags
-    mov %r8, %rdx               // ptid
-    mov 8(%rsp), %r10           // ctid (7th argument, on our stack)
-    mov %r9, %r8                // tls
-    mov $NR_clone, %eax
-    syscall
-    test %eax, %eax
-    jnz 1f
-    // child: rsp is the new stack, holding fn and arg
-    xor %ebp, %ebp
-    pop %rax
-    pop %rdi
-    call *%rax
-    mov %eax, %edi
-    mov $NR_exit, %eax
-    syscall
-    hlt
-1:  ret
-    .size __clone, . - __clone
-
-    .globl __restore_rt
-    .hidden __restore_rt
-    .type __restore_rt, @function
-__restore_rt:
-    mov $NR_rt_sigreturn, %eax
-    syscall
-    hlt
-    .size __restore_rt, . - __restore_rt
-
 // jmp_buf: rbx, rbp, r12, r13, r14, r15, rsp, rip
     .globl setjmp, _setjmp
     .type setjmp, @function
