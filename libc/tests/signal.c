@@ -90,11 +90,18 @@ int main(void)
     sigprocmask(SIG_SETMASK, NULL, &set);
     check(!sigismember(&set, SIGSEGV), "the mask is restored after jumping out");
 
+    // Block SIGALRM until sigsuspend, so it cannot arrive before we wait.
     signal(SIGALRM, handler);
+    sigset_t alrm, waitmask;
+    sigemptyset(&alrm);
+    sigaddset(&alrm, SIGALRM);
+    sigprocmask(SIG_BLOCK, &alrm, &waitmask);
+    sigdelset(&waitmask, SIGALRM);
     got = 0;
     alarm(1);
-    pause();
-    check(got == SIGALRM, "alarm and pause");
+    int sr = sigsuspend(&waitmask);
+    check(got == SIGALRM && sr == -1 && errno == EINTR, "alarm and sigsuspend");
+    sigprocmask(SIG_UNBLOCK, &alrm, NULL);
 
     errno = 0;
     check(sigaction(SIGKILL, &sa, NULL) == -1 && errno == EINVAL, "SIGKILL cannot be caught");
