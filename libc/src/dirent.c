@@ -1,4 +1,5 @@
-// Directory streams: a buffer of getdents64 records per DIR.
+// Directory streams: a buffer of getdents64 records per DIR. Like fopen,
+// opendir asks for any free descriptor (O_ANYFD; see stdio.c).
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +36,7 @@ DIR *fdopendir(int fd)
 
 DIR *opendir(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_ANYFD);
     if (fd < 0)
         return NULL;
     DIR *d = fdopendir(fd);

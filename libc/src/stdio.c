@@ -1,6 +1,10 @@
 // Buffered streams (FILE): open/close, buffering, reads and writes.
 // Each FILE has its own lock, so threads using different streams share no
 // state beyond the open-stream list, which only fopen/fclose/fflush(NULL) take.
+// fopen opens with O_ANYFD (kernel/uapi/ext.h): a stream promises no
+// particular descriptor number, so the kernel may allocate from the calling
+// core's own part of the descriptor table, and fopens on different cores
+// commute there. (Linux ignores the flag and gives the lowest free number.)
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -91,7 +95,7 @@ FILE *fopen(const char *restrict path, const char *restrict mode)
     int oflags;
     if (parse_mode(mode, &oflags) < 0)
         return NULL;
-    int fd = open(path, oflags, 0666);
+    int fd = open(path, oflags | O_ANYFD, 0666);
     if (fd < 0)
         return NULL;
     FILE *f = file_new(fd, oflags);
@@ -137,7 +141,7 @@ FILE *freopen(const char *restrict path, const char *restrict mode, FILE *restri
 
 FILE *tmpfile(void)
 {
-    int fd = open("/tmp", O_TMPFILE | O_RDWR, 0600);
+    int fd = open("/tmp", O_TMPFILE | O_RDWR | O_ANYFD, 0600);
     if (fd < 0) {
         char name[] = "/tmp/tmpfileXXXXXX";
         fd = mkstemp(name);
