@@ -535,10 +535,10 @@ static int format(struct sink *s, const char *fmt, va_list ap0)
             out(s, "%", 1);
             break;
         default:
-            // Unknown conversion: print it as written.
-            out(s, pct, (size_t)(fmt - pct));
+            // Unknown conversion, or a '%' ending the format: print it as written.
             if (!*p)
                 fmt = p;
+            out(s, pct, (size_t)(fmt - pct));
             break;
         }
     }

@@ -190,6 +190,17 @@ static void lengths(void)
           "DBL_MAX in full (%d chars)", n);
 }
 
+static void odd_formats(void)
+{
+    char buf[32];
+    const char *volatile fmt = "abc%";  // volatile: keep gcc's format check out of it
+    int n = snprintf(buf, sizeof buf, fmt);
+    check(n == 4 && memcmp(buf, "abc%", 5) == 0, "a trailing %% prints as itself (%d)", n);
+    fmt = "[%y]";
+    n = snprintf(buf, sizeof buf, fmt);
+    check(n == 4 && strcmp(buf, "[%y]") == 0, "an unknown conversion prints as written");
+}
+
 static void sprintf_family(void)
 {
     char buf[64];
@@ -208,6 +219,7 @@ int main(void)
 {
     table();
     lengths();
+    odd_formats();
     sprintf_family();
     return tap_done();
 }
