@@ -94,6 +94,7 @@ $(LIBC_OUT)/tests/%-pie: $(LIBC_DIR)/tests/%.c $(LIBC_TEST_HDRS) $(LIBC_DEPS)
 HOST_TESTS += $(LIBC_TESTS)
 HOST_TEST_DEPS += $(LIBC_TESTS)
 
+all: $(LIBC_DEPS)
 libc: $(LIBC_DEPS)
 libc-test: $(LIBC_TESTS)
 	tools/runtests --cpus '' $(foreach t,$(LIBC_TESTS),--host '$(t)')
