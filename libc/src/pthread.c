@@ -38,7 +38,7 @@ int pthread_create(pthread_t *restrict out, const pthread_attr_t *restrict attr,
     size_t tls = (__tls_size() + page - 1) & ~(page - 1);
     size_t total = guard + stack + tls;
     char *map = mmap(NULL, total, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED)
         return EAGAIN;
     if (guard)

@@ -303,7 +303,7 @@ fail:
 static int spawn_fallback(pid_t *pid, struct child_args *c)
 {
     char *stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (stack == MAP_FAILED)
         return EAGAIN;
     // All signals stay blocked until the child has reset its handlers.
