@@ -3,6 +3,7 @@
 // buffering with the file position.
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,45 @@
 #include "tap.h"
 
 static char path[64];
+
+// Several threads print whole lines to one stream: each line must come out
+// intact (stdio locks the stream for the length of each call).
+static FILE *shared;
+static void *printer(void *arg)
+{
+    long id = (long)arg;
+    for (int i = 0; i < 2000; i++)
+        fprintf(shared, "thread %ld line %d %s\n", id, i, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+    return NULL;
+}
+
+static void threads(void)
+{
+    shared = fopen(path, "w");
+    pthread_t t[4];
+    for (long i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, printer, (void *)i);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    fclose(shared);
+    FILE *f = fopen(path, "r");
+    char line[128];
+    int next[4] = {0}, bad = 0, n = 0;
+    while (fgets(line, sizeof line, f)) {
+        long id;
+        int i;
+        char tail[64];
+        if (sscanf(line, "thread %ld line %d %63s", &id, &i, tail) != 3 || id < 0 || id > 3 ||
+            i != next[id] || strlen(tail) != 32)
+            bad++;
+        else
+            next[id]++;
+        n++;
+    }
+    fclose(f);
+    check(bad == 0 && n == 8000, "4 threads x 2000 fprintf lines to one stream, none torn (%d bad)",
+          bad);
+}
 
 int main(void)
 {
@@ -114,6 +154,7 @@ int main(void)
           strcmp(line, "value") == 0, "sscanf with scan sets");
     check(sscanf("", "%d", &a) == EOF, "sscanf of empty input returns EOF");
     check(sscanf("x", "%d", &a) == 0, "sscanf matching failure returns 0");
+    threads();
     check(remove(path) == 0 && access(path, F_OK) == -1, "remove");
     return tap_done();
 }
