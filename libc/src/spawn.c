@@ -311,7 +311,8 @@ fail:
 
 #define CHILD_STACK (64 * 1024)
 
-static int spawn_fallback(pid_t *pid, struct child_args *c)
+// Sets *refused when the kernel would not create the child this way.
+static int spawn_fallback(pid_t *pid, struct child_args *c, int *refused)
 {
     char *stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -324,6 +325,7 @@ static int spawn_fallback(pid_t *pid, struct child_args *c)
                       c, NULL, NULL, NULL);
     __restore_signals(&c->parent_mask);
     munmap(stack, CHILD_STACK);
+    *refused = tid == -ENOSYS || tid == -EINVAL;
     if (tid < 0)
         return -tid;
     if (c->err) {
@@ -397,8 +399,8 @@ static int spawn_path(pid_t *pid, const char *path, const posix_spawn_file_actio
     }
     struct child_args c = {path, acts, nfa, at, argv, envp, 0, 0, -1};
     if (!no_vfork_clone) {
-        int err = spawn_fallback(pid, &c);
-        if (err != ENOSYS && err != EINVAL)
+        int refused = 0, err = spawn_fallback(pid, &c, &refused);
+        if (!refused)
             return err;
         no_vfork_clone = 1;
     }
