@@ -37,11 +37,12 @@ LIBC_LINK = $(LIBC_CC) -nostdlib -static -no-pie -z noexecstack -o $(1) $(LIBC_C
 LIBC_LINK_PIE = $(LIBC_CC) -nostdlib -static-pie -z noexecstack -o $(1) $(LIBC_CRT1) $(2) \
 	-Wl,--start-group $(LIBC_A) $(LIBC_LIBGCC) -Wl,--end-group
 
-# The library itself: position-independent (usable in both kinds of binary).
-# gcc must not turn malloc+memset into a call to calloc (inside calloc), nor
-# loops into calls to memset/memcpy/strlen (inside those).
-LIBC_OWN_CFLAGS := $(LIBC_CFLAGS) -O2 -g -Wall -Wextra -Werror -fPIE \
-	-fno-builtin-malloc -fno-builtin-calloc -fno-builtin-realloc -fno-builtin-free \
+# The library itself: position-independent (usable in both kinds of binary),
+# and freestanding: gcc must not recognise what a libc function does and call
+# it from its own implementation (strcpy through stpcpy becoming strcpy,
+# malloc+memset becoming calloc inside calloc), nor turn loops into calls to
+# memset/memcpy/strlen.
+LIBC_OWN_CFLAGS := $(LIBC_CFLAGS) -O2 -g -Wall -Wextra -Werror -fPIE -ffreestanding \
 	-fno-tree-loop-distribute-patterns -fno-omit-frame-pointer -MMD -MP
 LIBC_SRCS := $(filter-out $(LIBC_DIR)/src/crt1.S,$(wildcard $(LIBC_DIR)/src/*.c $(LIBC_DIR)/src/*.S))
 LIBC_OBJS := $(patsubst $(LIBC_DIR)/src/%,$(LIBC_OUT)/obj/%.o,$(LIBC_SRCS))
@@ -54,17 +55,17 @@ $(LIBC_SYSNAMES): kernel/uapi/unistd.h $(LIBC_DIR)/libc.mk
 	  echo '#pragma once'; \
 	  sed -n 's/^#define __NR_\([a-z0-9_]*\) .*/#define SYS_\1 __NR_\1/p' $<; } > $@
 
-$(LIBC_OUT)/obj/%.c.o: $(LIBC_DIR)/src/%.c | $(DEPS_OK) $(LIBC_SYSNAMES)
+$(LIBC_OUT)/obj/%.c.o: $(LIBC_DIR)/src/%.c $(LIBC_DIR)/libc.mk | $(DEPS_OK) $(LIBC_SYSNAMES)
 	@mkdir -p $(@D)
 	@echo "  LIBCC   $<"
 	$(Q)$(LIBC_CC) $(LIBC_OWN_CFLAGS) -c -o $@ $<
 
-$(LIBC_OUT)/obj/%.S.o: $(LIBC_DIR)/src/%.S | $(DEPS_OK)
+$(LIBC_OUT)/obj/%.S.o: $(LIBC_DIR)/src/%.S $(LIBC_DIR)/libc.mk | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@echo "  LIBAS   $<"
 	$(Q)$(LIBC_CC) $(LIBC_OWN_CFLAGS) -c -o $@ $<
 
-$(LIBC_CRT1): $(LIBC_DIR)/src/crt1.S | $(DEPS_OK)
+$(LIBC_CRT1): $(LIBC_DIR)/src/crt1.S $(LIBC_DIR)/libc.mk | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@echo "  LIBAS   $<"
 	$(Q)$(LIBC_CC) $(LIBC_OWN_CFLAGS) -c -o $@ $<
@@ -79,13 +80,13 @@ LIBC_TESTS := $(foreach n,$(LIBC_TEST_NAMES),$(LIBC_OUT)/tests/$(n) $(LIBC_OUT)/
 LIBC_TEST_HDRS := $(wildcard $(LIBC_DIR)/tests/*.h)
 LIBC_TEST_CFLAGS := $(LIBC_CFLAGS) -O2 -g -Wall -Wextra -Werror -Wno-format-truncation -Wno-stringop-truncation
 
-$(LIBC_OUT)/tests/%: $(LIBC_DIR)/tests/%.c $(LIBC_TEST_HDRS) $(LIBC_DEPS)
+$(LIBC_OUT)/tests/%: $(LIBC_DIR)/tests/%.c $(LIBC_TEST_HDRS) $(LIBC_DEPS) $(LIBC_DIR)/libc.mk
 	@mkdir -p $(@D)
 	@echo "  LIBCC   $@"
 	$(Q)$(LIBC_CC) $(LIBC_TEST_CFLAGS) -fno-pie -c -o $@.o $<
 	$(Q)$(call LIBC_LINK,$@,$@.o)
 
-$(LIBC_OUT)/tests/%-pie: $(LIBC_DIR)/tests/%.c $(LIBC_TEST_HDRS) $(LIBC_DEPS)
+$(LIBC_OUT)/tests/%-pie: $(LIBC_DIR)/tests/%.c $(LIBC_TEST_HDRS) $(LIBC_DEPS) $(LIBC_DIR)/libc.mk
 	@mkdir -p $(@D)
 	@echo "  LIBCC   $@"
 	$(Q)$(LIBC_CC) $(LIBC_TEST_CFLAGS) -fPIE -c -o $@.o $<

@@ -25,6 +25,7 @@
 #define __NR_writev 20
 #define __NR_access 21
 #define __NR_pipe 22
+#define __NR_select 23
 #define __NR_sched_yield 24
 #define __NR_mremap 25
 #define __NR_msync 26
@@ -111,6 +112,7 @@
 #define __NR_renameat 264
 #define __NR_fchmodat 268
 #define __NR_faccessat 269
+#define __NR_pselect6 270
 #define __NR_dup3 292
 #define __NR_pipe2 293
 #define __NR_preadv 295

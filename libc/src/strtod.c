@@ -38,7 +38,7 @@ static long double scale2(long double x, long e)
     return x * pow2l((int)e);
 }
 
-static long double pow10l(long e)
+static long double ten_to(long e)
 {
     static const long double p[] = {1e1L, 1e2L, 1e4L, 1e8L, 1e16L, 1e32L, 1e64L,
                                     1e128L, 1e256L, 1e512L, 1e1024L, 1e2048L, 1e4096L};
@@ -174,14 +174,14 @@ static long double parse(const char *s, char **endp)
         if (m == 0)
             v = 0;
         else if (e >= 0)
-            v = mm * pow10l(e);
+            v = mm * ten_to(e);
         else if (e > -4951 - 19)
-            v = mm / pow10l(-e);
+            v = mm / ten_to(-e);
         else
             v = 0;
         if (m && e < -4932) {
             // 10^-e overflows; scale in two steps.
-            v = (mm / pow10l(4000)) / pow10l(-e - 4000);
+            v = (mm / ten_to(4000)) / ten_to(-e - 4000);
         }
     }
     if (endp)

@@ -215,9 +215,12 @@ size_t strftime(char *restrict s, size_t max, const char *restrict fmt, const st
 
 char *asctime_r(const struct tm *restrict tm, char *restrict buf)
 {
-    snprintf(buf, 26, "%.3s %.3s %2d %02d:%02d:%02d %d\n", wdays[tm->tm_wday % 7],
+    // The caller's buffer holds 26 bytes: enough for years up to 9999.
+    char tmp[80];
+    snprintf(tmp, sizeof tmp, "%.3s %.3s %2d %02d:%02d:%02d %d\n", wdays[tm->tm_wday % 7],
              months[tm->tm_mon % 12], tm->tm_mday, tm->tm_hour, tm->tm_min, tm->tm_sec,
              tm->tm_year + 1900);
+    strlcpy(buf, tmp, 26);
     return buf;
 }
 char *asctime(const struct tm *tm)

@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
@@ -119,6 +120,21 @@ int ioctl(int fd, unsigned long req, ...)
     return sys(__NR_ioctl, fd, req, arg);
 }
 int poll(struct pollfd *fds, nfds_t n, int timeout) { return sys(__NR_poll, fds, n, timeout); }
+int select(int n, fd_set *restrict r, fd_set *restrict w, fd_set *restrict e,
+           struct timeval *restrict timeout)
+{
+    return sys(__NR_select, n, r, w, e, timeout);
+}
+int pselect(int n, fd_set *restrict r, fd_set *restrict w, fd_set *restrict e,
+            const struct timespec *restrict timeout, const sigset_t *restrict mask)
+{
+    // The kernel takes the mask as {pointer, size}.
+    struct {
+        const void *set;
+        size_t size;
+    } m = {mask, 8};
+    return sys(__NR_pselect6, n, r, w, e, timeout, mask ? &m : NULL);
+}
 
 int stat(const char *restrict path, struct stat *restrict st) { return sys(__NR_stat, path, st); }
 int lstat(const char *restrict path, struct stat *restrict st) { return sys(__NR_lstat, path, st); }

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -64,6 +65,23 @@ int main(void)
     struct rlimit rl;
     check(getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 0 && rl.rlim_cur <= rl.rlim_max,
           "getrlimit");
+    int p[2];
+    pipe(p);
+    fd_set r, w;
+    FD_ZERO(&r);
+    FD_ZERO(&w);
+    FD_SET(p[0], &r);
+    FD_SET(p[1], &w);
+    struct timeval tv = {0, 0};
+    int n = select(p[1] + 1, &r, &w, NULL, &tv);
+    check(n == 1 && !FD_ISSET(p[0], &r) && FD_ISSET(p[1], &w), "select: an empty pipe is writable only");
+    write(p[1], "x", 1);
+    FD_SET(p[0], &r);
+    struct timespec ts = {1, 0};
+    n = pselect(p[0] + 1, &r, NULL, NULL, &ts, NULL);
+    check(n == 1 && FD_ISSET(p[0], &r), "pselect: readable after a write");
+    close(p[0]);
+    close(p[1]);
     check(sysconf(_SC_PAGESIZE) == 4096 && sysconf(_SC_NPROCESSORS_ONLN) >= 1, "sysconf");
     return tap_done();
 }
