@@ -412,117 +412,233 @@ static void fmt_str(struct sink *s, const struct spec *sp, const char *str)
     emit_padded(s, &nsp, "", 0, str, n);
 }
 
+// ---- the format string ---------------------------------------------------------
+
+// One conversion specification, as written.
+struct conv {
+    struct spec sp;
+    int len;        // 0 int, 1 char, 2 short, 3 long, 4 long long, 5 size_t, 6 intmax,
+                    // 7 ptrdiff, 8 long double
+    int arg;        // POSIX "%n$": argument n; 0: the next one
+    int width_arg;  // '*': -1 none, 0 the next argument, n: "*n$"
+    int prec_arg;
+};
+
+static int parse_num(const char **pp)
+{
+    int n = 0;
+    for (; **pp >= '0' && **pp <= '9'; (*pp)++)
+        n = n > 100000000 ? n : n * 10 + (**pp - '0');
+    return n;
+}
+
+// "*" or "*n$" at *pp: the argument that gives a width or precision.
+static int parse_star(const char **pp)
+{
+    const char *q = ++*pp;
+    int n = parse_num(&q);
+    if (n && *q == '$') {
+        *pp = q + 1;
+        return n;
+    }
+    return 0;
+}
+
+// Parses the specification after a '%'; returns where it ends (after the
+// conversion character, or at the terminating NUL).
+static const char *parse_conv(const char *p, struct conv *c)
+{
+    *c = (struct conv){{0, 0, -1, 0}, 0, 0, -1, -1};
+    const char *q = p;
+    int n = parse_num(&q);
+    if (n && *q == '$') {
+        c->arg = n;
+        p = q + 1;
+    }
+    for (;; p++) {
+        if (*p == '-') c->sp.flags |= F_MINUS;
+        else if (*p == '+') c->sp.flags |= F_PLUS;
+        else if (*p == ' ') c->sp.flags |= F_SPACE;
+        else if (*p == '#') c->sp.flags |= F_HASH;
+        else if (*p == '0') c->sp.flags |= F_ZERO;
+        else if (*p == '\'') ;
+        else break;
+    }
+    if (*p == '*')
+        c->width_arg = parse_star(&p);
+    else
+        c->sp.width = parse_num(&p);
+    if (*p == '.') {
+        p++;
+        c->sp.prec = 0;
+        if (*p == '*')
+            c->prec_arg = parse_star(&p);
+        else
+            c->sp.prec = parse_num(&p);
+    }
+    for (;; p++) {
+        if (*p == 'h') c->len = c->len == 2 ? 1 : 2;
+        else if (*p == 'l') c->len = c->len == 3 ? 4 : 3;
+        else if (*p == 'q') c->len = 4;
+        else if (*p == 'j') c->len = 6;
+        else if (*p == 'z') c->len = 5;
+        else if (*p == 't') c->len = 7;
+        else if (*p == 'L') c->len = 8;
+        else break;
+    }
+    c->sp.conv = *p;
+    return *p ? p + 1 : p;
+}
+
+// ---- arguments -----------------------------------------------------------------
+// Sequential arguments come straight from the va_list. With POSIX positional
+// arguments ("%2$s"), a first pass learns each argument's type, and all of them
+// are fetched in order into an array first.
+
+enum { A_NONE, A_INT, A_LONG, A_DOUBLE, A_LDOUBLE };
+#define NL_ARGMAX 64
+
+union value {
+    long l;
+    double d;
+    long double ld;
+};
+
+struct args {
+    va_list ap;
+    union value *pos;  // positional mode: pos[1..NL_ARGMAX]
+};
+
+static int arg_class(const struct conv *c)
+{
+    switch (c->sp.conv) {
+    case 'd': case 'i': case 'u': case 'o': case 'x': case 'X':
+        return c->len >= 3 ? A_LONG : A_INT;
+    case 'c':
+        return A_INT;
+    case 'p': case 's': case 'n':
+        return A_LONG;
+    case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
+        return c->len == 8 ? A_LDOUBLE : A_DOUBLE;
+    }
+    return A_NONE;
+}
+
+static union value fetch(struct args *a, int n, int cls)
+{
+    if (a->pos)
+        return a->pos[n > 0 && n <= NL_ARGMAX ? n : 0];
+    union value v = {0};
+    switch (cls) {
+    case A_INT: v.l = va_arg(a->ap, int); break;
+    case A_LONG: v.l = va_arg(a->ap, long); break;
+    case A_DOUBLE: v.d = va_arg(a->ap, double); break;
+    case A_LDOUBLE: v.ld = va_arg(a->ap, long double); break;
+    }
+    return v;
+}
+
+// Positional mode: learn every argument's class, then read them in order.
+static void fetch_positional(struct args *a, const char *fmt, union value *pos)
+{
+    unsigned char cls[NL_ARGMAX + 1] = {0};
+    int max = 0;
+    for (const char *p = strchr(fmt, '%'); p; p = strchr(p, '%')) {
+        struct conv c;
+        p = parse_conv(p + 1, &c);
+        int uses[3][2] = {{c.arg, arg_class(&c)}, {c.width_arg, A_INT}, {c.prec_arg, A_INT}};
+        for (int i = 0; i < 3; i++) {
+            int n = uses[i][0];
+            if (n > 0 && n <= NL_ARGMAX && uses[i][1] != A_NONE) {
+                cls[n] = (unsigned char)uses[i][1];
+                if (n > max)
+                    max = n;
+            }
+        }
+    }
+    memset(pos, 0, (NL_ARGMAX + 1) * sizeof *pos);
+    a->pos = NULL;
+    for (int n = 1; n <= max; n++)
+        pos[n] = fetch(a, n, cls[n] ? cls[n] : A_INT);
+    a->pos = pos;
+}
+
 static int format(struct sink *s, const char *fmt, va_list ap0)
 {
-    va_list ap;
-    va_copy(ap, ap0);
+    struct args a = {.pos = NULL};
+    va_copy(a.ap, ap0);
+    union value pos[NL_ARGMAX + 1];
+    const char *first = strchr(fmt, '%');
+    if (first) {
+        struct conv c;
+        parse_conv(first + 1, &c);
+        if (c.arg)
+            fetch_positional(&a, fmt, pos);
+    }
     while (*fmt) {
         const char *pct = strchrnul(fmt, '%');
         out(s, fmt, (size_t)(pct - fmt));
         if (!*pct)
             break;
-        const char *p = pct + 1;
-        struct spec sp = {0, 0, -1, 0};
-        for (;; p++) {
-            if (*p == '-') sp.flags |= F_MINUS;
-            else if (*p == '+') sp.flags |= F_PLUS;
-            else if (*p == ' ') sp.flags |= F_SPACE;
-            else if (*p == '#') sp.flags |= F_HASH;
-            else if (*p == '0') sp.flags |= F_ZERO;
-            else if (*p == '\'') ;
-            else break;
-        }
-        if (*p == '*') {
-            int w = va_arg(ap, int);
+        struct conv c;
+        const char *p = parse_conv(pct + 1, &c);
+        fmt = p;
+        struct spec sp = c.sp;
+        if (c.width_arg >= 0) {
+            long w = (int)fetch(&a, c.width_arg, A_INT).l;
             if (w < 0) {
                 sp.flags |= F_MINUS;
                 w = -w;
             }
             sp.width = w;
-            p++;
-        } else {
-            for (; *p >= '0' && *p <= '9'; p++)
-                sp.width = sp.width * 10 + (*p - '0');
         }
-        if (*p == '.') {
-            p++;
-            sp.prec = 0;
-            if (*p == '*') {
-                int pr = va_arg(ap, int);
-                sp.prec = pr < 0 ? -1 : pr;
-                p++;
-            } else {
-                for (; *p >= '0' && *p <= '9'; p++)
-                    sp.prec = sp.prec * 10 + (*p - '0');
-            }
+        if (c.prec_arg >= 0) {
+            int pr = (int)fetch(&a, c.prec_arg, A_INT).l;
+            sp.prec = pr < 0 ? -1 : pr;
         }
-        // Length modifier: hh h l ll j z t L q.
-        int len = 0;  // 0 int, 1 char, 2 short, 3 long, 4 long long, 5 size_t, 6 intmax, 7 ptrdiff, 8 long double
-        for (;; p++) {
-            if (*p == 'h') len = len == 2 ? 1 : 2;
-            else if (*p == 'l') len = len == 3 ? 4 : 3;
-            else if (*p == 'q') len = 4;
-            else if (*p == 'j') len = 6;
-            else if (*p == 'z') len = 5;
-            else if (*p == 't') len = 7;
-            else if (*p == 'L') len = 8;
-            else break;
-        }
-        sp.conv = *p;
-        fmt = p + 1;
-        switch (*p) {
+        int len = c.len;
+        union value v = fetch(&a, c.arg, arg_class(&c));
+        switch (sp.conv) {
         case 'd':
         case 'i': {
-            intmax_t v;
-            switch (len) {
-            case 1: v = (signed char)va_arg(ap, int); break;
-            case 2: v = (short)va_arg(ap, int); break;
-            case 3: case 4: case 5: case 6: case 7: case 8: v = va_arg(ap, long); break;
-            default: v = va_arg(ap, int); break;
-            }
-            fmt_int(s, &sp, v < 0 ? 0 - (uintmax_t)v : (uintmax_t)v, v < 0);
+            intmax_t x = len == 1 ? (signed char)v.l : len == 2 ? (short)v.l
+                       : len == 0 ? (int)v.l : v.l;
+            fmt_int(s, &sp, x < 0 ? 0 - (uintmax_t)x : (uintmax_t)x, x < 0);
             break;
         }
         case 'u': case 'o': case 'x': case 'X': {
-            uintmax_t v;
-            switch (len) {
-            case 1: v = (unsigned char)va_arg(ap, unsigned); break;
-            case 2: v = (unsigned short)va_arg(ap, unsigned); break;
-            case 3: case 4: case 5: case 6: case 7: case 8: v = va_arg(ap, unsigned long); break;
-            default: v = va_arg(ap, unsigned); break;
-            }
+            uintmax_t x = len == 1 ? (unsigned char)v.l : len == 2 ? (unsigned short)v.l
+                        : len == 0 ? (unsigned)v.l : (unsigned long)v.l;
             sp.flags &= ~(F_PLUS | F_SPACE);
-            fmt_int(s, &sp, v, 0);
+            fmt_int(s, &sp, x, 0);
             break;
         }
-        case 'p': {
-            void *v = va_arg(ap, void *);
-            if (!v) {
+        case 'p':
+            if (!v.l) {
                 fmt_str(s, &(struct spec){sp.flags, sp.width, -1, 's'}, "(nil)");
                 break;
             }
             sp.flags &= ~(F_PLUS | F_SPACE);
-            fmt_int(s, &sp, (uintptr_t)v, 0);
+            fmt_int(s, &sp, (unsigned long)v.l, 0);
             break;
-        }
         case 'c': {
-            char c = (char)va_arg(ap, int);
+            char ch = (char)v.l;
             struct spec nsp = sp;
             nsp.flags &= ~F_ZERO;
-            emit_padded(s, &nsp, "", 0, &c, 1);
+            emit_padded(s, &nsp, "", 0, &ch, 1);
             break;
         }
         case 's':
-            fmt_str(s, &sp, va_arg(ap, const char *));
+            fmt_str(s, &sp, (const char *)v.l);
             break;
         case 'm':
             fmt_str(s, &sp, strerror(errno));
             break;
         case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
-            fmt_float(s, &sp, len == 8 ? va_arg(ap, long double) : va_arg(ap, double));
+            fmt_float(s, &sp, len == 8 ? v.ld : v.d);
             break;
         case 'n': {
-            void *ptr = va_arg(ap, void *);
+            void *ptr = (void *)v.l;
             switch (len) {
             case 1: *(signed char *)ptr = (signed char)s->count; break;
             case 2: *(short *)ptr = (short)s->count; break;
@@ -536,13 +652,11 @@ static int format(struct sink *s, const char *fmt, va_list ap0)
             break;
         default:
             // Unknown conversion, or a '%' ending the format: print it as written.
-            if (!*p)
-                fmt = p;
             out(s, pct, (size_t)(fmt - pct));
             break;
         }
     }
-    va_end(ap);
+    va_end(a.ap);
     if (s->count > INT_MAX) {
         errno = EOVERFLOW;
         return -1;

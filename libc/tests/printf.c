@@ -201,6 +201,21 @@ static void odd_formats(void)
     check(n == 4 && strcmp(buf, "[%y]") == 0, "an unknown conversion prints as written");
 }
 
+static void positional(void)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%2$s %1$s", "world", "hello");
+    check_str(buf, "hello world", "positional arguments in another order");
+    snprintf(buf, sizeof buf, "%1$d-%1$d %2$lld", 7, 1LL << 40);
+    check_str(buf, "7-7 1099511627776", "an argument used twice, then a long long");
+    snprintf(buf, sizeof buf, "[%2$*1$d]", 6, 42);
+    check_str(buf, "[    42]", "width from a positional argument");
+    snprintf(buf, sizeof buf, "%3$.*2$f|%1$c", 'x', 3, 3.14159);
+    check_str(buf, "3.142|x", "precision from a positional argument, mixed types");
+    snprintf(buf, sizeof buf, "%1$Lf %2$s", 2.5L, "ld");
+    check_str(buf, "2.500000 ld", "long double positional argument");
+}
+
 static void sprintf_family(void)
 {
     char buf[64];
@@ -220,6 +235,7 @@ int main(void)
     table();
     lengths();
     odd_formats();
+    positional();
     sprintf_family();
     return tap_done();
 }
