@@ -125,6 +125,8 @@ struct pthread {
     int errno_val;
     int tsd_used;
     void **tsd;                    // thread-specific data (pthread keys), lazily allocated
+    int has_affinity;              // pthread_attr_setaffinity_np: applied by the new thread
+    unsigned long affinity[16];    //   before it runs its start routine
     struct tcache_bin tcache[MALLOC_NCLASS];
 };
 enum { THREAD_JOINABLE, THREAD_DETACHED, THREAD_EXITED };

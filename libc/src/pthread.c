@@ -24,6 +24,8 @@ static volatile int live_threads = 1;
 static int start_thread(void *arg)
 {
     struct pthread *t = arg;
+    if (t->has_affinity)  // pinned before any of the caller's code runs
+        __sys(__NR_sched_setaffinity, 0, sizeof t->affinity, t->affinity);
     pthread_exit(t->start(t->arg));
 }
 
@@ -50,6 +52,11 @@ int pthread_create(pthread_t *restrict out, const pthread_attr_t *restrict attr,
     t->arg = arg;
     t->canary = __self()->canary;
     t->state = attr && attr->__detach ? THREAD_DETACHED : THREAD_JOINABLE;
+    if (attr && attr->__has_affinity) {
+        _Static_assert(sizeof t->affinity == sizeof(cpu_set_t), "affinity size");
+        memcpy(t->affinity, attr->__affinity, sizeof t->affinity);
+        t->has_affinity = 1;
+    }
     __atomic_add_fetch(&live_threads, 1, __ATOMIC_RELAXED);
 
     int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
@@ -61,8 +68,6 @@ int pthread_create(pthread_t *restrict out, const pthread_attr_t *restrict attr,
         munmap(map, total);
         return -tid == ENOMEM ? EAGAIN : -tid;
     }
-    if (attr && attr->__has_affinity)
-        __sys(__NR_sched_setaffinity, tid, sizeof(cpu_set_t), attr->__affinity);
     *out = (pthread_t)t;
     return 0;
 }

@@ -14,6 +14,15 @@
 
 static void *ret_arg(void *arg) { return arg; }
 
+static void *where_am_i(void *arg)
+{
+    (void)arg;
+    cpu_set_t s;
+    CPU_ZERO(&s);
+    pthread_getaffinity_np(pthread_self(), sizeof s, &s);
+    return (void *)(long)(CPU_COUNT(&s) == 1 ? sched_getcpu() : -1);
+}
+
 static _Thread_local int tls_var = 5;
 static _Thread_local char tls_big[1000];
 
@@ -274,5 +283,20 @@ int main(void)
     check(pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0 && sched_getcpu() == first,
           "pthread_setaffinity_np pins to CPU %d", first);
     pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+
+    // A thread created with an affinity attribute starts out pinned.
+    int last = CPU_SETSIZE - 1;
+    while (!CPU_ISSET(last, &set))
+        last--;
+    CPU_ZERO(&one);
+    CPU_SET(last, &one);
+    pthread_attr_t pa;
+    pthread_attr_init(&pa);
+    pthread_attr_setaffinity_np(&pa, sizeof one, &one);
+    pthread_create(&t[0], &pa, where_am_i, NULL);
+    pthread_attr_destroy(&pa);  // the thread must not depend on the attribute
+    pthread_join(t[0], &r);
+    check((long)r == last, "pthread_attr_setaffinity_np: the thread starts on CPU %d (%ld)", last,
+          (long)r);
     return tap_done();
 }
