@@ -1,0 +1,3 @@
+// Fixed-width integer types: gcc's freestanding definitions.
+#pragma once
+#include <stdint-gcc.h>
