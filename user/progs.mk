@@ -1,14 +1,15 @@
 # The user programs (user/*.c, the shell in user/sh/) and the root file system
 # they live in. Included by the top-level Makefile.
 #
-# The programs use only the POSIX API our libc provides. To build them against
-# another C library, change these (e.g. PROG_CC=gcc PROG_CFLAGS='... -nostdinc
-# -Ilibc/include' PROG_LINK='-nostdlib -static libc/crt0.o ... libc.a'):
-PROG_CC ?= musl-gcc
-PROG_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-stack-protector
-PROG_LINK ?= -static
-# Extra prerequisites of every program (e.g. the libc archive).
-PROG_DEPS ?=
+# The programs are built against our libc (libc/libc.mk). To build them against
+# another C library, override these, e.g. for musl:
+#   PROG_CC=musl-gcc PROG_CFLAGS='-std=gnu11 -O2 -g -Wall -Wextra -Werror' PROG_LINK=-static PROG_DEPS=
+PROG_CC ?= $(LIBC_CC)
+PROG_CFLAGS ?= $(LIBC_CFLAGS) -O2 -g -Wall -Wextra -Werror
+PROG_LINK ?= -nostdlib -static -no-pie -z noexecstack $(LIBC_CRT1) \
+	-Wl,--start-group $(LIBC_A) $(LIBC_LIBGCC) -Wl,--end-group
+# Extra prerequisites of every program (the libc archive).
+PROG_DEPS ?= $(LIBC_DEPS)
 
 PROG_DIR := $(BUILD)/progs
 PROG_NAMES := $(sort $(notdir $(basename $(wildcard user/*.c))) sh)

@@ -91,6 +91,7 @@
 #define __NR_sched_get_priority_min 147
 #define __NR_arch_prctl 158
 #define __NR_setrlimit 160
+#define __NR_sync 162
 #define __NR_reboot 169
 #define __NR_gettid 186
 #define __NR_tkill 200
@@ -114,6 +115,7 @@
 #define __NR_fchmodat 268
 #define __NR_faccessat 269
 #define __NR_pselect6 270
+#define __NR_utimensat 280
 #define __NR_dup3 292
 #define __NR_pipe2 293
 #define __NR_preadv 295

@@ -51,6 +51,7 @@ int dup3(int fd, int newfd, int flags);
 int pipe(int fds[2]);
 int pipe2(int fds[2], int flags);
 int fsync(int fd);
+void sync(void);
 int fdatasync(int fd);
 int ftruncate(int fd, off_t len);
 int truncate(const char *path, off_t len);

@@ -45,6 +45,7 @@ int dup3(int fd, int newfd, int flags) { return sys(__NR_dup3, fd, newfd, flags)
 int pipe(int fds[2]) { return sys(__NR_pipe, fds); }
 int pipe2(int fds[2], int flags) { return sys(__NR_pipe2, fds, flags); }
 int fsync(int fd) { return sys(__NR_fsync, fd); }
+void sync(void) { syscall(__NR_sync); }
 int fdatasync(int fd) { return sys(__NR_fdatasync, fd); }
 int ftruncate(int fd, off_t len) { return sys(__NR_ftruncate, fd, len); }
 int truncate(const char *path, off_t len) { return sys(__NR_truncate, path, len); }
@@ -145,6 +146,13 @@ int fstatat(int dirfd, const char *restrict path, struct stat *restrict st, int 
 }
 int mkdir(const char *path, mode_t mode) { return sys(__NR_mkdir, path, mode); }
 int mkdirat(int dirfd, const char *path, mode_t mode) { return sys(__NR_mkdirat, dirfd, path, mode); }
+
+int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
+{
+    return sys(__NR_utimensat, dirfd, path, times, flags);
+}
+
+int futimens(int fd, const struct timespec times[2]) { return utimensat(fd, NULL, times, 0); }
 int mkfifo(const char *path, mode_t mode) { return sys(133 /* mknod */, path, mode | S_IFIFO, 0); }
 int chmod(const char *path, mode_t mode) { return sys(__NR_chmod, path, mode); }
 int fchmod(int fd, mode_t mode) { return sys(__NR_fchmod, fd, mode); }

@@ -66,3 +66,8 @@ int chmod(const char *path, mode_t mode);
 int fchmod(int fd, mode_t mode);
 int fchmodat(int dirfd, const char *path, mode_t mode, int flags);
 mode_t umask(mode_t mask);
+// File times; a tv_nsec of UTIME_NOW or UTIME_OMIT sets "now" or leaves a time alone.
+#define UTIME_NOW ((1L << 30) - 1L)
+#define UTIME_OMIT ((1L << 30) - 2L)
+int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags);
+int futimens(int fd, const struct timespec times[2]);
