@@ -1,0 +1,195 @@
+// Pipes: a 64 KiB ring between a read end and a write end.
+//
+// Commute: operations on different pipes share nothing. On one pipe, a read
+// and a write do not commute (the read may return the written bytes) and they
+// serialise on the pipe's sleeping lock, which is held while user memory is
+// copied (a fault may sleep), never while waiting. Readers wait for data or for
+// the last writer to go (EOF); writers wait for room or for the last reader to
+// go (EPIPE). A write of at most PIPE_BUF bytes waits for room for all of it,
+// so it is never interleaved with other writes (POSIX).
+#include "pipe.h"
+#include "file.h"
+#include "fs.h"
+#include "mm.h"
+#include "uapi/errno.h"
+#include "usercopy.h"
+
+#define PIPE_SIZE (PIPE_PAGES * PGSIZE)
+
+struct pipe {
+    struct sleeplock lock;  // the ring and its indices
+    struct waitq rwq, wwq;  // readers waiting for data, writers for room
+    char *buf;
+    uint64_t r, w;          // free-running: bytes read and written so far
+    int readers, writers;   // open read and write descriptions
+    int ends;               // readers + writers; the last to go frees the pipe
+    uint64_t ino;           // st_ino
+};
+
+static struct pipe *pipe_of(struct file *f) { return f->priv; }
+static size_t used(struct pipe *p) { return READ_ONCE(p->w) - READ_ONCE(p->r); }
+
+// Copy between user memory and the ring at index idx (wrapping). 0 or -EFAULT.
+static long ring_copy(struct pipe *p, uint64_t idx, uint64_t ubuf, size_t n, bool to_ring)
+{
+    while (n > 0) {
+        size_t off = idx % PIPE_SIZE, k = MIN(n, PIPE_SIZE - off);
+        long err = to_ring ? copy_from_user(p->buf + off, ubuf, k) : copy_to_user(ubuf, p->buf + off, k);
+        if (err)
+            return err;
+        idx += k;
+        ubuf += k;
+        n -= k;
+    }
+    return 0;
+}
+
+static long pipe_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
+{
+    (void)pos;
+    struct pipe *p = pipe_of(f);
+    if (n == 0)
+        return 0;
+    for (;;) {
+        sleeplock_acquire(&p->lock);
+        if (p->w != p->r)
+            break;
+        bool eof = READ_ONCE(p->writers) == 0;
+        sleeplock_release(&p->lock);
+        if (eof)
+            return 0;
+        if (f->flags & O_NONBLOCK)
+            return -EAGAIN;
+        // Signals come later: then EINTR/ERESTARTSYS would end this wait.
+        wait_event(&p->rwq, used(p) > 0 || READ_ONCE(p->writers) == 0);
+    }
+    size_t m = MIN(n, p->w - p->r);
+    long err = ring_copy(p, p->r, ubuf, m, false);
+    if (!err)
+        WRITE_ONCE(p->r, p->r + m);
+    sleeplock_release(&p->lock);
+    if (err)
+        return err;
+    waitq_wake_all(&p->wwq);
+    return (long)m;
+}
+
+static long pipe_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
+{
+    (void)pos;
+    struct pipe *p = pipe_of(f);
+    if (n == 0)
+        return 0;
+    size_t done = 0;
+    long ret;
+    sleeplock_acquire(&p->lock);
+    for (;;) {
+        if (READ_ONCE(p->readers) == 0) {
+            // SIGPIPE: pipe_write is where the writer must get SIGPIPE (and then
+            // -EPIPE unless the signal is caught, ignored or blocked) once signals
+            // exist: raise it here, for the current thread, before returning.
+            ret = done ? (long)done : -EPIPE;
+            break;
+        }
+        size_t room = PIPE_SIZE - (p->w - p->r);
+        size_t need = n <= PIPE_BUF ? n : 1; // small writes go in whole
+        if (room >= need) {
+            size_t m = MIN(room, n - done);
+            if (ring_copy(p, p->w, ubuf + done, m, true)) {
+                ret = done ? (long)done : -EFAULT;
+                break;
+            }
+            WRITE_ONCE(p->w, p->w + m);
+            done += m;
+            waitq_wake_all(&p->rwq);
+            if (done == n) {
+                ret = (long)done;
+                break;
+            }
+            continue;
+        }
+        if (f->flags & O_NONBLOCK) {
+            ret = done ? (long)done : -EAGAIN;
+            break;
+        }
+        sleeplock_release(&p->lock);
+        wait_event(&p->wwq, PIPE_SIZE - used(p) >= need || READ_ONCE(p->readers) == 0);
+        sleeplock_acquire(&p->lock);
+    }
+    sleeplock_release(&p->lock);
+    return ret;
+}
+
+static long pipe_ioctl(struct file *f, unsigned long req, uint64_t arg)
+{
+    if (req != FIONREAD)
+        return -ENOTTY;
+    int n = (int)used(pipe_of(f));
+    return copy_to_user(arg, &n, sizeof n);
+}
+
+static int pipe_stat(struct file *f, uint32_t mask, struct fs_stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->mask = mask & STATX_BASIC_STATS;
+    st->mode = S_IFIFO | 0600;
+    st->ino = pipe_of(f)->ino;
+    st->nlink = 1;
+    return 0;
+}
+
+static void pipe_release(struct file *f)
+{
+    struct pipe *p = pipe_of(f);
+    if (file_readable(f)) {
+        __atomic_sub_fetch(&p->readers, 1, __ATOMIC_SEQ_CST);
+        waitq_wake_all(&p->wwq); // writers now get EPIPE
+    } else {
+        __atomic_sub_fetch(&p->writers, 1, __ATOMIC_SEQ_CST);
+        waitq_wake_all(&p->rwq); // readers now see EOF
+    }
+    if (__atomic_sub_fetch(&p->ends, 1, __ATOMIC_ACQ_REL) == 0) {
+        page_free_contig(p->buf, PIPE_PAGES);
+        kfree(p);
+    }
+}
+
+static const struct file_ops pipe_ops = {
+    .read = pipe_read,
+    .write = pipe_write,
+    .ioctl = pipe_ioctl,
+    .stat = pipe_stat,
+    .release = pipe_release,
+};
+
+static const struct file_ops unborn_ops;
+
+static uint64_t pipe_ino(struct pipe *p) { return (uintptr_t)p >> 6; } // unique while it lives
+
+int pipe_create(int flags, struct file **rd, struct file **wr)
+{
+    struct pipe *p = kzalloc(sizeof *p);
+    char *buf = page_alloc_contig(PIPE_PAGES);
+    struct file *r = NULL, *w = NULL;
+    if (!p || !buf || !(r = file_alloc(&pipe_ops, O_RDONLY | (flags & O_NONBLOCK), NULL, p)) ||
+        !(w = file_alloc(&pipe_ops, O_WRONLY | (flags & O_NONBLOCK), NULL, p))) {
+        if (buf)
+            page_free_contig(buf, PIPE_PAGES);
+        kfree(p);
+        if (r) {
+            r->ops = &unborn_ops; // nothing to release yet
+            file_put(r);
+        }
+        return -ENOMEM;
+    }
+    sleeplock_init(&p->lock, "pipe");
+    waitq_init(&p->rwq, "pipe read");
+    waitq_init(&p->wwq, "pipe write");
+    p->buf = buf;
+    p->readers = p->writers = 1;
+    p->ends = 2;
+    p->ino = pipe_ino(p);
+    *rd = r;
+    *wr = w;
+    return 0;
+}
