@@ -214,11 +214,11 @@ long sys_fstat(int fd, uint64_t ubuf)
 
 long sys_ftruncate(int fd, int64_t len)
 {
+    if (len < 0)
+        return -EINVAL; // before the fd (Linux)
     GET_FD(r, fd);
     long ret;
-    if (len < 0)
-        ret = -EINVAL;
-    else if (!r.f->ip || !S_ISREG(fs_mode(r.f->ip)) || !file_writable(r.f))
+    if (!r.f->ip || !S_ISREG(fs_mode(r.f->ip)) || !file_writable(r.f))
         ret = -EINVAL; // Linux: EINVAL for a description not open for writing, too
     else
         ret = fs_truncate(r.f->ip, len);

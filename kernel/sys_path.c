@@ -359,11 +359,13 @@ static long lookup_user(int dirfd, uint64_t upath, int flags, struct inode **ip)
 
 long sys_truncate(uint64_t upath, int64_t len)
 {
+    if (len < 0)
+        return -EINVAL; // before the path (Linux)
     struct inode *ip;
     long err = lookup_user(AT_FDCWD, upath, 0, &ip);
     if (err)
         return err;
-    err = len < 0 ? -EINVAL : fs_truncate(ip, len);
+    err = fs_truncate(ip, len);
     fs_iput(ip);
     return err;
 }
