@@ -59,14 +59,17 @@ void file_put(struct file *f);
 // open flags: regular files, directories and device nodes.
 int file_open_inode(struct inode *ip, int oflags, struct file **out);
 
-// Access mode 3 (Linux: "neither", for ioctl-only use) allows neither.
+// Access mode 3 (Linux: "neither", for ioctl-only use) and O_PATH descriptors
+// allow neither reading nor writing.
 static inline bool file_readable(struct file *f)
 {
-    return (f->flags & O_ACCMODE) == O_RDONLY || (f->flags & O_ACCMODE) == O_RDWR;
+    uint32_t a = f->flags & (O_ACCMODE | O_PATH);
+    return a == O_RDONLY || a == O_RDWR;
 }
 static inline bool file_writable(struct file *f)
 {
-    return (f->flags & O_ACCMODE) == O_WRONLY || (f->flags & O_ACCMODE) == O_RDWR;
+    uint32_t a = f->flags & (O_ACCMODE | O_PATH);
+    return a == O_WRONLY || a == O_RDWR;
 }
 
 // The operations behind read/write/pread/pwrite/lseek (NULL pos: the file's own).

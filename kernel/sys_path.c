@@ -38,10 +38,24 @@ static long get_path(uint64_t upath, char **out)
 
 // ---- open -------------------------------------------------------------------------------
 
+// O_PATH: a descriptor that only names the file (fstat, fchdir, a dirfd);
+// reads and writes give EBADF. Only O_CLOEXEC, O_DIRECTORY, O_NOFOLLOW (which then
+// opens the symlink itself) and O_ANYFD count with it, as in Linux.
+static const struct file_ops path_ops;
+
+static long open_path(struct inode *ip, int flags, struct file **out)
+{
+    if ((flags & O_DIRECTORY) && !S_ISDIR(fs_mode(ip)))
+        return -ENOTDIR;
+    return (*out = file_alloc(&path_ops, O_PATH, ip, NULL)) ? 0 : -ENOMEM;
+}
+
 static long do_open(int dirfd, const char *path, int flags, uint32_t mode)
 {
-    if (flags & (O_PATH | (O_TMPFILE & ~O_DIRECTORY)))
-        return -EOPNOTSUPP; // neither exists here yet
+    if (flags & O_PATH)
+        flags &= O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW | O_ANYFD;
+    if ((flags & O_TMPFILE) == O_TMPFILE)
+        return -EOPNOTSUPP; // no unnamed files yet
     struct inode *dir, *ip;
     long err = dirfd_inode(dirfd, path, &dir);
     if (err)
@@ -56,7 +70,7 @@ static long do_open(int dirfd, const char *path, int flags, uint32_t mode)
     if (err)
         return err;
     struct file *f;
-    if ((err = file_open_inode(ip, flags, &f))) {
+    if ((err = (flags & O_PATH) ? open_path(ip, flags, &f) : file_open_inode(ip, flags, &f))) {
         fs_iput(ip);
         return err;
     }

@@ -69,6 +69,14 @@ static void open_flags(void)
     fd = open("a", O_WRONLY);
     CHECK_ERR(read(fd, buf, 1), EBADF, "read from an O_WRONLY fd is EBADF");
     close(fd);
+    fd = open("ln", O_PATH | O_NOFOLLOW);
+    struct stat st;
+    check(fd >= 0 && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode), "O_PATH|O_NOFOLLOW names the symlink itself");
+    CHECK_ERR(read(fd, buf, 1), EBADF, "read of an O_PATH fd is EBADF");
+    close(fd);
+    fd = open("d", O_PATH | O_DIRECTORY);
+    check(fd >= 0 && faccessat(fd, ".", F_OK, 0) == 0, "an O_PATH directory works as a dirfd");
+    close(fd);
     fd = creat("c", 0644);
     check(fd >= 0 && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_WRONLY, "creat opens write-only");
     close(fd);
