@@ -569,3 +569,9 @@ long sys_fchmodat(int dirfd, uint64_t upath, uint32_t mode)
 long sys_chmod(uint64_t upath, uint32_t mode) { return sys_fchmodat(AT_FDCWD, upath, mode); }
 
 long sys_umask(uint32_t mask) { return fsctx_set_umask(mask); }
+
+_Static_assert(sizeof(struct stat) == 144, "x86-64 struct stat is 144 bytes");
+_Static_assert(sizeof(struct statx) == 256, "struct statx is 256 bytes");
+_Static_assert(offsetof(struct statx, stx_ino) == 32 && offsetof(struct statx, stx_rdev_major) == 128,
+               "struct statx layout");
+_Static_assert(offsetof(struct linux_dirent64, d_name) == 19, "linux_dirent64 layout");
