@@ -27,6 +27,18 @@ struct pipe {
 };
 
 static struct pipe *pipe_of(struct file *f) { return f->priv; }
+
+// Wake q's sleepers, if any, after changing what they wait for. Without
+// sleepers nothing is written: a reader and a writer that keep up with each
+// other share only the ring and its indices. The fence pairs with the one in
+// waitq_prepare (a sleeper links itself, then tests its condition): either the
+// sleeper sees the change or we see the sleeper.
+static void wake(struct waitq *q)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (READ_ONCE(q->waiters.next) != &q->waiters)
+        waitq_wake_all(q);
+}
 static size_t used(struct pipe *p) { return READ_ONCE(p->w) - READ_ONCE(p->r); }
 
 // Copy between user memory and the ring at index idx (wrapping). 0 or -EFAULT.
@@ -70,7 +82,7 @@ static long pipe_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     sleeplock_release(&p->lock);
     if (err)
         return err;
-    waitq_wake_all(&p->wwq);
+    wake(&p->wwq);
     return (long)m;
 }
 
@@ -101,7 +113,7 @@ static long pipe_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
             }
             WRITE_ONCE(p->w, p->w + m);
             done += m;
-            waitq_wake_all(&p->rwq);
+            wake(&p->rwq);
             if (done == n) {
                 ret = (long)done;
                 break;
