@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <sys/sysmacros.h>
 
 static void basics(void)
@@ -23,6 +24,7 @@ static void basics(void)
     CHECK_ERR(lseek(p[0], 0, SEEK_SET), ESPIPE, "lseek on a pipe is ESPIPE");
     CHECK_ERR(pread(p[0], buf, 1, 0), ESPIPE, "pread on a pipe is ESPIPE");
     CHECK_ERR(fsync(p[1]), EINVAL, "fsync of a pipe is EINVAL");
+    CHECK_ERR(ioctl(p[0], TCGETS, &(struct termios){0}), ENOTTY, "TCGETS on a pipe is ENOTTY");
     struct stat st;
     check(fstat(p[0], &st) == 0 && S_ISFIFO(st.st_mode), "fstat says FIFO");
     check(write(p[1], "", 0) == 0, "a zero-length write returns 0");
@@ -106,6 +108,9 @@ static void devices(void)
     check(fd >= 0 && write(fd, "gone", 4) == 4, "writes to /dev/null succeed");
     check(read(fd, buf, sizeof buf) == 0, "reads from /dev/null are EOF");
     check(fstat(fd, &st) == 0 && S_ISCHR(st.st_mode), "fstat of /dev/null");
+    struct termios tio;
+    CHECK_ERR(ioctl(fd, TCGETS, &tio), ENOTTY, "TCGETS on /dev/null is ENOTTY");
+    CHECK_ERR(ioctl(-1, TCGETS, &tio), EBADF, "ioctl of fd -1 is EBADF");
     close(fd);
     fd = open("/dev/zero", O_RDONLY);
     memset(buf, 1, sizeof buf);
