@@ -1,12 +1,18 @@
 // Pipes: a 64 KiB ring between a read end and a write end.
 //
-// Commute: operations on different pipes share nothing. On one pipe, a read
-// and a write do not commute (the read may return the written bytes) and they
-// serialise on the pipe's sleeping lock, which is held while user memory is
-// copied (a fault may sleep), never while waiting. Readers wait for data or for
-// the last writer to go (EOF); writers wait for room or for the last reader to
-// go (EPIPE). A write of at most PIPE_BUF bytes waits for room for all of it,
-// so it is never interleaved with other writes (POSIX).
+// Commute: operations on different pipes share nothing. On one pipe, reads and
+// writes do not commute (a read may return the written bytes), but a reader and
+// a writer still work in parallel: readers serialise among themselves on the
+// read lock and own the read index, writers on the write lock and own the write
+// index, and each side copies only its own part of the ring ([r, w) is the
+// reader's, the rest the writer's). The two sides share the indices' lines and,
+// only when someone sleeps, a wait queue. The locks are sleeping locks, held
+// while user memory is copied (a fault may sleep), never while waiting.
+//
+// Readers wait for data or for the last writer to go (EOF); writers wait for
+// room or for the last reader to go (EPIPE). A write of at most PIPE_BUF bytes
+// waits for room for all of it and publishes it with one index store, so it is
+// never interleaved with other writes (POSIX).
 #include "pipe.h"
 #include "file.h"
 #include "fs.h"
@@ -17,13 +23,19 @@
 #define PIPE_SIZE (PIPE_PAGES * PGSIZE)
 
 struct pipe {
-    struct sleeplock lock;  // the ring and its indices
-    struct waitq rwq, wwq;  // readers waiting for data, writers for room
-    char *buf;
-    uint64_t r, w;          // free-running: bytes read and written so far
-    int readers, writers;   // open read and write descriptions
-    int ends;               // readers + writers; the last to go frees the pipe
-    uint64_t ino;           // st_ino
+    // The read side: written by readers.
+    struct sleeplock rlock;  // one reader at a time
+    uint64_t r;              // bytes read so far (free-running)
+    struct waitq rwq;        // readers waiting for data
+    // The write side: written by writers.
+    struct sleeplock wlock __cacheline_aligned;
+    uint64_t w;              // bytes written so far (free-running)
+    struct waitq wwq;        // writers waiting for room
+    // Set up once; the counts change when ends are closed.
+    char *buf __cacheline_aligned;
+    int readers, writers;    // open read and write descriptions
+    int ends;                // readers + writers; the last to go frees the pipe
+    uint64_t ino;            // st_ino
 };
 
 static struct pipe *pipe_of(struct file *f) { return f->priv; }
@@ -39,7 +51,8 @@ static void wake(struct waitq *q)
     if (READ_ONCE(q->waiters.next) != &q->waiters)
         waitq_wake_all(q);
 }
-static size_t used(struct pipe *p) { return READ_ONCE(p->w) - READ_ONCE(p->r); }
+static uint64_t load(uint64_t *x) { return __atomic_load_n(x, __ATOMIC_ACQUIRE); }
+static size_t used(struct pipe *p) { return load(&p->w) - load(&p->r); }
 
 // Copy between user memory and the ring at index idx (wrapping). 0 or -EFAULT.
 static long ring_copy(struct pipe *p, uint64_t idx, uint64_t ubuf, size_t n, bool to_ring)
@@ -62,12 +75,15 @@ static long pipe_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     struct pipe *p = pipe_of(f);
     if (n == 0)
         return 0;
+    uint64_t w;
     for (;;) {
-        sleeplock_acquire(&p->lock);
-        if (p->w != p->r)
+        sleeplock_acquire(&p->rlock);
+        // Writers count before the index: a writer's last bytes are published
+        // before it goes, so EOF is never reported with data still in the ring.
+        bool eof = __atomic_load_n(&p->writers, __ATOMIC_ACQUIRE) == 0;
+        if ((w = load(&p->w)) != p->r)
             break;
-        bool eof = READ_ONCE(p->writers) == 0;
-        sleeplock_release(&p->lock);
+        sleeplock_release(&p->rlock);
         if (eof)
             return 0;
         if (f->flags & O_NONBLOCK)
@@ -75,11 +91,11 @@ static long pipe_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
         // Signals come later: then EINTR/ERESTARTSYS would end this wait.
         wait_event(&p->rwq, used(p) > 0 || READ_ONCE(p->writers) == 0);
     }
-    size_t m = MIN(n, p->w - p->r);
+    size_t m = MIN(n, w - p->r);
     long err = ring_copy(p, p->r, ubuf, m, false);
-    if (!err)
-        WRITE_ONCE(p->r, p->r + m);
-    sleeplock_release(&p->lock);
+    if (!err) // the bytes are copied out before the writer may reuse their room
+        __atomic_store_n(&p->r, p->r + m, __ATOMIC_RELEASE);
+    sleeplock_release(&p->rlock);
     if (err)
         return err;
     wake(&p->wwq);
@@ -93,25 +109,25 @@ static long pipe_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     if (n == 0)
         return 0;
     size_t done = 0;
+    size_t need = n <= PIPE_BUF ? n : 1; // small writes go in whole
     long ret;
-    sleeplock_acquire(&p->lock);
+    sleeplock_acquire(&p->wlock);
     for (;;) {
-        if (READ_ONCE(p->readers) == 0) {
+        if (__atomic_load_n(&p->readers, __ATOMIC_ACQUIRE) == 0) {
             // SIGPIPE: pipe_write is where the writer must get SIGPIPE (and then
             // -EPIPE unless the signal is caught, ignored or blocked) once signals
             // exist: raise it here, for the current thread, before returning.
             ret = done ? (long)done : -EPIPE;
             break;
         }
-        size_t room = PIPE_SIZE - (p->w - p->r);
-        size_t need = n <= PIPE_BUF ? n : 1; // small writes go in whole
+        size_t room = PIPE_SIZE - (p->w - load(&p->r));
         if (room >= need) {
             size_t m = MIN(room, n - done);
             if (ring_copy(p, p->w, ubuf + done, m, true)) {
                 ret = done ? (long)done : -EFAULT;
                 break;
             }
-            WRITE_ONCE(p->w, p->w + m);
+            __atomic_store_n(&p->w, p->w + m, __ATOMIC_RELEASE); // after the data
             done += m;
             wake(&p->rwq);
             if (done == n) {
@@ -124,11 +140,11 @@ static long pipe_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
             ret = done ? (long)done : -EAGAIN;
             break;
         }
-        sleeplock_release(&p->lock);
+        sleeplock_release(&p->wlock);
         wait_event(&p->wwq, PIPE_SIZE - used(p) >= need || READ_ONCE(p->readers) == 0);
-        sleeplock_acquire(&p->lock);
+        sleeplock_acquire(&p->wlock);
     }
-    sleeplock_release(&p->lock);
+    sleeplock_release(&p->wlock);
     return ret;
 }
 
@@ -194,7 +210,8 @@ int pipe_create(int flags, struct file **rd, struct file **wr)
         }
         return -ENOMEM;
     }
-    sleeplock_init(&p->lock, "pipe");
+    sleeplock_init(&p->rlock, "pipe read");
+    sleeplock_init(&p->wlock, "pipe write");
     waitq_init(&p->rwq, "pipe read");
     waitq_init(&p->wwq, "pipe write");
     p->buf = buf;
