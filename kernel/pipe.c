@@ -11,8 +11,9 @@
 //
 // Readers wait for data or for the last writer to go (EOF); writers wait for
 // room or for the last reader to go (EPIPE). A write of at most PIPE_BUF bytes
-// waits for room for all of it and publishes it with one index store, so it is
-// never interleaved with other writes (POSIX).
+// waits for room for all of it and keeps the write lock until it is all in, so
+// it is never interleaved with other writes (POSIX). Both sides publish their
+// index page by page, so the other side starts before a big copy is over.
 #include "pipe.h"
 #include "file.h"
 #include "fs.h"
@@ -54,19 +55,25 @@ static void wake(struct waitq *q)
 static uint64_t load(uint64_t *x) { return __atomic_load_n(x, __ATOMIC_ACQUIRE); }
 static size_t used(struct pipe *p) { return load(&p->w) - load(&p->r); }
 
-// Copy between user memory and the ring at index idx (wrapping). 0 or -EFAULT.
-static long ring_copy(struct pipe *p, uint64_t idx, uint64_t ubuf, size_t n, bool to_ring)
+// Move n bytes between user memory and the ring at index *idx, a page-sized
+// piece at a time, publishing the index after each piece (release: the data
+// before the index) and waking the other side if it sleeps, so that it can
+// start on the first page while we copy the next. Bytes moved, or -EFAULT if
+// none were.
+static long ring_move(struct pipe *p, uint64_t *idx, uint64_t ubuf, size_t n, bool to_ring)
 {
-    while (n > 0) {
-        size_t off = idx % PIPE_SIZE, k = MIN(n, PIPE_SIZE - off);
-        long err = to_ring ? copy_from_user(p->buf + off, ubuf, k) : copy_to_user(ubuf, p->buf + off, k);
+    size_t done = 0;
+    while (done < n) {
+        size_t off = *idx % PIPE_SIZE, k = MIN(MIN(n - done, PIPE_SIZE - off), PGSIZE - off % PGSIZE);
+        long err = to_ring ? copy_from_user(p->buf + off, ubuf + done, k)
+                           : copy_to_user(ubuf + done, p->buf + off, k);
         if (err)
-            return err;
-        idx += k;
-        ubuf += k;
-        n -= k;
+            return done ? (long)done : err;
+        __atomic_store_n(idx, *idx + k, __ATOMIC_RELEASE);
+        wake(to_ring ? &p->rwq : &p->wwq);
+        done += k;
     }
-    return 0;
+    return (long)done;
 }
 
 static long pipe_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
@@ -91,15 +98,9 @@ static long pipe_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
         // Signals come later: then EINTR/ERESTARTSYS would end this wait.
         wait_event(&p->rwq, used(p) > 0 || READ_ONCE(p->writers) == 0);
     }
-    size_t m = MIN(n, w - p->r);
-    long err = ring_copy(p, p->r, ubuf, m, false);
-    if (!err) // the bytes are copied out before the writer may reuse their room
-        __atomic_store_n(&p->r, p->r + m, __ATOMIC_RELEASE);
+    long ret = ring_move(p, &p->r, ubuf, MIN(n, w - p->r), false);
     sleeplock_release(&p->rlock);
-    if (err)
-        return err;
-    wake(&p->wwq);
-    return (long)m;
+    return ret;
 }
 
 static long pipe_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
@@ -123,14 +124,13 @@ static long pipe_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
         size_t room = PIPE_SIZE - (p->w - load(&p->r));
         if (room >= need) {
             size_t m = MIN(room, n - done);
-            if (ring_copy(p, p->w, ubuf + done, m, true)) {
-                ret = done ? (long)done : -EFAULT;
+            long k = ring_move(p, &p->w, ubuf + done, m, true);
+            if (k < 0) {
+                ret = done ? (long)done : k;
                 break;
             }
-            __atomic_store_n(&p->w, p->w + m, __ATOMIC_RELEASE); // after the data
-            done += m;
-            wake(&p->rwq);
-            if (done == n) {
+            done += k;
+            if (done == n || (size_t)k < m) { // all of it, or a fault part-way
                 ret = (long)done;
                 break;
             }
