@@ -74,11 +74,16 @@ static struct fddir *dir_alloc(uint32_t n)
     return d;
 }
 
-static struct fdchunk *chunk_alloc(void)
+// Chunk idx, empty. Bits that stand for no fd (504..511, and in the last chunk
+// those at FD_MAX and above) are marked used forever.
+static struct fdchunk *chunk_alloc(int idx)
 {
     struct fdchunk *c = page_alloc_zeroed();
-    if (c) // bits 504..511 stand for no fd: mark them used forever
-        c->bits[CHUNK_WORDS - 1] = ~0ULL << (CHUNK_FDS % 64);
+    if (!c)
+        return NULL;
+    int valid = MIN(CHUNK_FDS, FD_MAX - idx * CHUNK_FDS);
+    for (int b = valid; b < CHUNK_WORDS * 64; b++)
+        c->bits[b / 64] |= 1ULL << (b % 64);
     return c;
 }
 
@@ -117,7 +122,7 @@ static struct fdchunk *chunk_get(struct fdtable *t, int idx, bool create)
         epoch_defer(&d->free_cb, dir_free_cb); // readers may still hold the old one
         d = nd;
     }
-    if (!(c = d->chunk[idx]) && (c = chunk_alloc()))
+    if (!(c = d->chunk[idx]) && (c = chunk_alloc(idx)))
         __atomic_store_n(&d->chunk[idx], c, __ATOMIC_RELEASE);
 out:
     spin_unlock(&t->grow_lock);
@@ -161,13 +166,8 @@ int fd_install(struct fdtable *t, struct file *f, bool cloexec, bool anyfd, int 
         if (b >= 0)
             set_slot(c, b, f, cloexec);
         preempt_enable();
-        if (b >= 0 && idx * CHUNK_FDS + b < FD_MAX)
+        if (b >= 0)
             return idx * CHUNK_FDS + b;
-        if (b >= 0) { // past FD_MAX in the last chunk: give it back
-            __atomic_store_n(&c->slot[b], 0, __ATOMIC_RELEASE);
-            __atomic_fetch_and(&c->bits[b / 64], ~(1ULL << (b % 64)), __ATOMIC_RELEASE);
-            break;
-        }
     }
     return -EMFILE;
 }
@@ -336,7 +336,7 @@ struct fdtable *fdtable_copy(struct fdtable *src)
             epoch_exit();
             if (!got)
                 continue;
-            if (!c && !(c = chunk_get(t, i, true))) {
+            if (!c && !(c = chunk_get(t, (int)i, true))) {
                 file_put(f);
                 fdtable_release(t);
                 return NULL;

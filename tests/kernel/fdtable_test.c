@@ -449,3 +449,24 @@ KTEST(fdtable_bench)
     fs_iput(dir);
     settle();
 }
+
+KTEST(fdtable_limits)
+{
+    struct fdtable *t = fdtable_new();
+    KREQUIRE(t);
+    struct file *f = tfile_new();
+    KREQUIRE(f);
+    KCHECK_EQ(fd_install(t, f, false, false, FD_MAX - 1), FD_MAX - 1);
+    file_get(f);
+    KCHECK_EQ(fd_install(t, f, false, false, FD_MAX - 1), -EMFILE); // nothing above the last
+    KCHECK_EQ(fd_install(t, f, false, false, FD_MAX), -EINVAL);
+    KCHECK_EQ(fd_install(t, f, false, false, -1), -EINVAL);
+    KCHECK_EQ(fd_install_at(t, -1, f, false), -EBADF);
+    KCHECK(fd_get(t, FD_MAX).f == NULL && fd_get(t, -1).f == NULL);
+    KCHECK_EQ(fd_close(t, FD_MAX), -EBADF);
+    file_put(f);
+    fd_close_range(t, 0, ~0U, false);
+    KCHECK(fd_get(t, FD_MAX - 1).f == NULL);
+    fdtable_release(t);
+    settle();
+}
