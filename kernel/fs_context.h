@@ -8,6 +8,7 @@
 //   fsctx_hold(c)     one more holder (CLONE_FS)
 //   fsctx_release(c)  drop one; the last drops the cwd
 //   path_lookup_at(dirfd, kpath, flags, &ip)  resolve a kernel-space path
+//   path_openat(t, dirfd, kpath, flags, mode) open into fd table t
 #pragma once
 #include "kernel.h"
 #include "epoch.h"
@@ -42,3 +43,9 @@ int dirfd_inode(int dirfd, const char *kpath, struct inode **dir);
 // AT_SYMLINK_NOFOLLOW (do not follow a final symlink), AT_EMPTY_PATH (an empty
 // path names dirfd itself, which may then be any file). *out is referenced.
 int path_lookup_at(int dirfd, const char *kpath, int flags, struct inode **out);
+
+// openat with a kernel-space path, installing the new fd in table t (which need
+// not be the current process's: posix_spawn's file actions build the child's).
+// The path is resolved from dirfd of the current process. The fd, or -errno.
+struct fdtable;
+long path_openat(struct fdtable *t, int dirfd, const char *kpath, int flags, uint32_t mode);

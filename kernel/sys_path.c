@@ -50,7 +50,7 @@ static long open_path(struct inode *ip, int flags, struct file **out)
     return (*out = file_alloc(&path_ops, O_PATH, ip, NULL)) ? 0 : -ENOMEM;
 }
 
-static long do_open(int dirfd, const char *path, int flags, uint32_t mode)
+long path_openat(struct fdtable *t, int dirfd, const char *path, int flags, uint32_t mode)
 {
     if (flags & O_PATH)
         flags &= O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW | O_ANYFD;
@@ -74,7 +74,7 @@ static long do_open(int dirfd, const char *path, int flags, uint32_t mode)
         fs_iput(ip);
         return err;
     }
-    err = fd_install(proc_current()->fdt, f, flags & O_CLOEXEC, flags & O_ANYFD, 0);
+    err = fd_install(t, f, flags & O_CLOEXEC, flags & O_ANYFD, 0);
     if (err < 0)
         file_put(f);
     return err;
@@ -86,7 +86,7 @@ long sys_openat(int dirfd, uint64_t upath, int flags, uint32_t mode)
     long err = get_path(upath, &path);
     if (err)
         return err;
-    err = do_open(dirfd, path, flags, mode);
+    err = path_openat(proc_current()->fdt, dirfd, path, flags, mode);
     page_free(path);
     return err;
 }
