@@ -24,6 +24,10 @@ struct file_ops {
     long (*ioctl)(struct file *f, unsigned long req, uint64_t arg);
     // stat of a file without an inode (pipes); files with one use fs_stat.
     int (*stat)(struct file *f, uint32_t mask, struct fs_stat *st);
+    // writev as one write, for streams that promise atomicity (pipes: up to
+    // PIPE_BUF bytes in all); without it, writev writes segment by segment.
+    // iov is in kernel memory, its user ranges checked; total is their sum.
+    long (*writev)(struct file *f, const struct iovec *iov, int cnt, size_t total);
     void (*release)(struct file *f); // the last reference is gone
     bool seekable;                    // lseek/pread/pwrite allowed (else ESPIPE)
 };

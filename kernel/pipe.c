@@ -103,19 +103,21 @@ static long pipe_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     return ret;
 }
 
-static long pipe_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
+// Write the segments in order, as one write: a total of at most PIPE_BUF bytes
+// waits for room for all of it.
+static long pipe_writev(struct file *f, const struct iovec *iov, int cnt, size_t n)
 {
-    (void)pos;
     struct pipe *p = pipe_of(f);
     if (n == 0)
         return 0;
-    size_t done = 0;
-    size_t need = n <= PIPE_BUF ? n : 1; // small writes go in whole
+    size_t done = 0, need = n <= PIPE_BUF ? n : 1; // small writes go in whole
+    int seg = 0;
+    size_t segoff = 0; // bytes of iov[seg] already written
     long ret;
     sleeplock_acquire(&p->wlock);
     for (;;) {
         if (__atomic_load_n(&p->readers, __ATOMIC_ACQUIRE) == 0) {
-            // SIGPIPE: pipe_write is where the writer must get SIGPIPE (and then
+            // SIGPIPE: pipe_writev is where the writer must get SIGPIPE (and then
             // -EPIPE unless the signal is caught, ignored or blocked) once signals
             // exist: raise it here, for the current thread, before returning.
             ret = done ? (long)done : -EPIPE;
@@ -123,15 +125,26 @@ static long pipe_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
         }
         size_t room = PIPE_SIZE - (p->w - load(&p->r));
         if (room >= need) {
-            size_t m = MIN(room, n - done);
-            long k = ring_move(p, &p->w, ubuf + done, m, true);
-            if (k < 0) {
-                ret = done ? (long)done : k;
-                break;
+            // Fill the room from the segments, in order.
+            long k = 0;
+            while (room > 0 && done < n) {
+                while (seg < cnt && segoff == iov[seg].iov_len) {
+                    seg++;
+                    segoff = 0;
+                }
+                size_t m = MIN(room, iov[seg].iov_len - segoff);
+                if ((k = ring_move(p, &p->w, iov[seg].iov_base + segoff, m, true)) < 0)
+                    break;
+                done += k;
+                segoff += k;
+                room -= k;
+                if ((size_t)k < m) {
+                    k = -EFAULT; // a fault part-way: report what went in
+                    break;
+                }
             }
-            done += k;
-            if (done == n || (size_t)k < m) { // all of it, or a fault part-way
-                ret = (long)done;
+            if (k < 0 || done == n) {
+                ret = done ? (long)done : k;
                 break;
             }
             continue;
@@ -146,6 +159,13 @@ static long pipe_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     }
     sleeplock_release(&p->wlock);
     return ret;
+}
+
+static long pipe_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
+{
+    (void)pos;
+    struct iovec v = {.iov_base = ubuf, .iov_len = n};
+    return pipe_writev(f, &v, 1, n);
 }
 
 static long pipe_ioctl(struct file *f, unsigned long req, uint64_t arg)
@@ -185,6 +205,7 @@ static void pipe_release(struct file *f)
 static const struct file_ops pipe_ops = {
     .read = pipe_read,
     .write = pipe_write,
+    .writev = pipe_writev,
     .ioctl = pipe_ioctl,
     .stat = pipe_stat,
     .release = pipe_release,

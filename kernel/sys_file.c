@@ -79,6 +79,16 @@ static long rwv(int fd, uint64_t uiov, int iovcnt, bool write)
         if ((int64_t)v[i].iov_len < 0 || (total += v[i].iov_len) < 0)
             err = -EINVAL; // a length, or the sum, beyond SSIZE_MAX
     }
+    if (!err && write && r.f->ops->writev) { // one write (pipes: PIPE_BUF atomicity)
+        for (int i = 0; !err && i < iovcnt; i++)
+            if (!user_range_valid(v[i].iov_base, v[i].iov_len))
+                err = -EFAULT;
+        if (!err)
+            total = r.f->ops->writev(r.f, v, iovcnt, (size_t)total);
+        kfree(v);
+        fd_put(r);
+        return err ? err : total;
+    }
     total = 0;
     for (int i = 0; !err && i < iovcnt; i++) {
         if (v[i].iov_len == 0)

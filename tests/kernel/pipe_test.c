@@ -1,7 +1,7 @@
 // Tests for pipes between kernel threads on different CPUs that borrow one user
 // address space (pipe data moves through user memory): blocking in both
-// directions, order, PIPE_BUF atomicity with two writers, EOF and EPIPE waking
-// blocked threads. pipe_bench reports throughput.
+// directions, order, PIPE_BUF atomicity of write and writev with two writers,
+// EOF and EPIPE waking blocked threads. pipe_bench reports throughput.
 #include "file.h"
 #include "ktest.h"
 #include "mm.h"
@@ -184,20 +184,24 @@ static void record_writer(void *arg)
     static char rec[2][PIPE_BUF];
     memset(rec[w->id], 'A' + w->id, PIPE_BUF);
     copy_to_user(w->ubuf, rec[w->id], PIPE_BUF);
-    for (size_t i = 0; i < w->total; i++)
-        if (file_write(w->f, w->ubuf, PIPE_BUF, NULL) != PIPE_BUF)
-            w->errors++;
+    // chunk != 0: as writev of two segments (chunk bytes, then the rest).
+    struct iovec v[2] = {{w->ubuf, w->chunk}, {w->ubuf + w->chunk, PIPE_BUF - w->chunk}};
+    for (size_t i = 0; i < w->total; i++) {
+        long r = w->chunk ? w->f->ops->writev(w->f, v, 2, PIPE_BUF)
+                          : file_write(w->f, w->ubuf, PIPE_BUF, NULL);
+        w->errors += r != PIPE_BUF;
+    }
     leave_vm();
 }
 
-KTEST(pipe_buf_writes_are_atomic)
+static void records(size_t split)
 {
     KREQUIRE(setup());
     struct file *rd, *wr;
     KREQUIRE(pipe_create(0, &rd, &wr) == 0);
     struct pworker w[3] = {
-        {.f = wr, .id = 0, .cpu = 0, .total = 300},
-        {.f = wr, .id = 1, .cpu = 1 % ncpu, .total = 300},
+        {.f = wr, .id = 0, .cpu = 0, .total = 300, .chunk = split},
+        {.f = wr, .id = 1, .cpu = 1 % ncpu, .total = 300, .chunk = split},
         {.f = rd, .cpu = 1 % ncpu},
     };
     cpumask_t m;
@@ -215,6 +219,9 @@ KTEST(pipe_buf_writes_are_atomic)
     file_put(rd);
     teardown();
 }
+
+KTEST(pipe_buf_writes_are_atomic) { records(0); }
+KTEST(pipe_buf_writevs_are_atomic) { records(1000); }
 
 KTEST(pipe_epipe_wakes_blocked_writer)
 {

@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 
 static void basics(void)
 {
@@ -28,6 +29,11 @@ static void basics(void)
     struct stat st;
     check(fstat(p[0], &st) == 0 && S_ISFIFO(st.st_mode), "fstat says FIFO");
     check(write(p[1], "", 0) == 0, "a zero-length write returns 0");
+    struct iovec iov[3] = {{"ab", 2}, {"", 0}, {"cde", 3}};
+    check(writev(p[1], iov, 3) == 5 && read(p[0], buf, sizeof buf) == 5 && !memcmp(buf, "abcde", 5),
+          "writev to a pipe gathers the segments in order");
+    struct iovec bad[2] = {{"ab", 2}, {KERNEL_PTR, 3}};
+    CHECK_ERR(writev(p[1], bad, 2), EFAULT, "writev with a kernel address in a segment is EFAULT");
     close(p[1]);
     check(read(p[0], buf, sizeof buf) == 0, "read after the last writer closed is EOF");
     close(p[0]);
