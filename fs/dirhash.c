@@ -24,7 +24,9 @@
 // buckets one at a time, each under its old bucket's lock. Because chains are
 // sorted and buckets are hash ranges, moving is pointer surgery, no copying:
 //  - grow: old bucket i becomes new buckets 2i and 2i+1, the two halves of its
-//    chain: set both new heads, mark i MIGRATED, then cut the chain between them.
+//    chain: set both new heads (locked), mark i MIGRATED, cut the chain between
+//    them, then unlock the new buckets (a writer in 2i must not link after the
+//    last lower entry before the cut, which would drop its change).
 //  - shrink: old buckets 2i and 2i+1 become new bucket i: append chain 2i+1 to
 //    chain 2i, set the new head, mark both MIGRATED.
 // A reader that misses in an old bucket reloads its word; if it is MIGRATED by
@@ -504,11 +506,17 @@ static void migrate_grow(struct dtable *t, struct dtable *n, uint32_t i)
         prev = e;
         e = e->next;
     }
-    __atomic_store_n(bucket(n, 2 * i), prev ? (uintptr_t)head : 0, __ATOMIC_RELAXED);
-    __atomic_store_n(bucket(n, 2 * i + 1), (uintptr_t)e, __ATOMIC_RELAXED);
+    // The new buckets start locked: once ob is marked, writers go to them, and
+    // until the cut below a writer inserting after `prev` (or removing it) in
+    // bucket 2i would have its change undone by the cut.
+    uintptr_t *lo = bucket(n, 2 * i), *hi = bucket(n, 2 * i + 1);
+    __atomic_store_n(lo, (prev ? (uintptr_t)head : 0) | B_LOCK, __ATOMIC_RELAXED);
+    __atomic_store_n(hi, (uintptr_t)e | B_LOCK, __ATOMIC_RELAXED);
     bstore(ob, B_MIGRATED | B_LOCK); // new heads are visible before the mark
     if (prev)
         set_next(prev, NULL);        // the cut comes after the mark
+    __atomic_fetch_and(lo, ~B_LOCK, __ATOMIC_RELEASE); // after the cut
+    __atomic_fetch_and(hi, ~B_LOCK, __ATOMIC_RELEASE);
     bunlock(ob);
 }
 

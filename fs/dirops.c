@@ -112,11 +112,13 @@ int fs_stat_path(struct inode *cwd, const char *path, int flags, uint32_t mask, 
 // ---- create ---------------------------------------------------------------------
 
 static struct inode *new_inode(struct nameidata *nd, uint32_t mode, const char *target,
-                               struct dent **ep, int *err)
+                               uint32_t rdev, struct dent **ep, int *err)
 {
     struct inode *ip = inode_alloc(mode, err);
     if (!ip)
         return NULL;
+    if (S_ISCHR(mode))
+        ip->rdev = rdev;
     if (target) {
         size_t tlen = strlen(target);
         if (!(ip->link.target = kmalloc(tlen + 1))) {
@@ -152,7 +154,7 @@ static int publish(struct nameidata *nd, struct dbucket *b, struct inode *ip, st
 }
 
 // mkdir and symlink: the name must not exist, whatever it is.
-static int create_node(struct nameidata *nd, uint32_t mode, const char *target,
+static int create_node(struct nameidata *nd, uint32_t mode, const char *target, uint32_t rdev,
                        struct resize_hint *rh)
 {
     if (nd->last != LAST_NORM)
@@ -161,7 +163,7 @@ static int create_node(struct nameidata *nd, uint32_t mode, const char *target,
         return -ENAMETOOLONG;
     int err;
     struct dent *e;
-    struct inode *ip = new_inode(nd, mode, target, &e, &err);
+    struct inode *ip = new_inode(nd, mode, target, rdev, &e, &err);
     if (!ip)
         return err;
     uint32_t hash = e->hash = nd_hash(nd);
@@ -217,7 +219,7 @@ static int create_file(struct nameidata *nd, uint32_t mode, int flags, struct in
             return 0;
         }
         int err;
-        struct inode *ip = new_inode(nd, S_IFREG | (mode & 07777), NULL, &e, &err);
+        struct inode *ip = new_inode(nd, S_IFREG | (mode & 07777), NULL, 0, &e, &err);
         if (!ip)
             return err;
         e->hash = hash;
@@ -268,7 +270,7 @@ int fs_mkdir(struct inode *cwd, const char *path, uint32_t mode)
     epoch_enter();
     err = namei_parent(cwd, path, &nd);
     if (!err)
-        err = create_node(&nd, S_IFDIR | (mode & 07777), NULL, &rh);
+        err = create_node(&nd, S_IFDIR | (mode & 07777), NULL, 0, &rh);
     epoch_exit();
     hint_run(&rh);
     return err;
@@ -289,7 +291,27 @@ int fs_symlink(struct inode *cwd, const char *target, const char *path)
     epoch_enter();
     err = namei_parent(cwd, path, &nd);
     if (!err)
-        err = create_node(&nd, S_IFLNK | 0777, target, &rh);
+        err = create_node(&nd, S_IFLNK | 0777, target, 0, &rh);
+    epoch_exit();
+    hint_run(&rh);
+    return err;
+}
+
+int fs_mknod(struct inode *cwd, const char *path, uint32_t mode, uint32_t rdev)
+{
+    struct nameidata nd;
+    struct resize_hint rh = {0};
+    if (!S_ISCHR(mode) && !S_ISREG(mode) && (mode & S_IFMT) != 0)
+        return -EPERM;
+    if ((mode & S_IFMT) == 0)
+        mode |= S_IFREG; // as Linux: type 0 is a regular file
+    int err = path_check(path);
+    if (err)
+        return err;
+    epoch_enter();
+    err = namei_parent(cwd, path, &nd);
+    if (!err)
+        err = create_node(&nd, mode & (S_IFMT | 07777), NULL, rdev, &rh);
     epoch_exit();
     hint_run(&rh);
     return err;

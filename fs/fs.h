@@ -11,6 +11,7 @@
 // See fs/README.md for the design and for what each operation reads and writes.
 #pragma once
 #include "kernel.h"
+#include "uapi/abi.h"
 #include "uapi/errno.h"
 
 struct bootinfo;
@@ -20,47 +21,17 @@ struct inode;
 #define FS_PATH_MAX 4096
 #define FS_SYMLOOP_MAX 40      // symlinks followed per path resolution (Linux: 40)
 
-// File types and permission bits (Linux values; to move to a uapi header with
-// the system calls).
-#define S_IFMT 0170000
-#define S_IFSOCK 0140000
-#define S_IFLNK 0120000
-#define S_IFREG 0100000
-#define S_IFBLK 0060000
-#define S_IFDIR 0040000
-#define S_IFCHR 0020000
-#define S_IFIFO 0010000
-#define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
-#define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
-#define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
-
-// Directory entry types (struct linux_dirent64's d_type).
-#define DT_UNKNOWN 0
-#define DT_DIR 4
-#define DT_REG 8
-#define DT_LNK 10
+// File types, permission bits, DT_* and STATX_* values are Linux's, from
+// uapi/abi.h. fs_stat's mask of wanted fields uses the STATX_* bits: fields not
+// asked for are not computed (and their inode cache lines not read); in
+// particular the link count, which costs a visit to every CPU's refcache, is read
+// only when STATX_NLINK is set.
 
 // Flags.
 #define FS_NOFOLLOW 0x1    // do not follow a symlink named by the last component
 #define FS_EXCL 0x2        // fs_create: fail with EEXIST if the name exists
 #define FS_FOLLOW 0x4      // fs_link: follow a symlink named by oldpath (AT_SYMLINK_FOLLOW)
-
-// fs_stat's mask of wanted fields: Linux's STATX_* values. Fields not asked for
-// are not computed (and their inode cache lines not read): in particular the
-// link count, which costs a visit to every CPU's refcache, is read only when
-// STATX_NLINK is set.
-#define STATX_TYPE 0x1
-#define STATX_MODE 0x2
-#define STATX_NLINK 0x4
-#define STATX_UID 0x8
-#define STATX_GID 0x10
-#define STATX_ATIME 0x20
-#define STATX_MTIME 0x40
-#define STATX_CTIME 0x80
-#define STATX_INO 0x100
-#define STATX_SIZE 0x200
-#define STATX_BLOCKS 0x400
-#define STATX_BASIC_STATS 0x7ff
+#define FS_NOREPLACE 0x8   // fs_rename_flags: fail with EEXIST if newpath exists
 
 struct fs_timespec {
     int64_t sec;
@@ -75,6 +46,7 @@ struct fs_stat {
     uint32_t uid, gid;      // always 0 for now
     uint64_t size;          // bytes; symlinks: target length; directories: 0
     uint64_t blocks;        // 512-byte units of memory holding file data
+    uint32_t rdev;          // device nodes: the device number (MKDEV), with STATX_TYPE
     struct fs_timespec atime, mtime, ctime;
 };
 
@@ -99,12 +71,24 @@ int fs_link(struct inode *oldcwd, const char *oldpath, struct inode *newcwd, con
 int fs_unlink(struct inode *cwd, const char *path);
 int fs_rmdir(struct inode *cwd, const char *path);
 int fs_rename(struct inode *oldcwd, const char *oldpath, struct inode *newcwd, const char *newpath);
+int fs_rename_flags(struct inode *oldcwd, const char *oldpath, struct inode *newcwd,
+                    const char *newpath, int flags); // FS_NOREPLACE
+// A new node: mode's type is S_IFCHR (a device node, rdev its number) or S_IFREG
+// (an empty file); other types give -EPERM. EEXIST if the name exists.
+int fs_mknod(struct inode *cwd, const char *path, uint32_t mode, uint32_t rdev);
 
 // Attributes.
 int fs_stat(struct inode *ip, uint32_t mask, struct fs_stat *st);
 int fs_stat_path(struct inode *cwd, const char *path, int flags, uint32_t mask, struct fs_stat *st);
 uint32_t fs_mode(struct inode *ip);  // type and permission bits (cheap, no nlink)
 uint64_t fs_ino(struct inode *ip);
+uint32_t fs_rdev(struct inode *ip);  // device nodes: the device number
+void fs_chmod(struct inode *ip, uint32_t mode); // permission bits (07777); ctime
+// Set atime and/or mtime (nanoseconds since 1970; FS_TIME_OMIT leaves one alone,
+// FS_TIME_NOW takes the clock); ctime becomes now.
+#define FS_TIME_OMIT UINT64_MAX
+#define FS_TIME_NOW (UINT64_MAX - 1)
+void fs_set_times(struct inode *ip, uint64_t atime, uint64_t mtime);
 
 // File data. Reads past the end return 0; holes read as zeros.
 int64_t fs_read(struct inode *ip, void *buf, size_t n, uint64_t off);

@@ -218,6 +218,25 @@ struct inode *fs_root(void) { return fs_root_inode; }
 
 uint32_t fs_mode(struct inode *ip) { return ip->mode; }
 uint64_t fs_ino(struct inode *ip) { return ip->ino; }
+uint32_t fs_rdev(struct inode *ip) { return S_ISCHR(ip->mode) ? ip->rdev : 0; }
+
+// The type bits never change, so a racing reader of mode sees either the old or
+// the new permission bits together with the right type.
+void fs_chmod(struct inode *ip, uint32_t mode)
+{
+    WRITE_ONCE(ip->mode, (ip->mode & S_IFMT) | (mode & 07777));
+    WRITE_ONCE(ip->ctime, fs_time_now());
+}
+
+void fs_set_times(struct inode *ip, uint64_t atime, uint64_t mtime)
+{
+    uint64_t now = fs_time_now();
+    if (atime != FS_TIME_OMIT)
+        WRITE_ONCE(ip->atime, atime == FS_TIME_NOW ? now : atime);
+    if (mtime != FS_TIME_OMIT)
+        WRITE_ONCE(ip->mtime, mtime == FS_TIME_NOW ? now : mtime);
+    WRITE_ONCE(ip->ctime, now);
+}
 
 static struct fs_timespec ts(uint64_t ns)
 {
@@ -229,7 +248,9 @@ int fs_stat(struct inode *ip, uint32_t mask, struct fs_stat *st)
     memset(st, 0, sizeof *st);
     st->mask = mask & STATX_BASIC_STATS;
     if (mask & (STATX_TYPE | STATX_MODE))
-        st->mode = ip->mode;
+        st->mode = READ_ONCE(ip->mode);
+    if ((mask & STATX_TYPE) && S_ISCHR(ip->mode))
+        st->rdev = ip->rdev;
     if (mask & STATX_INO)
         st->ino = ip->ino;
     if (mask & STATX_NLINK)

@@ -25,6 +25,7 @@ struct inode {
             char *target;         // symlinks: target, NUL-terminated, immutable
             uint32_t len;
         } link;
+        uint32_t rdev;            // device nodes (S_IFCHR): the device number
     };
     struct inode *parent;         // directories: ".." (holds a reference on it)
 
@@ -41,7 +42,8 @@ struct inode {
 static inline bool inode_isdir(const struct inode *ip) { return S_ISDIR(ip->mode); }
 static inline uint8_t mode_to_dtype(uint32_t mode)
 {
-    return S_ISDIR(mode) ? DT_DIR : S_ISLNK(mode) ? DT_LNK : S_ISREG(mode) ? DT_REG : DT_UNKNOWN;
+    return S_ISDIR(mode) ? DT_DIR : S_ISLNK(mode) ? DT_LNK : S_ISREG(mode) ? DT_REG
+         : S_ISCHR(mode) ? DT_CHR : DT_UNKNOWN;
 }
 
 // inode.c

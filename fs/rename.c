@@ -38,6 +38,7 @@ struct rename_ctx {
     struct dent *ne;            // the new entry, allocated before locking
     struct iput_later *oldparent; // drop of the moved directory's old ".." reference
     struct resize_hint rh;
+    int flags;                  // FS_NOREPLACE
 };
 
 // The locked part. *retry asks the caller to start again: a lock was
@@ -57,6 +58,8 @@ static int rename_locked(struct rename_ctx *c, bool have_lock, bool *retry, bool
     bool isdir = src && src->type == DT_DIR;
     if (!src)
         err = -ENOENT;
+    else if (tgt && (c->flags & FS_NOREPLACE))
+        err = -EEXIST;          // even another name of the same file (Linux)
     else if (isdir && cross && !have_lock)
         err = -EAGAIN, *need_lock = true; // a directory after all
     else if (!isdir && (o->slash || n->slash))
@@ -148,6 +151,12 @@ static int do_rename(struct rename_ctx *c, bool *retry, bool *need_lock)
 
 int fs_rename(struct inode *oldcwd, const char *oldpath, struct inode *newcwd, const char *newpath)
 {
+    return fs_rename_flags(oldcwd, oldpath, newcwd, newpath, 0);
+}
+
+int fs_rename_flags(struct inode *oldcwd, const char *oldpath, struct inode *newcwd,
+                    const char *newpath, int flags)
+{
     int err = path_check(oldpath);
     if (!err)
         err = path_check(newpath);
@@ -156,6 +165,7 @@ int fs_rename(struct inode *oldcwd, const char *oldpath, struct inode *newcwd, c
     struct rename_ctx *c = kzalloc(sizeof *c); // two nameidata: 1.5 KiB, not on the stack
     if (!c)
         return -ENOMEM;
+    c->flags = flags;
     bool retry, need_lock = false;
     do {
         retry = false;

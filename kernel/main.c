@@ -2,6 +2,7 @@
 // the command line asks for, or idle.
 #include "bootinfo.h"
 #include "console.h"
+#include "dev.h"
 #include "epoch.h"
 #include "fs.h"
 #include "ktest.h"
@@ -132,6 +133,7 @@ void kmain(uint64_t bootinfo_pa)
     console_input_init();
     sti();
     fs_boot(bi);
+    dev_init();
 
     start_user_space();
     if (!cmdline_has("test") && !cmdline_has("init"))

@@ -8,6 +8,10 @@
 // freed after an epoch grace period, so a child reading its parent pointer (or
 // anybody holding a pid_lookup result) inside an epoch section never sees freed
 // memory.
+#include "dev.h"
+#include "fdtable.h"
+#include "file.h"
+#include "fs_context.h"
 #include "gdt.h"
 #include "mm.h"
 #include "percpu.h"
@@ -35,6 +39,39 @@ static struct proc *proc_alloc(const char *name)
     strlcpy(p->name, name, sizeof p->name);
     p->state = P_ALIVE;
     return p;
+}
+
+// fds 0, 1 and 2: one description of the console (or of the test's capture
+// buffer), as a login shell would have them.
+static int std_files(struct proc *p, struct capture *cap)
+{
+    struct file *f = tty_open_console(cap);
+    if (!(p->fdt = fdtable_new()) || !(p->fsc = fsctx_new()) || !f) {
+        if (f)
+            file_put(f);
+        return -ENOMEM;
+    }
+    int err = 0;
+    for (int fd = 0; fd < 3 && !err; fd++) {
+        file_get(f); // each fd holds a reference
+        if ((err = fd_install_at(p->fdt, fd, f, false)) < 0)
+            file_put(f);
+        else
+            err = 0;
+    }
+    file_put(f);
+    return err;
+}
+
+// Files and cwd go at exit (pipes see their end close now), not at reaping.
+static void release_files(struct proc *p)
+{
+    if (p->fdt)
+        fdtable_release(p->fdt);
+    if (p->fsc)
+        fsctx_release(p->fsc);
+    p->fdt = NULL;
+    p->fsc = NULL;
 }
 
 static void free_proc_cb(struct epoch_cb *cb) { kfree(container_of(cb, struct proc, free_cb)); }
@@ -76,8 +113,11 @@ int proc_spawn(const char *name, const void *image, size_t len, const char *cons
         return -ENOMEM;
     }
     struct exec_info ei;
-    int err = elf_exec(vs, image, len, argv, envp, name, &ei);
+    int err = std_files(p, cap);
+    if (!err)
+        err = elf_exec(vs, image, len, argv, envp, name, &ei);
     if (err) {
+        release_files(p);
         vmspace_free(vs);
         kstack_free(t->kstack);
         kfree(t);
@@ -150,6 +190,7 @@ void proc_exit(int wstatus)
     pop_off();
     p->vm = NULL;
     vmspace_free(vs);
+    release_files(p);
 
     abandon_children(p);
 

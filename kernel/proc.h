@@ -10,6 +10,8 @@
 
 struct vmspace;
 struct trapframe;
+struct fdtable;
+struct fs_context;
 
 // Console output of a process captured into a buffer instead (tests).
 struct capture {
@@ -38,6 +40,8 @@ struct proc {
     struct thread *thread;   // the only thread (clone comes later)
     struct vmspace *vm;
     struct capture *capture;
+    struct fdtable *fdt;     // file descriptors (fdtable.h)
+    struct fs_context *fsc;  // cwd and umask (fs_context.h)
     uint64_t clear_child_tid;
     uint64_t sigmask;
     struct k_sigaction_store sigactions[64];

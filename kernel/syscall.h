@@ -18,9 +18,6 @@ typedef long (*syscall_fn)(long, long, long, long, long, long);
 
 // The handlers (sys_*.c). User pointers are uint64_t: never dereferenced, only
 // passed to the usercopy.h helpers.
-long sys_write(int fd, uint64_t buf, size_t n);
-long sys_writev(int fd, uint64_t iov, int iovcnt);
-long sys_ioctl(int fd, unsigned long req, uint64_t arg);
 long sys_exit(int code);
 long sys_exit_group(int code);
 long sys_wait4(int pid, uint64_t status, int options, uint64_t rusage);
@@ -53,5 +50,62 @@ long sys_reboot(unsigned magic1, unsigned magic2, unsigned cmd, uint64_t arg);
 long sys_rt_sigprocmask(int how, uint64_t set, uint64_t oldset, size_t size);
 long sys_rt_sigaction(int sig, uint64_t act, uint64_t oldact, size_t size);
 
-// console.c-style output of a process (sys_console.c): capture or the console.
-void proc_console_write(const char *s, size_t n);
+// sys_file.c: calls on file descriptors.
+long sys_read(int fd, uint64_t buf, size_t n);
+long sys_write(int fd, uint64_t buf, size_t n);
+long sys_pread64(int fd, uint64_t buf, size_t n, int64_t off);
+long sys_pwrite64(int fd, uint64_t buf, size_t n, int64_t off);
+long sys_readv(int fd, uint64_t iov, int iovcnt);
+long sys_writev(int fd, uint64_t iov, int iovcnt);
+long sys_lseek(int fd, int64_t off, int whence);
+long sys_close(int fd);
+long sys_dup(int fd);
+long sys_dup2(int oldfd, int newfd);
+long sys_dup3(int oldfd, int newfd, int flags);
+long sys_fcntl(int fd, int cmd, unsigned long arg);
+long sys_close_range(unsigned lo, unsigned hi, unsigned flags);
+long sys_fstat(int fd, uint64_t ubuf);
+long sys_ftruncate(int fd, int64_t len);
+long sys_fsync(int fd);
+long sys_fdatasync(int fd);
+long sys_getdents64(int fd, uint64_t udirp, size_t count);
+long sys_ioctl(int fd, unsigned long req, uint64_t arg);
+long sys_fchdir(int fd);
+long sys_fchmod(int fd, uint32_t mode);
+long sys_pipe(uint64_t ufds);
+long sys_pipe2(uint64_t ufds, int flags);
+
+// sys_path.c: calls on path names.
+long sys_open(uint64_t upath, int flags, uint32_t mode);
+long sys_openat(int dirfd, uint64_t upath, int flags, uint32_t mode);
+long sys_creat(uint64_t upath, uint32_t mode);
+long sys_stat(uint64_t upath, uint64_t ubuf);
+long sys_lstat(uint64_t upath, uint64_t ubuf);
+long sys_newfstatat(int dirfd, uint64_t upath, uint64_t ubuf, int flags);
+long sys_statx(int dirfd, uint64_t upath, int flags, uint32_t mask, uint64_t ubuf);
+long sys_mkdir(uint64_t upath, uint32_t mode);
+long sys_mkdirat(int dirfd, uint64_t upath, uint32_t mode);
+long sys_mknod(uint64_t upath, uint32_t mode, uint32_t dev);
+long sys_mknodat(int dirfd, uint64_t upath, uint32_t mode, uint32_t dev);
+long sys_unlink(uint64_t upath);
+long sys_rmdir(uint64_t upath);
+long sys_unlinkat(int dirfd, uint64_t upath, int flags);
+long sys_rename(uint64_t uold, uint64_t unew);
+long sys_renameat(int olddirfd, uint64_t uold, int newdirfd, uint64_t unew);
+long sys_renameat2(int olddirfd, uint64_t uold, int newdirfd, uint64_t unew, unsigned flags);
+long sys_link(uint64_t uold, uint64_t unew);
+long sys_linkat(int olddirfd, uint64_t uold, int newdirfd, uint64_t unew, int flags);
+long sys_symlink(uint64_t utarget, uint64_t ulink);
+long sys_symlinkat(uint64_t utarget, int newdirfd, uint64_t ulink);
+long sys_readlink(uint64_t upath, uint64_t ubuf, int bufsiz);
+long sys_readlinkat(int dirfd, uint64_t upath, uint64_t ubuf, int bufsiz);
+long sys_truncate(uint64_t upath, int64_t len);
+long sys_chdir(uint64_t upath);
+long sys_getcwd(uint64_t ubuf, size_t size);
+long sys_access(uint64_t upath, int mode);
+long sys_faccessat(int dirfd, uint64_t upath, int mode);
+long sys_faccessat2(int dirfd, uint64_t upath, int mode, int flags);
+long sys_utimensat(int dirfd, uint64_t upath, uint64_t utimes, int flags);
+long sys_chmod(uint64_t upath, uint32_t mode);
+long sys_fchmodat(int dirfd, uint64_t upath, uint32_t mode);
+long sys_umask(uint32_t mask);

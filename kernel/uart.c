@@ -1,5 +1,6 @@
 // 16550 UART on COM1: polled output, interrupt-driven input into a small ring.
 #include "console.h"
+#include "sched.h"
 #include "percpu.h"
 #include "smp.h"
 #include "spinlock.h"
@@ -59,6 +60,7 @@ void console_write(const char *s, size_t n)
 static struct spinlock input_lock = SPINLOCK_INIT("console input");
 static char input_buf[256];
 static uint32_t input_r, input_w;
+struct waitq console_input_wq; // readers waiting for input (tty.c)
 
 static void uart_intr(struct trapframe *tf)
 {
@@ -70,15 +72,19 @@ static void uart_intr(struct trapframe *tf)
             input_buf[input_w++ % sizeof input_buf] = c;
     }
     spin_unlock(&input_lock);
+    waitq_wake_all(&console_input_wq);
     lapic_eoi();
 }
 
 void console_input_init(void)
 {
+    waitq_init(&console_input_wq, "console input");
     irq_register(T_IRQ0 + COM1_IRQ, uart_intr);
     ioapic_route(COM1_IRQ, T_IRQ0 + COM1_IRQ, 0);
     outb(COM1 + UART_IER, 0x01); // interrupt on received data
 }
+
+bool console_input_pending(void) { return READ_ONCE(input_r) != READ_ONCE(input_w); }
 
 int console_getc(void)
 {

@@ -98,3 +98,194 @@ struct iovec {
 #define AT_SECURE 23
 #define AT_RANDOM 25
 #define AT_EXECFN 31
+
+// terminal ioctls and termios bits (beyond TCGETS/TIOCGWINSZ above)
+#define TCSETS 0x5402
+#define TCSETSW 0x5403
+#define TCSETSF 0x5404
+#define TIOCSWINSZ 0x5414
+#define FIONREAD 0x541B
+#define ISIG 0000001
+#define ICANON 0000002
+#define ECHO 0000010
+#define ECHOE 0000020
+#define ECHOK 0000040
+#define ICRNL 0000400
+#define OPOST 0000001
+#define ONLCR 0000004
+#define VINTR 0
+#define VERASE 2
+#define VKILL 3
+#define VEOF 4
+#define VTIME 5
+#define VMIN 6
+
+// ---- files ----------------------------------------------------------------
+
+// open flags (octal, as in Linux's asm-generic/fcntl.h)
+#define O_RDONLY 00
+#define O_WRONLY 01
+#define O_RDWR 02
+#define O_ACCMODE 03
+#define O_CREAT 0100
+#define O_EXCL 0200
+#define O_NOCTTY 0400
+#define O_TRUNC 01000
+#define O_APPEND 02000
+#define O_NONBLOCK 04000
+#define O_DSYNC 010000
+#define O_ASYNC 020000
+#define O_DIRECT 040000
+#define O_LARGEFILE 0100000
+#define O_DIRECTORY 0200000
+#define O_NOFOLLOW 0400000
+#define O_NOATIME 01000000
+#define O_CLOEXEC 02000000
+#define O_SYNC 04010000
+#define O_PATH 010000000
+#define O_TMPFILE 020200000
+
+// *at() directory file descriptor and flags
+#define AT_FDCWD (-100)
+#define AT_SYMLINK_NOFOLLOW 0x100
+#define AT_EACCESS 0x200        // faccessat
+#define AT_REMOVEDIR 0x200      // unlinkat
+#define AT_SYMLINK_FOLLOW 0x400 // linkat
+#define AT_NO_AUTOMOUNT 0x800
+#define AT_EMPTY_PATH 0x1000
+#define AT_STATX_SYNC_TYPE 0x6000
+
+// renameat2
+#define RENAME_NOREPLACE 1
+#define RENAME_EXCHANGE 2
+#define RENAME_WHITEOUT 4
+
+// fcntl
+#define F_DUPFD 0
+#define F_GETFD 1
+#define F_SETFD 2
+#define F_GETFL 3
+#define F_SETFL 4
+#define F_DUPFD_CLOEXEC 1030
+#define FD_CLOEXEC 1
+
+// close_range
+#define CLOSE_RANGE_UNSHARE 2
+#define CLOSE_RANGE_CLOEXEC 4
+
+// lseek
+#define SEEK_SET 0
+#define SEEK_CUR 1
+#define SEEK_END 2
+#define SEEK_DATA 3
+#define SEEK_HOLE 4
+
+// access modes (faccessat)
+#define F_OK 0
+#define X_OK 1
+#define W_OK 2
+#define R_OK 4
+
+// utimensat
+#define UTIME_NOW ((1L << 30) - 1)
+#define UTIME_OMIT ((1L << 30) - 2)
+
+#define PIPE_BUF 4096 // bytes a pipe write transfers atomically
+
+// File types and permission bits (st_mode).
+#define S_IFMT 0170000
+#define S_IFSOCK 0140000
+#define S_IFLNK 0120000
+#define S_IFREG 0100000
+#define S_IFBLK 0060000
+#define S_IFDIR 0040000
+#define S_IFCHR 0020000
+#define S_IFIFO 0010000
+#define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
+#define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
+#define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
+#define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)
+#define S_ISFIFO(m) (((m) & S_IFMT) == S_IFIFO)
+
+// Device numbers as Linux encodes them in a 32-bit dev_t for mknod and in st_rdev.
+#define MKDEV(ma, mi) ((uint32_t)(ma) << 8 | ((uint32_t)(mi) & 0xff) | ((uint32_t)(mi) & ~0xffu) << 12)
+#define DEV_MAJOR(d) (((d) >> 8) & 0xfff)
+#define DEV_MINOR(d) (((d) & 0xff) | (((d) >> 12) & 0xfff00))
+
+// Directory entry types (linux_dirent64.d_type).
+#define DT_UNKNOWN 0
+#define DT_FIFO 1
+#define DT_CHR 2
+#define DT_DIR 4
+#define DT_BLK 6
+#define DT_REG 8
+#define DT_LNK 10
+#define DT_SOCK 12
+
+// stat, fstat, lstat, newfstatat: x86-64 struct stat (144 bytes).
+struct stat {
+    uint64_t st_dev;
+    uint64_t st_ino;
+    uint64_t st_nlink;
+    uint32_t st_mode;
+    uint32_t st_uid;
+    uint32_t st_gid;
+    uint32_t __pad0;
+    uint64_t st_rdev;
+    int64_t st_size;
+    int64_t st_blksize;
+    int64_t st_blocks;
+    struct timespec st_atim, st_mtim, st_ctim;
+    int64_t __glibc_reserved[3];
+};
+
+// statx (256 bytes). The STATX_* mask bits.
+#define STATX_TYPE 0x1
+#define STATX_MODE 0x2
+#define STATX_NLINK 0x4
+#define STATX_UID 0x8
+#define STATX_GID 0x10
+#define STATX_ATIME 0x20
+#define STATX_MTIME 0x40
+#define STATX_CTIME 0x80
+#define STATX_INO 0x100
+#define STATX_SIZE 0x200
+#define STATX_BLOCKS 0x400
+#define STATX_BASIC_STATS 0x7ff
+#define STATX_BTIME 0x800
+#define STATX_MNT_ID 0x1000
+#define STATX__RESERVED 0x80000000U
+struct statx_timestamp {
+    int64_t tv_sec;
+    uint32_t tv_nsec;
+    int32_t __reserved;
+};
+struct statx {
+    uint32_t stx_mask;
+    uint32_t stx_blksize;
+    uint64_t stx_attributes;
+    uint32_t stx_nlink;
+    uint32_t stx_uid;
+    uint32_t stx_gid;
+    uint16_t stx_mode;
+    uint16_t __spare0;
+    uint64_t stx_ino;
+    uint64_t stx_size;
+    uint64_t stx_blocks;
+    uint64_t stx_attributes_mask;
+    struct statx_timestamp stx_atime, stx_btime, stx_ctime, stx_mtime;
+    uint32_t stx_rdev_major, stx_rdev_minor;
+    uint32_t stx_dev_major, stx_dev_minor;
+    uint64_t stx_mnt_id;
+    uint32_t stx_dio_mem_align, stx_dio_offset_align;
+    uint64_t __spare3[12];
+};
+
+// getdents64 records: d_reclen bytes each, 8-byte aligned.
+struct linux_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;     // position of the next entry (lseek to it resumes there)
+    uint16_t d_reclen;
+    uint8_t d_type;
+    char d_name[];
+};

@@ -12,7 +12,8 @@
 // kernel allocates it from the calling CPU's own partition of the table, so
 // O_ANYFD allocations on different cores share no cache line. Accepted by open,
 // openat, pipe2, dup3, socket and accept4 (Linux rejects it in all but open/openat
-// with EINVAL).
+// with EINVAL). dup3(oldfd, -1, O_ANYFD) duplicates onto any free fd; with
+// newfd >= 0, dup3 uses exactly newfd as usual.
 #define O_ANYFD 040000000
 
 // ---- system calls ---------------------------------------------------------

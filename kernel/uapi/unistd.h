@@ -87,6 +87,7 @@
 #define __NR_rt_sigtimedwait 128
 #define __NR_rt_sigsuspend 130
 #define __NR_sigaltstack 131
+#define __NR_mknod 133
 #define __NR_sched_get_priority_max 146
 #define __NR_sched_get_priority_min 147
 #define __NR_arch_prctl 158
@@ -109,9 +110,13 @@
 #define __NR_tgkill 234
 #define __NR_openat 257
 #define __NR_mkdirat 258
+#define __NR_mknodat 259
 #define __NR_newfstatat 262
 #define __NR_unlinkat 263
 #define __NR_renameat 264
+#define __NR_linkat 265
+#define __NR_symlinkat 266
+#define __NR_readlinkat 267
 #define __NR_fchmodat 268
 #define __NR_faccessat 269
 #define __NR_pselect6 270
@@ -121,5 +126,9 @@
 #define __NR_preadv 295
 #define __NR_pwritev 296
 #define __NR_getcpu 309
+#define __NR_renameat2 316
 #define __NR_getrandom 318
-#define NR_SYSCALLS 335
+#define __NR_statx 332
+#define __NR_close_range 436
+#define __NR_faccessat2 439
+#define NR_SYSCALLS 440

@@ -344,3 +344,64 @@ KTEST(fs_symlink_cases)
     KCHECK_EQ(fs_lookup(D, "l", 0, &ip), -ENOENT);
     teardown("t_symlink");
 }
+
+KTEST(fs_mknod_device_nodes)
+{
+    KREQUIRE(setup("t_mknod"));
+    KCHECK_EQ(fs_mknod(D, "null", S_IFCHR | 0666, MKDEV(1, 3)), 0);
+    KCHECK_EQ(fs_mknod(D, "null", S_IFCHR | 0666, MKDEV(1, 3)), -EEXIST);
+    KCHECK_EQ(fs_mknod(D, "fifo", S_IFIFO | 0666, 0), -EPERM);
+    KCHECK_EQ(fs_mknod(D, "plain", 0644, 0), 0); // type 0: a regular file
+    KCHECK_EQ(fs_mknod(D, "nodir/x", S_IFCHR | 0666, 1), -ENOENT);
+    struct fs_stat st;
+    KCHECK_EQ(fs_stat_path(D, "null", 0, STATX_TYPE | STATX_MODE, &st), 0);
+    KCHECK(S_ISCHR(st.mode) && (st.mode & 07777) == 0666 && st.rdev == MKDEV(1, 3));
+    KCHECK(S_ISREG(mode_of("plain", 0)));
+    struct inode *ip;
+    KREQUIRE(fs_lookup(D, "null", 0, &ip) == 0);
+    KCHECK_EQ(fs_rdev(ip), MKDEV(1, 3));
+    char buf[8];
+    KCHECK_EQ(fs_read(ip, buf, sizeof buf, 0), -EINVAL); // no data: the device has it
+    KCHECK_EQ(fs_lookup(D, "null/x", 0, &ip), -ENOTDIR);
+    fs_iput(ip);
+    KCHECK_EQ(fs_unlink(D, "null"), 0);
+    teardown("t_mknod");
+}
+
+KTEST(fs_rename_noreplace)
+{
+    KREQUIRE(setup("t_noreplace"));
+    KREQUIRE(mkfile("a") == 0 && mkfile("b") == 0);
+    uint64_t a = ino_of("a", 0);
+    KCHECK_EQ(fs_rename_flags(D, "a", D, "b", FS_NOREPLACE), -EEXIST);
+    KCHECK_EQ(fs_rename_flags(D, "a", D, "a", FS_NOREPLACE), -EEXIST); // as Linux
+    KCHECK_EQ(fs_rename_flags(D, "a", D, "c", FS_NOREPLACE), 0);
+    KCHECK_EQ(ino_of("c", 0), a);
+    KCHECK_EQ(ino_of("a", 0), 0);
+    KCHECK_EQ(fs_mkdir(D, "d", 0755), 0);
+    KCHECK_EQ(fs_mkdir(D, "e", 0755), 0);
+    KCHECK_EQ(fs_rename_flags(D, "d", D, "e", FS_NOREPLACE), -EEXIST); // even an empty dir
+    KCHECK_EQ(fs_rename_flags(D, "d", D, "e/d", FS_NOREPLACE), 0);
+    teardown("t_noreplace");
+}
+
+KTEST(fs_chmod_and_times)
+{
+    KREQUIRE(setup("t_chmod"));
+    KREQUIRE(mkfile("f") == 0);
+    struct inode *ip;
+    KREQUIRE(fs_lookup(D, "f", 0, &ip) == 0);
+    fs_chmod(ip, 0100600); // type bits in the argument are ignored
+    KCHECK_EQ(fs_mode(ip), S_IFREG | 0600);
+    fs_set_times(ip, 5000000000ULL, FS_TIME_OMIT);
+    struct fs_stat st, st2;
+    fs_stat(ip, STATX_ATIME | STATX_MTIME | STATX_CTIME, &st);
+    KCHECK_EQ(st.atime.sec, 5);
+    KCHECK(st.mtime.sec > 5 && st.ctime.sec >= st.mtime.sec);
+    fs_set_times(ip, FS_TIME_OMIT, FS_TIME_NOW);
+    fs_stat(ip, STATX_ATIME | STATX_MTIME, &st2);
+    KCHECK_EQ(st2.atime.sec, 5);
+    KCHECK(st2.mtime.sec >= st.mtime.sec);
+    fs_iput(ip);
+    teardown("t_chmod");
+}

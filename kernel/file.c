@@ -1,0 +1,314 @@
+// Open file descriptions: reference counting, the offset, and the operations on
+// ScaleFS files and directories.
+//
+// Commute: operations through different descriptions share nothing here. Through
+// one description, read/write/lseek serialise on its offset lock (POSIX wants
+// them atomic with respect to each other); pread/pwrite take no lock and write
+// nothing in the description, so they commute with each other (and, for
+// disjoint pages, ScaleFS keeps them apart too). The reference count is written
+// by fd lookups only when the fd table is shared between threads (fdtable.c).
+//
+// ScaleFS copies with memcpy inside epoch sections, so user memory (which may
+// fault) is never touched there: data goes through a kernel bounce page.
+#include "file.h"
+#include "dev.h"
+#include "fs.h"
+#include "mm.h"
+#include "uapi/errno.h"
+#include "usercopy.h"
+
+struct file *file_alloc(const struct file_ops *ops, uint32_t flags, struct inode *ip, void *priv)
+{
+    struct file *f = kzalloc(sizeof *f);
+    if (!f)
+        return NULL;
+    f->refs = 1;
+    f->flags = flags;
+    f->ops = ops;
+    f->ip = ip;
+    f->priv = priv;
+    sleeplock_init(&f->poslock, "file offset");
+    return f;
+}
+
+void file_get(struct file *f) { __atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED); }
+
+bool file_get_unless_zero(struct file *f)
+{
+    int r = __atomic_load_n(&f->refs, __ATOMIC_RELAXED);
+    while (r > 0)
+        if (__atomic_compare_exchange_n(&f->refs, &r, r + 1, false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+            return true;
+    return false;
+}
+
+static void file_free_cb(struct epoch_cb *cb) { kfree(container_of(cb, struct file, free_cb)); }
+
+void file_put(struct file *f)
+{
+    if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    if (f->ops->release)
+        f->ops->release(f);
+    if (f->ip)
+        fs_iput(f->ip);
+    epoch_defer(&f->free_cb, file_free_cb);
+}
+
+// ---- bounce buffers --------------------------------------------------------------
+
+#define BOUNCE_MAX_PAGES 256 // O_APPEND writes up to 1 MiB go to the file in one piece
+
+struct bounce {
+    char *buf;
+    size_t size, pages;
+};
+
+// A buffer for a transfer of n bytes: at least a page; up to `want` bytes.
+static bool bounce_get(struct bounce *b, size_t want)
+{
+    b->pages = 1;
+    if (want > PGSIZE) {
+        size_t p = MIN(PGROUNDUP(want) / PGSIZE, (size_t)BOUNCE_MAX_PAGES);
+        if ((b->buf = page_alloc_contig(p))) {
+            b->pages = p;
+            b->size = p * PGSIZE;
+            return true;
+        }
+    }
+    b->buf = page_alloc();
+    b->size = PGSIZE;
+    return b->buf != NULL;
+}
+
+static void bounce_put(struct bounce *b)
+{
+    if (b->pages > 1)
+        page_free_contig(b->buf, b->pages);
+    else
+        page_free(b->buf);
+}
+
+// ---- ScaleFS regular files ---------------------------------------------------------
+
+static long inode_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
+{
+    struct bounce b;
+    if (!bounce_get(&b, PGSIZE))
+        return -ENOMEM;
+    size_t done = 0;
+    long err = 0;
+    while (done < n) {
+        size_t want = MIN(n - done, b.size);
+        int64_t k = fs_read(f->ip, b.buf, want, *pos + done);
+        if (k <= 0) {
+            err = k;
+            break;
+        }
+        if (copy_to_user(ubuf + done, b.buf, k) < 0) {
+            err = -EFAULT;
+            break;
+        }
+        done += k;
+        if ((size_t)k < want)
+            break; // the end of the file
+    }
+    bounce_put(&b);
+    *pos += done;
+    return done ? (long)done : err;
+}
+
+static long inode_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
+{
+    bool append = f->flags & O_APPEND;
+    struct bounce b;
+    if (!bounce_get(&b, append ? n : PGSIZE))
+        return -ENOMEM;
+    size_t done = 0;
+    long err = 0;
+    while (done < n) {
+        size_t m = MIN(n - done, b.size);
+        if (copy_from_user(b.buf, ubuf + done, m) < 0) {
+            err = -EFAULT;
+            break;
+        }
+        int64_t k = append ? fs_append(f->ip, b.buf, m) : fs_write(f->ip, b.buf, m, *pos + done);
+        if (k <= 0) {
+            err = k;
+            break;
+        }
+        done += k;
+        if ((size_t)k < m)
+            break;
+    }
+    bounce_put(&b);
+    if (append) { // the offset follows the end of the file
+        struct fs_stat st;
+        fs_stat(f->ip, STATX_SIZE, &st);
+        *pos = st.size;
+    } else {
+        *pos += done;
+    }
+    return done ? (long)done : err;
+}
+
+const struct file_ops inode_file_ops = {
+    .read = inode_read,
+    .write = inode_write,
+    .seekable = true,
+};
+
+static long dir_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
+{
+    (void)f, (void)ubuf, (void)n, (void)pos;
+    return -EISDIR;
+}
+
+const struct file_ops dir_file_ops = {
+    .read = dir_read,
+    .seekable = true,
+};
+
+int file_open_inode(struct inode *ip, int oflags, struct file **out)
+{
+    uint32_t mode = fs_mode(ip);
+    const struct file_ops *ops;
+    int acc = oflags & O_ACCMODE;
+    if (S_ISDIR(mode)) {
+        if (acc != O_RDONLY || (oflags & O_CREAT))
+            return -EISDIR;
+        ops = &dir_file_ops;
+    } else if (oflags & O_DIRECTORY) {
+        return -ENOTDIR;
+    } else if (S_ISREG(mode)) {
+        ops = &inode_file_ops;
+    } else if (S_ISCHR(mode)) {
+        if (!(ops = dev_lookup(fs_rdev(ip))))
+            return -ENXIO;
+    } else if (S_ISLNK(mode)) {
+        return -ELOOP; // O_NOFOLLOW met a symlink
+    } else {
+        return -ENXIO;
+    }
+    // O_TRUNC truncates even with O_RDONLY, as Linux does.
+    if ((oflags & O_TRUNC) && S_ISREG(mode)) {
+        int err = fs_truncate(ip, 0);
+        if (err)
+            return err;
+    }
+    // Creation flags are not kept (Linux: F_GETFL does not show them).
+    uint32_t keep = oflags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW |
+                                O_DIRECTORY);
+    struct file *f = file_alloc(ops, keep | O_LARGEFILE, ip, NULL);
+    if (!f)
+        return -ENOMEM;
+    *out = f;
+    return 0;
+}
+
+// ---- the generic operations ----------------------------------------------------------
+
+// Linux's cap on one transfer (INT_MAX rounded down to a page).
+#define MAX_RW_COUNT 0x7ffff000UL
+
+static long check_rw(struct file *f, uint64_t ubuf, size_t n, bool write)
+{
+    if (write ? !file_writable(f) : !file_readable(f))
+        return -EBADF;
+    if (write ? !f->ops->write : !f->ops->read)
+        return -EINVAL;
+    if (!user_range_valid(ubuf, n))
+        return -EFAULT;
+    return 0;
+}
+
+static long rw(struct file *f, uint64_t ubuf, size_t n, const int64_t *upos, bool write)
+{
+    long err = check_rw(f, ubuf, n, write);
+    if (err)
+        return err;
+    n = MIN(n, MAX_RW_COUNT);
+    if (upos) { // pread/pwrite: an explicit offset, the file's own untouched
+        if (!f->ops->seekable)
+            return -ESPIPE;
+        if (*upos < 0)
+            return -EINVAL;
+        uint64_t pos = (uint64_t)*upos;
+        return write ? f->ops->write(f, ubuf, n, &pos) : f->ops->read(f, ubuf, n, &pos);
+    }
+    if (!f->ops->seekable) // streams: no offset to protect
+        return write ? f->ops->write(f, ubuf, n, NULL) : f->ops->read(f, ubuf, n, NULL);
+    sleeplock_acquire(&f->poslock);
+    uint64_t pos = f->pos;
+    long r = write ? f->ops->write(f, ubuf, n, &pos) : f->ops->read(f, ubuf, n, &pos);
+    f->pos = pos;
+    sleeplock_release(&f->poslock);
+    return r;
+}
+
+long file_read(struct file *f, uint64_t ubuf, size_t n, const int64_t *pos)
+{
+    return rw(f, ubuf, n, pos, false);
+}
+
+long file_write(struct file *f, uint64_t ubuf, size_t n, const int64_t *pos)
+{
+    return rw(f, ubuf, n, pos, true);
+}
+
+long file_lseek(struct file *f, int64_t off, int whence)
+{
+    if (!f->ops->seekable)
+        return -ESPIPE;
+    sleeplock_acquire(&f->poslock);
+    int64_t base = 0, size = 0;
+    if (f->ip && (whence == SEEK_END || whence == SEEK_DATA || whence == SEEK_HOLE)) {
+        struct fs_stat st;
+        fs_stat(f->ip, STATX_SIZE, &st);
+        size = (int64_t)st.size;
+    }
+    long r = 0;
+    switch (whence) {
+    case SEEK_SET: base = 0; break;
+    case SEEK_CUR: base = (int64_t)f->pos; break;
+    case SEEK_END: base = size; break;
+    case SEEK_DATA: // no holes are reported: all of the file is data
+        if (off < 0 || off >= size)
+            r = -ENXIO;
+        break;
+    case SEEK_HOLE:
+        if (off < 0 || off >= size)
+            r = -ENXIO;
+        else
+            off = size;
+        break;
+    default: r = -EINVAL;
+    }
+    int64_t npos;
+    if (!r && __builtin_add_overflow(base, off, &npos))
+        r = -EOVERFLOW;
+    else if (!r && npos < 0)
+        r = -EINVAL;
+    if (!r) {
+        f->pos = (uint64_t)npos;
+        r = npos;
+    }
+    sleeplock_release(&f->poslock);
+    return r;
+}
+
+int file_stat(struct file *f, uint32_t mask, struct fs_stat *st)
+{
+    if (f->ip)
+        return fs_stat(f->ip, mask, st);
+    if (f->ops->stat)
+        return f->ops->stat(f, mask, st);
+    memset(st, 0, sizeof *st);
+    return 0;
+}
+
+long file_ioctl(struct file *f, unsigned long req, uint64_t arg)
+{
+    return f->ops->ioctl ? f->ops->ioctl(f, req, arg) : -ENOTTY;
+}

@@ -1,0 +1,283 @@
+// The serial console as a terminal device: output to the UART, input through a
+// line discipline good enough for an interactive shell. Also the capture
+// "terminal" that tests give processes instead of the console.
+//
+// Canonical mode (ICANON, the default): input is edited a line at a time with
+// echo; backspace/DEL erases a character, ^U the line; a line is readable once
+// it ends with newline, or with ^D, which on an empty line makes read return 0
+// (end of file). ^C with ISIG discards the line: delivering SIGINT is left for
+// when signals exist. Raw mode (TCSETS without ICANON): bytes are readable as
+// they arrive, echoed only with ECHO. Input is taken from the UART's ring by the
+// reading thread, which sleeps on console_input_wq while there is none.
+//
+// Scalability: there is one console; its state sits behind one sleeping lock.
+#include "console.h"
+#include "dev.h"
+#include "file.h"
+#include "fs.h"
+#include "proc.h"
+#include "uapi/errno.h"
+#include "usercopy.h"
+
+#define LINE_MAX 256
+#define COOKED_MAX 1024
+#define CTRL(c) ((c) & 0x1f)
+
+static struct {
+    struct sleeplock lock;   // everything below; readers hold it while they edit
+    bool ready;
+    struct termios tio;
+    struct winsize ws;
+    char line[LINE_MAX];     // the line being edited (canonical mode)
+    size_t linelen;
+    char cooked[COOKED_MAX]; // bytes ready for read
+    size_t cooked_len;
+    size_t eofs;             // ^D on an empty line: reads that return 0, pending
+} tty;
+
+// A serial line in cooked mode: ICRNL | IXON; OPOST | ONLCR; B38400 | CS8 | CREAD;
+// ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE | IEXTEN.
+static const struct termios default_tio = {
+    .c_iflag = 0x500, .c_oflag = 0x5, .c_cflag = 0xbf, .c_lflag = 0x8a3b,
+    .c_cc = {[VINTR] = CTRL('C'), [1] = CTRL('\\'), [VERASE] = 0x7f, [VKILL] = CTRL('U'),
+             [VEOF] = CTRL('D'), [VTIME] = 0, [VMIN] = 1},
+};
+
+static void tty_init_once(void)
+{
+    static struct spinlock init_lock = SPINLOCK_INIT("tty init");
+    if (__atomic_load_n(&tty.ready, __ATOMIC_ACQUIRE))
+        return;
+    spin_lock(&init_lock);
+    if (!tty.ready) {
+        sleeplock_init(&tty.lock, "tty");
+        tty.tio = default_tio;
+        tty.ws = (struct winsize){.ws_row = 24, .ws_col = 80};
+        __atomic_store_n(&tty.ready, true, __ATOMIC_RELEASE);
+    }
+    spin_unlock(&init_lock);
+}
+
+static void echo(const char *s, size_t n)
+{
+    if (tty.tio.c_lflag & ECHO)
+        console_write(s, n);
+}
+
+static void cook(const char *s, size_t n)
+{
+    n = MIN(n, COOKED_MAX - tty.cooked_len); // overflow: drop, as a full tty would
+    memcpy(tty.cooked + tty.cooked_len, s, n);
+    tty.cooked_len += n;
+}
+
+// One input byte through the line discipline. tty.lock is held.
+static void input_byte(char c)
+{
+    const uint8_t *cc = tty.tio.c_cc;
+    if (c == '\r' && (tty.tio.c_iflag & ICRNL))
+        c = '\n';
+    if (!(tty.tio.c_lflag & ICANON)) {
+        cook(&c, 1);
+        echo(&c, 1);
+        return;
+    }
+    if ((tty.tio.c_lflag & ISIG) && c == cc[VINTR]) {
+        tty.linelen = 0; // SIGINT to the foreground process comes with signals
+        echo("^C\n", 3);
+    } else if (c == cc[VERASE] || c == '\b') {
+        if (tty.linelen > 0) {
+            tty.linelen--;
+            if (tty.tio.c_lflag & ECHOE)
+                echo("\b \b", 3);
+        }
+    } else if (c == cc[VKILL]) {
+        for (; tty.linelen > 0; tty.linelen--)
+            echo("\b \b", 3);
+    } else if (c == cc[VEOF]) {
+        if (tty.linelen == 0)
+            tty.eofs++;
+        cook(tty.line, tty.linelen);
+        tty.linelen = 0;
+    } else if (c == '\n') {
+        echo("\n", 1);
+        tty.line[tty.linelen++] = '\n'; // there is always room for it (below)
+        cook(tty.line, tty.linelen);
+        tty.linelen = 0;
+    } else if (tty.linelen < LINE_MAX - 1) {
+        tty.line[tty.linelen++] = c;
+        echo(&c, 1);
+    }
+}
+
+static bool readable(void) { return tty.cooked_len > 0 || tty.eofs > 0; }
+
+static long tty_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
+{
+    (void)pos;
+    tty_init_once();
+    if (n == 0)
+        return 0;
+    sleeplock_acquire(&tty.lock);
+    for (;;) {
+        int c;
+        while (!readable() && (c = console_getc()) >= 0)
+            input_byte((char)c);
+        if (readable())
+            break;
+        if ((f->flags & O_NONBLOCK) || (!(tty.tio.c_lflag & ICANON) && tty.tio.c_cc[VMIN] == 0)) {
+            sleeplock_release(&tty.lock);
+            return (f->flags & O_NONBLOCK) ? -EAGAIN : 0;
+        }
+        sleeplock_release(&tty.lock);
+        wait_event(&console_input_wq, console_input_pending());
+        sleeplock_acquire(&tty.lock);
+    }
+    long ret = 0;
+    if (tty.cooked_len == 0) { // an end-of-file mark
+        tty.eofs--;
+    } else {
+        size_t m = MIN(n, tty.cooked_len);
+        if (tty.tio.c_lflag & ICANON) { // at most one line per read
+            for (size_t i = 0; i < m; i++)
+                if (tty.cooked[i] == '\n') {
+                    m = i + 1;
+                    break;
+                }
+        }
+        if (copy_to_user(ubuf, tty.cooked, m) < 0) {
+            ret = -EFAULT;
+        } else {
+            memmove(tty.cooked, tty.cooked + m, tty.cooked_len - m);
+            tty.cooked_len -= m;
+            ret = (long)m;
+        }
+    }
+    sleeplock_release(&tty.lock);
+    return ret;
+}
+
+// Copy user bytes out a chunk at a time; a fault after some bytes went out
+// reports those bytes, as Linux does.
+static long write_chunks(uint64_t ubuf, size_t n, struct capture *cap)
+{
+    char k[256];
+    size_t done = 0;
+    while (done < n) {
+        size_t m = MIN(n - done, sizeof k);
+        if (copy_from_user(k, ubuf + done, m) < 0)
+            return done ? (long)done : -EFAULT;
+        if (cap) {
+            spin_lock(&cap->lock);
+            size_t room = MIN(m, cap->cap - cap->len);
+            memcpy(cap->buf + cap->len, k, room);
+            cap->len += room;
+            spin_unlock(&cap->lock);
+        } else {
+            console_write(k, m);
+        }
+        done += m;
+    }
+    return (long)done;
+}
+
+static long tty_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
+{
+    (void)f, (void)pos;
+    return write_chunks(ubuf, n, NULL);
+}
+
+// The terminal ioctls; the capture terminal answers with the defaults and
+// accepts settings without effect.
+static long ioctl_common(struct termios *tio, struct winsize *ws, unsigned long req, uint64_t arg)
+{
+    switch (req) {
+    case TCGETS:
+        return copy_to_user(arg, tio, sizeof *tio);
+    case TCSETS:
+    case TCSETSW:
+    case TCSETSF: {
+        struct termios t;
+        if (copy_from_user(&t, arg, sizeof t) < 0)
+            return -EFAULT;
+        *tio = t;
+        return 0;
+    }
+    case TIOCGWINSZ:
+        return copy_to_user(arg, ws, sizeof *ws);
+    case TIOCSWINSZ:
+        return copy_from_user(ws, arg, sizeof *ws);
+    default:
+        return -ENOTTY;
+    }
+}
+
+static long tty_ioctl(struct file *f, unsigned long req, uint64_t arg)
+{
+    (void)f;
+    tty_init_once();
+    sleeplock_acquire(&tty.lock);
+    long r;
+    if (req == TCSETSF) // flush pending input, then set
+        tty.cooked_len = tty.linelen = tty.eofs = 0;
+    if (req == FIONREAD) {
+        int n = (int)tty.cooked_len;
+        r = copy_to_user(arg, &n, sizeof n);
+    } else {
+        r = ioctl_common(&tty.tio, &tty.ws, req, arg);
+    }
+    sleeplock_release(&tty.lock);
+    return r;
+}
+
+static int tty_stat(struct file *f, uint32_t mask, struct fs_stat *st)
+{
+    (void)f;
+    memset(st, 0, sizeof *st);
+    st->mask = mask & STATX_BASIC_STATS;
+    st->mode = S_IFCHR | 0620;
+    st->rdev = MKDEV(5, 1);
+    st->nlink = 1;
+    return 0;
+}
+
+const struct file_ops tty_ops = {
+    .read = tty_read,
+    .write = tty_write,
+    .ioctl = tty_ioctl,
+    .stat = tty_stat,
+};
+
+// ---- the capture terminal (tests) ----------------------------------------------------
+
+static long capture_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
+{
+    (void)f, (void)ubuf, (void)n, (void)pos;
+    return 0; // no input: end of file
+}
+
+static long capture_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
+{
+    (void)pos;
+    return write_chunks(ubuf, n, f->priv);
+}
+
+static long capture_ioctl(struct file *f, unsigned long req, uint64_t arg)
+{
+    (void)f;
+    struct termios tio = default_tio;
+    struct winsize ws = {.ws_row = 24, .ws_col = 80};
+    return ioctl_common(&tio, &ws, req, arg);
+}
+
+static const struct file_ops capture_ops = {
+    .read = capture_read,
+    .write = capture_write,
+    .ioctl = capture_ioctl,
+    .stat = tty_stat,
+};
+
+struct file *tty_open_console(struct capture *cap)
+{
+    return file_alloc(cap ? &capture_ops : &tty_ops, O_RDWR | O_LARGEFILE, NULL, cap);
+}
