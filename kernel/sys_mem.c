@@ -1,5 +1,7 @@
 // Memory system calls: brk, mmap (anonymous or file-backed, private or shared),
 // munmap, mprotect, madvise. Argument checks around uvm.c, with Linux's errnos.
+#include "fdtable.h"
+#include "file.h"
 #include "fs.h"
 #include "proc.h"
 #include "sched.h"
@@ -13,17 +15,31 @@ static struct vmspace *cur_vm(void) { return thread_current()->vm; }
 
 long sys_brk(uint64_t addr) { return uvm_brk(cur_vm(), addr); }
 
-// The inode behind fd for a file mapping, referenced (the caller puts it). This
-// branch has no descriptor table: the integrator replaces the body with the
-// files branch's lookup (fd -> struct file -> inode), with Linux's errnos:
-// EBADF for a bad fd, EACCES if the file is not open for reading, or for
-// MAP_SHARED with PROT_WRITE if it is not open for writing; ENODEV if it is not
-// a regular file.
+// The inode behind fd for a file mapping, referenced (the caller puts it), with
+// Linux's errnos: EBADF for a bad fd (or an O_PATH one), EACCES if the file is
+// not open for reading, or for MAP_SHARED with PROT_WRITE if it is not open for
+// writing; ENODEV if it is not a regular file.
 static int mmap_fd_inode(int fd, int prot, int type, struct inode **ipp)
 {
-    (void)fd, (void)prot, (void)type;
-    *ipp = NULL;
-    return -EBADF;
+    struct fd_ref r = fd_get(proc_current()->fdt, fd);
+    if (!r.f)
+        return -EBADF;
+    struct file *f = r.f;
+    int acc = f->flags & O_ACCMODE, err = 0;
+    if (f->flags & O_PATH)
+        err = -EBADF;
+    else if (f->ops != &inode_file_ops)
+        err = -ENODEV;
+    else if (acc == O_WRONLY)
+        err = -EACCES;
+    else if (type == MAP_SHARED && (prot & PROT_WRITE) && acc != O_RDWR)
+        err = -EACCES; // (Linux refuses append-only inodes, not O_APPEND descriptors)
+    if (!err) {
+        fs_iget(f->ip);
+        *ipp = f->ip;
+    }
+    fd_put(r);
+    return err;
 }
 
 #define MAP_POPULATE 0x8000
