@@ -100,9 +100,12 @@ TEST_CPUS ?= 1 2 8 64:$(FOUNDATION)
 HOST_TESTS ?=
 HOST_TEST_DEPS ?=
 
+# User-space suites in the guest: N:PROGRAM boots N CPUs with RUN=PROGRAM.
+GUEST_RUNS ?=
+
 test: $(BUILD)/esp.img $(HOST_TEST_DEPS)
 	tools/runtests --esp $(BUILD)/esp.img --cpus "$(TEST_CPUS)" \
-	  $(foreach t,$(HOST_TESTS),--host '$(t)')
+	  $(foreach t,$(HOST_TESTS),--host '$(t)') $(foreach r,$(GUEST_RUNS),--run '$(r)')
 
 # ---- benchmarks (figures for the README; never asserted) -------------------
 BENCH_CPUS ?= 1 2 4 8
