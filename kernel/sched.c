@@ -127,7 +127,10 @@ static void enqueue_on(struct thread *t, int c)
     spin_unlock(&rq->lock);
     // An idle CPU is halted; tell it (this one too: its idle loop may be about to
     // halt again, and the IPI fires as soon as it enables interrupts). A busy CPU
-    // notices at its next tick.
+    // notices at its next tick. The fence orders our push before the cpu_idle
+    // read; a CPU going idle orders its cpu_idle store before its last look at
+    // its queue (go_idle), so one of the two sees the other.
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (READ_ONCE(*per_cpu_ptr(&cpu_idle, c)))
         lapic_send_ipi(cpu_apicid[c], T_RESCHED);
 }
@@ -249,6 +252,17 @@ void sched_finish_switch(void)
         thread_release_stack(prev);
 }
 
+// Nothing queued here: the idle thread runs next, unless work arrived meanwhile.
+// An enqueuer that read cpu_idle before we set it sent no IPI, so look once more
+// after setting it; without that look the work would wait for the next tick.
+static struct thread *go_idle(void)
+{
+    this_cpu_write(cpu_idle, true);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    struct thread *next = READ_ONCE(this_cpu_ptr(&runq)->n) ? dequeue_local() : NULL;
+    return next ? next : this_cpu_ptr(&idle_thread);
+}
+
 // Switch to the next thread. A preempted thread stays runnable even if it had
 // marked itself T_SLEEPING (between waitq_prepare and its own schedule()): it has
 // not checked its condition yet, and a wake-up may already have gone by.
@@ -273,7 +287,7 @@ static void do_schedule(bool preempted)
     }
     struct thread *next = dequeue_local();
     if (!next)
-        next = this_cpu_ptr(&idle_thread);
+        next = go_idle();
     if (next != prev) {
         next->state = T_RUNNING;
         switch_to(prev, next);
@@ -360,14 +374,30 @@ static bool want_switch(struct thread *cur)
     return READ_ONCE(this_cpu_ptr(&runq)->n) > 0 || !cpumask_test(&cur->affinity, cpu_id());
 }
 
+// Interrupts are off.
 static void maybe_preempt(void)
 {
     // The interrupted code asked not to be preempted (or is inside an epoch read
-    // section): it keeps the CPU until the next tick after it is done.
-    if (this_cpu_read(cpu.preempt_depth) > 0 || this_cpu_read(cpu.locks_held) > 0)
+    // section): it keeps the CPU until its outermost preempt_enable.
+    if (this_cpu_read(cpu.preempt_depth) > 0 || this_cpu_read(cpu.locks_held) > 0) {
+        this_cpu_write(cpu.resched_pending, true);
         return;
+    }
+    this_cpu_write(cpu.resched_pending, false);
     if (want_switch(thread_current()))
         do_schedule(true);
+}
+
+// From preempt_enable (and user_return) when a tick or IPI was deferred. With
+// interrupts off the caller is still in a critical section: leave the request
+// pending for the next tick or the return to user mode.
+void sched_preempt_pending(void)
+{
+    if (!(read_rflags() & RFLAGS_IF) || this_cpu_read(cpu.preempt_depth) > 0)
+        return;
+    cli();
+    maybe_preempt();
+    sti();
 }
 
 void sched_tick(struct trapframe *tf)

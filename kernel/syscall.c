@@ -99,10 +99,15 @@ void user_return(struct trapframe *tf)
     struct thread *t = thread_current();
     for (;;) {
         cli();
-        // Preempted by an affinity change, or others waiting while we were in
-        // the kernel with preemption off: the tick covers the common case.
+        // Preempted by an affinity change, or a tick came while we were in the
+        // kernel with preemption off (resched_pending).
         if (!cpumask_test(&t->affinity, cpu_id())) {
             schedule();
+            continue;
+        }
+        if (this_cpu_read(cpu.resched_pending)) {
+            sti();
+            sched_preempt_pending();
             continue;
         }
         break;
