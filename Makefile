@@ -59,9 +59,12 @@ $(BUILD)/kernel.elf: $(KOBJS) kernel/kernel.ld
 	$(Q)ld $(KLDFLAGS) -o $@ $(KOBJS)
 
 # ---- initial file system (cpio newc from a staging tree) -------------------
-$(BUILD)/initrd.cpio: | $(DEPS_OK)
+# /bin holds the user test programs (user/user.mk), for the exec tests.
+$(BUILD)/initrd.cpio: $(USER_BINS) $(USER_SCRIPTS) | $(DEPS_OK)
 	@echo "  CPIO    $@"
-	@rm -rf $(BUILD)/root && mkdir -p $(BUILD)/root
+	@rm -rf $(BUILD)/root && mkdir -p $(BUILD)/root/bin
+	$(Q)cp $(USER_BINS) $(BUILD)/root/bin/
+	$(Q)$(call user_scripts,$(BUILD)/root/bin,/bin)
 	$(Q)cd $(BUILD)/root && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet > ../initrd.cpio
 
 # ---- boot image ------------------------------------------------------------

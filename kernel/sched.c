@@ -231,8 +231,12 @@ static void switch_to(struct thread *prev, struct thread *next)
         syscall_set_kstack(next->kstack_top);
     if (next->vm != prev->vm)
         uvm_switch(prev->vm, next->vm);
-    if (next->proc)
+    if (prev->proc)
+        asm volatile("fxsave64 %0" : "=m"(prev->fpu));
+    if (next->proc) {
         wrmsr(MSR_FS_BASE, next->fsbase);
+        asm volatile("fxrstor64 %0" : : "m"(next->fpu));
+    }
     swtch(&prev->rsp, next->rsp);
     sched_finish_switch();
 }
@@ -323,16 +327,18 @@ int thread_set_affinity(struct thread *t, const cpumask_t *m)
 
 // ---- timer --------------------------------------------------------------------
 
-void sched_sleep_until(uint64_t deadline)
+// A sleeper may be woken before its deadline (a wake-up from a wait queue, a
+// signal, a preemption while it was marked sleeping): it then takes itself off
+// the sleep list, so a thread is on at most one sleep list at a time.
+bool schedule_until(uint64_t deadline)
 {
     struct thread *t = thread_current();
-    // Interrupts stay off until we are off the CPU: a preemption in between would
-    // make us runnable while still on the sleep list.
     bool was_on = read_rflags() & RFLAGS_IF;
     cli();
     struct sleepq *sq = this_cpu_ptr(&sleepq);
     spin_lock(&sq->lock);
     t->wake_ns = deadline;
+    t->sleep_cpu = cpu_id();
     struct list *pos = &sq->threads;
     list_for_each(it, &sq->threads) {
         if (list_entry(it, struct thread, timer_link)->wake_ns > deadline) {
@@ -341,12 +347,34 @@ void sched_sleep_until(uint64_t deadline)
         }
     }
     list_insert_before(pos, &t->timer_link);
-    t->state = T_SLEEPING;
     spin_unlock(&sq->lock);
-    schedule(); // the tick on this CPU wakes us; there is no other way out yet
+    schedule();
+    sq = per_cpu_ptr(&sleepq, t->sleep_cpu);
+    spin_lock(&sq->lock);
+    if (!list_empty(&t->timer_link))
+        list_remove(&t->timer_link);
+    spin_unlock(&sq->lock);
     if (was_on)
         sti();
+    return nsec_now() < deadline;
 }
+
+void sched_sleep_until(uint64_t deadline)
+{
+    struct thread *t = thread_current();
+    __atomic_store_n(&t->state, T_SLEEPING, __ATOMIC_SEQ_CST);
+    schedule_until(deadline);
+}
+
+// fxsave layout: FCW at 0 (all exceptions masked), MXCSR at 24 (likewise).
+void fpu_init_state(struct thread *t)
+{
+    memset(t->fpu, 0, sizeof t->fpu);
+    *(uint16_t *)&t->fpu[0] = 0x37f;
+    *(uint32_t *)&t->fpu[24] = 0x1f80;
+}
+
+void fpu_save_current(struct thread *into) { asm volatile("fxsave64 %0" : "=m"(into->fpu)); }
 
 static void wake_expired(void)
 {
@@ -359,7 +387,7 @@ static void wake_expired(void)
         struct thread *t = list_entry(sq->threads.next, struct thread, timer_link);
         if (t->wake_ns > now)
             break;
-        list_remove(&t->timer_link);
+        list_remove(&t->timer_link); // leaves it self-linked: "not on a list"
         thread_wake(t);
     }
     spin_unlock(&sq->lock);

@@ -49,6 +49,16 @@ struct thread {
     void (*fn)(void *);
     void *arg;
     char name[16];
+    int sleep_cpu;         // whose sleep list timer_link is on
+    // User threads only (proc.c, signal.c, futex.c).
+    struct list group_link; // on proc->threads, under proc->lock
+    uint64_t clear_child_tid; // CLONE_CHILD_CLEARTID / set_tid_address
+    long syscall_nr;       // of the system call in progress (restarts)
+    bool force_iret;       // the next return to user mode restores every register
+    struct usig *sig;      // signal state (signal.c)
+    // x87/SSE state of a user thread while it is switched out (fxsave format).
+    // The kernel never touches these registers (-mgeneral-regs-only).
+    uint8_t fpu[512] __attribute__((aligned(16)));
 };
 
 // thread.c
@@ -78,7 +88,12 @@ void sched_tick(struct trapframe *tf); // timer hook: timers, stealing, preempti
 bool thread_wake(struct thread *t);    // T_SLEEPING -> T_RUNNABLE and queue it
 void sched_enqueue(struct thread *t);  // queue a T_RUNNABLE thread
 int thread_set_affinity(struct thread *t, const cpumask_t *m); // t must be current
-void sched_sleep_until(uint64_t deadline_ns); // nsec_now() clock
+void sched_sleep_until(uint64_t deadline_ns); // nsec_now() clock; may return early
+// Give up the CPU like schedule() (the caller has marked itself T_SLEEPING, e.g.
+// with waitq_prepare), but be woken at the deadline too. false: deadline passed.
+bool schedule_until(uint64_t deadline_ns);
+void fpu_init_state(struct thread *t); // a user thread's first x87/SSE state
+void fpu_save_current(struct thread *into); // this CPU's live user state (fork)
 void sched_finish_switch(void);   // first thing a thread does after swtch
 uint64_t sched_switches(int c);   // context switches on CPU c (tests)
 uint64_t sched_steals(int c);     // threads CPU c stole while idle (tests)

@@ -55,6 +55,24 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
     SYS(getrandom),
     SYS(rt_sigprocmask),
     SYS(rt_sigaction),
+    SYS(clone),
+    SYS(fork),
+    SYS(vfork),
+    SYS(execve),
+    SYS(waitid),
+    SYS(umask),
+    SYS(prlimit64),
+    SYS(getrlimit),
+    SYS(setrlimit),
+    SYS(futex),
+    SYS(rt_sigreturn),
+    SYS(rt_sigpending),
+    SYS(rt_sigsuspend),
+    SYS(pause),
+    SYS(sigaltstack),
+    SYS(kill),
+    SYS(tkill),
+    SYS(tgkill),
 };
 
 void syscall_set_kstack(uintptr_t top)
@@ -98,6 +116,10 @@ void user_return(struct trapframe *tf)
     assert_no_locks_held("return to user space");
     struct thread *t = thread_current();
     for (;;) {
+        if (t->sig && signal_pending(t)) {
+            sti();
+            signal_deliver(tf); // may not return (default actions)
+        }
         cli();
         // Preempted by an affinity change, or a tick came while we were in the
         // kernel with preemption off (resched_pending).
@@ -110,6 +132,8 @@ void user_return(struct trapframe *tf)
             sched_preempt_pending();
             continue;
         }
+        if (t->sig && signal_pending(t))
+            continue; // arrived meanwhile
         break;
     }
 }
@@ -126,10 +150,14 @@ int syscall_handler(struct trapframe *tf)
 {
     sti();
     uint64_t nr = tf->rax;
+    struct thread *t = thread_current();
+    t->syscall_nr = nr;
     long ret = -ENOSYS;
     if (nr < ARRAY_SIZE(syscall_table) && syscall_table[nr])
         ret = syscall_table[nr](tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
     tf->rax = ret;
     user_return(tf);
-    return !sysret_safe(tf);
+    bool iret = t->force_iret; // signal frames, sigreturn and exec set every register
+    t->force_iret = false;
+    return iret || !sysret_safe(tf);
 }

@@ -44,7 +44,16 @@ struct vmspace *vmspace_new(void)
     memcpy(vs->pml4 + 256, kernel_pml4 + 256, 256 * sizeof(pte_t));
     spin_init(&vs->lock, "vmspace");
     list_init(&vs->regions);
+    vs->refs = 1;
     return vs;
+}
+
+void vmspace_hold(struct vmspace *vs) { __atomic_add_fetch(&vs->refs, 1, __ATOMIC_RELAXED); }
+
+void vmspace_put(struct vmspace *vs)
+{
+    if (__atomic_sub_fetch(&vs->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        vmspace_free(vs);
 }
 
 // PTE for va, allocating tables if alloc; NULL if absent or out of memory.
@@ -452,3 +461,53 @@ int uvm_write(struct vmspace *vs, uintptr_t va, const void *src, size_t n)
 }
 
 int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n) { return rw(vs, va, dst, n, false); }
+
+// ---- fork ---------------------------------------------------------------------
+
+// Give dst a private copy of the page src maps at va. Copy-on-write would map the
+// same page read-only in both instead.
+static int copy_page(struct vmspace *dst, pte_t spte, uintptr_t va)
+{
+    pte_t *e = walk(dst->pml4, va, true);
+    void *pg = e ? page_alloc() : NULL;
+    if (!pg)
+        return -ENOMEM;
+    memcpy(pg, P2V(PTE_ADDR(spte)), PGSIZE);
+    *e = V2P(pg) | (spte & (PTE_P | PTE_W | PTE_U | PTE_NX));
+    dst->pages++;
+    return 0;
+}
+
+static int copy_region(struct vmspace *dst, struct vmspace *src, struct vmregion *r)
+{
+    if (insert_region(dst, r->start, r->end, r->prot) < 0)
+        return -ENOMEM;
+    for (uintptr_t va = r->start; va < r->end; va += PGSIZE) {
+        pte_t *e = walk(src->pml4, va, false);
+        if (e && (*e & PTE_P) && copy_page(dst, *e, va) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+struct vmspace *vmspace_copy(struct vmspace *src)
+{
+    struct vmspace *dst = vmspace_new();
+    if (!dst)
+        return NULL;
+    spin_lock(&src->lock);
+    int err = 0;
+    list_for_each(it, &src->regions) {
+        err = copy_region(dst, src, list_entry(it, struct vmregion, link));
+        if (err)
+            break;
+    }
+    dst->brk_start = src->brk_start;
+    dst->brk = src->brk;
+    spin_unlock(&src->lock);
+    if (err) {
+        vmspace_free(dst);
+        return NULL;
+    }
+    return dst;
+}

@@ -34,11 +34,18 @@ struct vmspace {
     uintptr_t brk_start, brk;
     cpumask_t cpus;         // CPUs that may hold its translations (shootdown targets)
     size_t pages;           // resident user pages (tests)
+    int refs;               // processes using it (vfork and CLONE_VM share it)
 };
 
 void uvm_init(void);  // once, before any address space: every upper-half PML4 entry
 struct vmspace *vmspace_new(void);     // NULL if out of memory
 void vmspace_free(struct vmspace *vs); // must not be loaded on any CPU
+void vmspace_hold(struct vmspace *vs);
+void vmspace_put(struct vmspace *vs);  // frees at the last reference (vmspace_free)
+// fork: a new address space with the same regions and a private copy of every
+// resident page. Copied eagerly for now; the per-page step (copy_page) is where
+// copy-on-write will share pages instead. NULL if out of memory.
+struct vmspace *vmspace_copy(struct vmspace *src);
 void uvm_switch(struct vmspace *prev, struct vmspace *next); // NULL = kernel only
 
 // Map anonymous memory. With fixed, exactly at addr (replacing what was there);
