@@ -432,7 +432,7 @@ static void kill_others(struct proc *p, struct thread *self, int wstatus)
         if (o == self)
             continue;
         o->sig->pending |= 1UL << (SIGKILL - 1);
-        thread_wake(o);
+        signal_kick(o);
     }
 }
 
@@ -440,9 +440,11 @@ void proc_exit_group(int wstatus)
 {
     struct thread *t = thread_current();
     struct proc *p = t->proc;
+    push_off(); // signal_kick compares with this CPU
     spin_lock(&p->lock);
     kill_others(p, t, wstatus);
     spin_unlock(&p->lock);
+    pop_off();
     thread_leave(wstatus);
 }
 
@@ -452,9 +454,11 @@ bool proc_kill_other_threads(void)
 {
     struct thread *t = thread_current();
     struct proc *p = t->proc;
+    push_off();
     spin_lock(&p->lock);
     if (p->group_exiting) {
         spin_unlock(&p->lock);
+        pop_off();
         return false;
     }
     bool alone = p->nthreads == 1;
@@ -463,6 +467,7 @@ bool proc_kill_other_threads(void)
         p->group_exiting = false; // not us: only the others are told to leave
     }
     spin_unlock(&p->lock);
+    pop_off();
     if (!alone)
         wait_event(&p->exit_wq, READ_ONCE(p->nthreads) == 1);
     return true;

@@ -65,7 +65,7 @@ static struct ksiginfo default_info(int sig)
 // Get t to look at its signals soon: wake it if it sleeps, and interrupt its CPU
 // if it runs user code elsewhere (the reschedule IPI enters the kernel, whose
 // return to user mode delivers).
-static void kick(struct thread *t)
+void signal_kick(struct thread *t)
 {
     if (thread_wake(t))
         return;
@@ -82,14 +82,14 @@ static void send_thread_locked(struct thread *t, int sig, const struct ksiginfo 
         s->info[sig - 1] = info ? *info : default_info(sig);
     }
     if (!(s->blocked & BIT(sig)))
-        kick(t);
+        signal_kick(t);
 }
 
 int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info)
 {
     if (sig < 1 || sig > NSIG)
         return -EINVAL;
-    push_off(); // kick compares with this CPU
+    push_off(); // signal_kick compares with this CPU
     spin_lock(&p->lock);
     if (p->state == P_ZOMBIE || p->group_exiting || list_empty(&p->threads))
         goto out;
@@ -104,7 +104,7 @@ int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info)
     list_for_each(it, &p->threads) {
         struct thread *t = list_entry(it, struct thread, group_link);
         if (sig == SIGKILL || !(t->sig->blocked & BIT(sig))) {
-            kick(t);
+            signal_kick(t);
             if (sig != SIGKILL)
                 break;
         }

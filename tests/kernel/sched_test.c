@@ -303,3 +303,40 @@ KTEST(sched_preempt_enable_runs_pending_switch)
     KCHECK_EQ(d.ran_before_enable, 0);
     KCHECK_EQ(d.ran_after_enable, 1);
 }
+
+struct early {
+    struct waitq q;
+    volatile int flag;
+    bool woken_early;
+    uint64_t second_sleep_ns;
+};
+
+static void early_sleeper(void *arg)
+{
+    struct early *e = arg;
+    waitq_prepare(&e->q);
+    if (!e->flag)
+        e->woken_early = schedule_until(nsec_now() + 5000000000ULL);
+    waitq_finish(&e->q);
+    // Off the sleep list again: a second timed sleep must work normally.
+    uint64_t t0 = nsec_now();
+    sched_sleep_until(t0 + 20000000);
+    e->second_sleep_ns = nsec_now() - t0;
+}
+
+KTEST(sched_schedule_until_woken_early_leaves_sleep_list)
+{
+    static struct early e;
+    waitq_init(&e.q, "early");
+    e.flag = 0;
+    e.woken_early = false;
+    cpumask_t m = only(0);
+    struct thread *t = kthread_create("early", early_sleeper, &e, &m);
+    KREQUIRE(t);
+    sched_sleep_until(nsec_now() + 10000000);
+    e.flag = 1;
+    waitq_wake_all(&e.q);
+    thread_join(t);
+    KCHECK(e.woken_early);
+    KCHECK(e.second_sleep_ns < 1000000000ULL); // not the first sleep's 5 s deadline
+}
