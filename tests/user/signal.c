@@ -294,36 +294,50 @@ static void test_eintr(void)
     dfl(SIGUSR1);
 }
 
+static volatile pid_t victim;
+
+// Record the signal, then end the child the parent waits for: whatever the
+// timing, the wait can only finish after the handler ran.
+static void record_and_end_victim(int sig, siginfo_t *si, void *uc)
+{
+    record(sig, si, uc);
+    if (victim)
+        kill(victim, SIGTERM);
+}
+
+static pid_t start_victim(void)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        for (;;)
+            pause();
+    victim = pid;
+    return pid;
+}
+
 static void test_restart(void)
 {
-    // The sleeper child exits last; a second child pokes us meanwhile. With
-    // SA_RESTART wait4 goes on waiting and returns the sleeper's pid.
+    // A child pokes us while we wait for another; the handler ends the one we
+    // wait for. With SA_RESTART wait4 goes on waiting and returns its pid.
     hits = 0;
-    on(SIGUSR1, record, SA_RESTART);
-    pid_t sleeper = fork();
-    if (sleeper == 0) {
-        usleep(100000);
-        _exit(6);
-    }
+    on(SIGUSR1, record_and_end_victim, SA_RESTART);
+    pid_t sleeper = start_victim();
     pid_t poker = poke_later(SIGUSR1, 20);
     int st;
     pid_t got = waitpid(sleeper, &st, 0);
-    check(got == sleeper && hits == 1 && WEXITSTATUS(st) == 6, "SA_RESTART: wait4 is restarted");
+    check(got == sleeper && hits == 1 && WIFSIGNALED(st), "SA_RESTART: wait4 is restarted");
     waitpid(poker, NULL, 0);
     // Without SA_RESTART the same wait fails with EINTR.
     hits = 0;
-    on(SIGUSR1, record, 0);
-    sleeper = fork();
-    if (sleeper == 0) {
-        usleep(100000);
-        _exit(6);
-    }
+    on(SIGUSR1, record_and_end_victim, 0);
+    sleeper = start_victim();
     poker = poke_later(SIGUSR1, 20);
     errno = 0;
     got = waitpid(sleeper, &st, 0);
     check(got == -1 && errno == EINTR && hits == 1, "without SA_RESTART wait4 fails with EINTR");
     waitpid(sleeper, NULL, 0);
     waitpid(poker, NULL, 0);
+    victim = 0;
     dfl(SIGUSR1);
 }
 
