@@ -599,7 +599,8 @@ static void exception_signal(const struct trapframe *tf, uintptr_t addr, bool ma
     case T_DE: signal_force(SIGFPE, FPE_INTDIV, tf->rip); break;
     case T_MF: case T_XM: signal_force(SIGFPE, FPE_FLTINV, tf->rip); break;
     case T_UD: signal_force(SIGILL, ILL_ILLOPN, tf->rip); break;
-    case T_DB: case T_BP: signal_force(SIGTRAP, TRAP_BRKPT, tf->rip); break;
+    case T_DB: signal_force(SIGTRAP, TRAP_BRKPT, tf->rip); break;
+    case T_BP: signal_force(SIGTRAP, SI_KERNEL, 0); break; // int3, as Linux reports it
     case T_AC: signal_force(SIGBUS, BUS_ADRALN, tf->rip); break;
     case T_PF: signal_force(SIGSEGV, mapped ? SEGV_ACCERR : SEGV_MAPERR, addr); break;
     default: signal_force(SIGSEGV, SI_KERNEL, 0); break; // #GP and the like

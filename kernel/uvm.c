@@ -5,8 +5,10 @@
 // Scalability: operations on different address spaces commute and share nothing;
 // each has its own lock, page tables and CPU mask, and the kernel half is shared
 // read-only (its PML4 entries are all created at boot, so they never change
-// afterwards). Within one address space everything is serialised by its lock --
-// fine for single-threaded processes; RadixVM will replace this for threads.
+// afterwards). Within one address space everything is serialised by its lock:
+// the threads of one process (and a vfork child) contend on it; RadixVM will
+// replace this. fork copies eagerly (vmspace_copy); copy_page is where
+// copy-on-write will share the page instead.
 //
 // TLB shootdowns go only to the CPUs in vs->cpus: a CPU sets its bit before it
 // loads the page table and clears it after loading another one.
