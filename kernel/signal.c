@@ -406,8 +406,13 @@ long sys_rt_sigreturn(void)
     if (uc.mc.fpstate) {
         if (copy_from_user(fx, uc.mc.fpstate, sizeof fx) < 0)
             proc_exit_group(W_EXITCODE(0, SIGSEGV) | WCOREFLAG);
-        *(uint32_t *)&fx[24] &= 0xffff;  // reserved MXCSR bits would fault in fxrstor
-        *(uint32_t *)&fx[28] = 0;
+        // MXCSR bits this CPU does not have would fault in fxrstor: keep only
+        // those its MXCSR_MASK allows (0 there means the default 0xffbf).
+        uint8_t cur[FPSTATE_SIZE] __attribute__((aligned(16)));
+        asm volatile("fxsave64 %0" : "=m"(cur));
+        uint32_t mask = *(uint32_t *)&cur[28] ? *(uint32_t *)&cur[28] : 0xffbf;
+        *(uint32_t *)&fx[24] &= mask;
+        *(uint32_t *)&fx[28] = *(uint32_t *)&cur[28];
         asm volatile("fxrstor64 %0" : : "m"(fx));
     } else {
         asm volatile("fxrstor64 %0" : : "m"(fpu_init_image));

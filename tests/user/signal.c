@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static int n, failed;
@@ -244,8 +245,23 @@ static void segv_blocked(void)
 static void usr1_default(void) { kill(getpid(), SIGUSR1); }
 static void chld_default(void) { kill(getpid(), SIGCHLD); }
 
+static void break_context(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig, (void)si;
+    ((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP] = (greg_t)0x8000000000000000ULL;
+}
+
+static void bad_sigreturn(void)
+{
+    on(SIGUSR1, break_context, 0);
+    kill(getpid(), SIGUSR1);
+}
+
 static void test_default_actions(void)
 {
+    int st0 = in_child(bad_sigreturn);
+    check(WIFSIGNALED(st0) && WTERMSIG(st0) == SIGSEGV,
+          "sigreturn to a non-canonical address is SIGSEGV");
     int st = in_child(usr1_default);
     check(WIFSIGNALED(st) && WTERMSIG(st) == SIGUSR1, "default action of SIGUSR1 terminates");
     st = in_child(chld_default);
