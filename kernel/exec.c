@@ -191,6 +191,7 @@ static void install(struct vmspace *vs, const struct exec_info *ei, const char *
     signal_exec_reset(p);
     // fd table: fdtable_close_on_exec(p->files) goes here.
     t->clear_child_tid = 0;
+    t->tid = p->pid; // the thread that execs becomes the main thread
     push_off();
     t->fsbase = 0;
     wrmsr(MSR_FS_BASE, 0);

@@ -366,6 +366,16 @@ static __noreturn void proc_finish(struct thread *t, int wstatus)
     // by whoever reaps it: touch nothing of it afterwards.
     epoch_enter();
     struct proc *par = lock_parent(p);
+    // A parent that ignores SIGCHLD (or asked SA_NOCLDWAIT) never waits: no zombie.
+    if (par && exit_signal == SIGCHLD &&
+        (par->sigactions[SIGCHLD - 1].handler == SIG_IGN ||
+         (par->sigactions[SIGCHLD - 1].flags & SA_NOCLDWAIT))) {
+        list_remove(&p->sibling);
+        WRITE_ONCE(p->parent, NULL);
+        waitq_wake_all(&par->child_wq); // a waiter may now have no children left
+        spin_unlock(&par->lock);
+        par = NULL;
+    }
     spin_lock(&p->lock);
     p->wstatus = wstatus;
     p->state = P_ZOMBIE;
@@ -544,8 +554,11 @@ static long wait_child(int pid, int options, int *st)
 
 long proc_wait4(int pid, uint64_t ustatus, int options)
 {
-    if (pid < -1 || pid == 0)
-        return -EINVAL; // process groups come later
+    // No process groups yet: every child is in ours, and no other group exists.
+    if (pid == 0)
+        pid = -1;
+    else if (pid < -1)
+        return -ECHILD;
     int st = 0;
     long r = wait_child(pid, options & WNOHANG, &st);
     if (r > 0 && ustatus && copy_to_user(ustatus, &st, sizeof st) < 0)
@@ -571,8 +584,12 @@ long proc_waitid(int idtype, int id, uint64_t uinfo, int options)
         pid = -1;
     else if (idtype == P_PID && id > 0)
         pid = id;
+    else if (idtype == P_PGID && id >= 0)
+        pid = id == 0 ? -1 : -2; // no process groups yet: ours holds every child
     else
-        return -EINVAL; // process groups and pidfds come later
+        return -EINVAL; // pidfds come later
+    if (pid == -2)
+        return -ECHILD;
     if (!(options & WEXITED))
         return -ECHILD; // nothing ever stops: only exits are reported
     int st = 0;

@@ -96,6 +96,22 @@ static void test_killed_status(void)
     check(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "a child killed by SIGTERM: WTERMSIG");
 }
 
+static void test_wait_any_and_ignored(void)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(2);
+    int st;
+    check(waitpid(0, &st, 0) == pid && WEXITSTATUS(st) == 2, "waitpid(0) waits for our group's child");
+    signal(SIGCHLD, SIG_IGN);
+    pid = fork();
+    if (pid == 0)
+        _exit(0);
+    errno = 0;
+    check(waitpid(pid, &st, 0) == -1 && errno == ECHILD, "SIGCHLD ignored: no zombie, wait is ECHILD");
+    signal(SIGCHLD, SIG_DFL);
+}
+
 static void test_waitid(void)
 {
     pid_t pid = fork();
@@ -217,6 +233,7 @@ int main(int argc, char **argv)
     test_fork_copies_memory();
     test_wait_errors();
     test_killed_status();
+    test_wait_any_and_ignored();
     test_waitid();
     test_vfork();
     test_execve();

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -170,6 +171,31 @@ static void test_thread_exit_leaves_process(void)
           "exit of one thread leaves the process running");
 }
 
+static char argcheck_path[300];
+
+static void *exec_from_thread(void *arg)
+{
+    (void)arg;
+    char *a[] = {"argcheck", "1", "2", "3", "4", NULL};
+    execv(argcheck_path, a);
+    return NULL;
+}
+
+static void test_exec_from_thread(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        pthread_t t, s;
+        pthread_create(&s, NULL, sleeper, NULL);
+        pthread_create(&t, NULL, exec_from_thread, NULL);
+        for (;;)
+            pause();
+    }
+    int st;
+    check(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 5,
+          "execve from a thread replaces the whole process");
+}
+
 static int word;
 
 static void *waker(void *arg)
@@ -235,13 +261,20 @@ static void test_thread_affinity(void)
     check(r == NULL, "a thread pinned to CPU 0 runs only there");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    const char *slash = strrchr(argv[0], '/');
+    if (slash)
+        snprintf(argcheck_path, sizeof argcheck_path, "%.*s/argcheck", (int)(slash - argv[0]), argv[0]);
+    else
+        snprintf(argcheck_path, sizeof argcheck_path, "/bin/argcheck");
     test_create_join();
     test_condvar();
     test_same_process();
     test_exit_group_from_thread();
     test_thread_exit_leaves_process();
+    test_exec_from_thread();
     test_futex();
     test_thread_affinity();
     printf("%d passed, %d failed\n", n - failed, failed);
