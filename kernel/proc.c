@@ -36,6 +36,7 @@ static struct proc *proc_alloc(const char *name)
     list_init(&p->threads);
     waitq_init(&p->child_wq, "wait4");
     waitq_init(&p->exit_wq, "proc exit");
+    waitq_init(&p->stop_wq, "stopped");
     strlcpy(p->name, name, sizeof p->name);
     p->state = P_ALIVE;
     p->exit_signal = SIGCHLD;
@@ -496,47 +497,58 @@ int proc_wait_kernel(struct proc *p)
     return st;
 }
 
-// A zombie child matching pid (-1: any), unlinked unless peek; *any says whether
-// a match exists at all. Locked by the caller.
-static struct proc *take_zombie(struct proc *p, int pid, bool peek, bool *any)
+// A child matching pid (-1: any) with something to report: its exit (WEXITED;
+// unlinked, to be reaped, unless WNOWAIT), or its stop (WUNTRACED) or
+// continuation (WCONTINUED). *any says whether a match exists at all. Locked by the caller.
+static struct proc *find_report(struct proc *p, int pid, int options, int *st, bool *any,
+                                bool *reap)
 {
-    *any = false;
+    *any = *reap = false;
     list_for_each(it, &p->children) {
         struct proc *c = list_entry(it, struct proc, sibling);
         if (pid != -1 && c->pid != pid)
             continue;
         *any = true;
-        if (c->state == P_ZOMBIE) {
-            if (!peek)
+        if (c->state == P_ZOMBIE && (options & WEXITED)) {
+            // The child's exit path released its lock before waking us; it no
+            // longer touches c.
+            *st = c->wstatus;
+            if (!(options & WNOWAIT)) {
                 list_remove(&c->sibling);
+                *reap = true;
+            }
+            return c;
+        }
+        int r = c->state == P_ZOMBIE ? 0 : c->wait_report;
+        if ((r == W_CONTINUED && (options & WCONTINUED)) ||
+            (r && r != W_CONTINUED && (options & WUNTRACED))) {
+            *st = r;
+            if (!(options & WNOWAIT))
+                c->wait_report = 0;
             return c;
         }
     }
     return NULL;
 }
 
-// Wait for a child matching pid (-1: any) to exit. Returns its pid with its wait
-// status in *st, 0 (WNOHANG, none yet), -ECHILD, or -ERESTARTSYS (a signal).
+// Wait for a child matching pid (-1: any) to have something to report. Returns
+// its pid with its wait status in *st, 0 (WNOHANG, none yet), -ECHILD, or
+// -ERESTARTSYS (a signal).
 static long wait_child(int pid, int options, int *st)
 {
     struct thread *t = thread_current();
     struct proc *p = t->proc;
-    bool peek = options & WNOWAIT;
-    struct proc *z = NULL;
-    bool any = false;
+    struct proc *c = NULL;
+    bool any = false, reap = false;
     long ret = 0;
     for (;;) {
         waitq_prepare(&p->child_wq);
         spin_lock(&p->lock);
-        z = take_zombie(p, pid, peek, &any);
-        if (z) {
-            // The child's exit path released its lock before waking us; it no
-            // longer touches z. A peeked zombie stays ours: its parent is us.
-            *st = z->wstatus;
-            ret = z->pid;
-        }
+        c = find_report(p, pid, options, st, &any, &reap);
+        if (c)
+            ret = c->pid;
         spin_unlock(&p->lock);
-        if (z || !any || (options & WNOHANG))
+        if (c || !any || (options & WNOHANG))
             break;
         if (signal_pending(t)) {
             ret = -ERESTARTSYS;
@@ -545,11 +557,29 @@ static long wait_child(int pid, int options, int *st)
         schedule();
     }
     waitq_finish(&p->child_wq);
-    if (z && !peek)
-        proc_reap(z);
-    if (!z && ret == 0 && !any)
+    if (reap)
+        proc_reap(c);
+    if (!c && ret == 0 && !any)
         return -ECHILD;
     return ret;
+}
+
+void proc_report_stop(struct proc *p, int report)
+{
+    epoch_enter(); // the parent stays allocated while we use it
+    struct proc *par = lock_parent(p);
+    if (par) {
+        p->wait_report = report;
+        waitq_wake_all(&par->child_wq);
+        bool quiet = par->sigactions[SIGCHLD - 1].flags & SA_NOCLDSTOP;
+        spin_unlock(&par->lock);
+        struct ksiginfo info = {.signo = SIGCHLD, .pid = p->pid};
+        info.code = report == W_CONTINUED ? CLD_CONTINUED : CLD_STOPPED;
+        info.status = report == W_CONTINUED ? SIGCONT : report >> 8;
+        if (!quiet)
+            signal_send_proc(par, SIGCHLD, &info);
+    }
+    epoch_exit();
 }
 
 long proc_wait4(int pid, uint64_t ustatus, int options)
@@ -560,7 +590,7 @@ long proc_wait4(int pid, uint64_t ustatus, int options)
     else if (pid < -1)
         return -ECHILD;
     int st = 0;
-    long r = wait_child(pid, options & WNOHANG, &st);
+    long r = wait_child(pid, WEXITED | (options & (WNOHANG | WUNTRACED | WCONTINUED)), &st);
     if (r > 0 && ustatus && copy_to_user(ustatus, &st, sizeof st) < 0)
         return -EFAULT;
     return r;
@@ -590,18 +620,24 @@ long proc_waitid(int idtype, int id, uint64_t uinfo, int options)
         return -EINVAL; // pidfds come later
     if (pid == -2)
         return -ECHILD;
-    if (!(options & WEXITED))
-        return -ECHILD; // nothing ever stops: only exits are reported
     int st = 0;
-    long r = wait_child(pid, options & (WNOHANG | WNOWAIT), &st);
+    long r = wait_child(pid, options, &st);
     if (r < 0)
         return r;
     struct chld_siginfo si = {0};
     if (r > 0) {
         si.signo = SIGCHLD;
-        si.code = chld_code(st);
         si.pid = r;
-        si.status = (st & 0x7f) ? (st & 0x7f) : (st >> 8) & 0xff;
+        if (st == W_CONTINUED) {
+            si.code = CLD_CONTINUED;
+            si.status = SIGCONT;
+        } else if ((st & 0xff) == 0x7f) {
+            si.code = CLD_STOPPED;
+            si.status = st >> 8;
+        } else {
+            si.code = chld_code(st);
+            si.status = (st & 0x7f) ? (st & 0x7f) : (st >> 8) & 0xff;
+        }
     }
     if (uinfo && copy_to_user(uinfo, &si, sizeof si) < 0)
         return -EFAULT;

@@ -55,6 +55,10 @@ struct proc {
     bool group_exiting;      // exit_group or a fatal signal: every thread leaves
     int group_status;        // the wait status then
     int exit_signal;         // sent to the parent at exit (clone's CSIGNAL; SIGCHLD)
+    bool stopped;            // group stop (SIGSTOP and friends) until SIGCONT
+    struct waitq stop_wq;    // the stopped threads wait here
+    int wait_report;         // W_STOPCODE / W_CONTINUED for the parent's wait, under
+                             // the parent's lock; 0 once reported
     struct thread *vfork_waiter; // the vfork parent, released at our exec or exit
     struct vmspace *vm;      // shared by the threads; a reference of its own
     struct capture *capture;
@@ -98,6 +102,9 @@ void thread_exit_user(int code) __noreturn;   // exit(2): this thread only
 void proc_exit_group(int wstatus) __noreturn; // exit_group(2) and fatal signals
 bool proc_group_exiting(struct proc *p);
 bool proc_kill_other_threads(void); // exec: the caller stays alone (false: it is killed)
+// p stopped or continued (W_STOPCODE(sig) / W_CONTINUED): tell its parent's wait,
+// and send it SIGCHLD unless it asked SA_NOCLDSTOP. No locks held.
+void proc_report_stop(struct proc *p, int report);
 // A user-mode exception: resolve it (demand paging) or raise a signal.
 void user_exception(struct trapframe *tf);
 

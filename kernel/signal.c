@@ -9,7 +9,8 @@
 // process's pending word, without the lock.
 //
 // Standard and real-time signals alike are pending at most once (no queue of
-// real-time signals). Stop signals are ignored (no job control yet).
+// real-time signals). A stop signal's default action stops every thread of the
+// process until SIGCONT (group stop); the parent's wait sees both.
 #include "mm.h"
 #include "percpu.h"
 #include "proc.h"
@@ -25,6 +26,7 @@
 
 #define BIT(sig) (1UL << ((sig) - 1))
 #define UNBLOCKABLE (BIT(SIGKILL) | BIT(SIGSTOP))
+#define STOP_SIGNALS (BIT(SIGSTOP) | BIT(SIGTSTP) | BIT(SIGTTIN) | BIT(SIGTTOU))
 
 struct usig *usig_alloc(void) { return kzalloc(sizeof(struct usig)); }
 void usig_free(struct usig *s) { kfree(s); }
@@ -54,7 +56,33 @@ static bool ignored(struct proc *p, int sig)
     uint64_t h = p->sigactions[sig - 1].handler;
     if (h == SIG_IGN)
         return true;
-    return h == SIG_DFL && (default_action(sig) == ACT_IGN || default_action(sig) == ACT_STOP);
+    return h == SIG_DFL && default_action(sig) == ACT_IGN;
+}
+
+// Take the signals in `set` off every pending set of p. Locked.
+static void drop_pending(struct proc *p, uint64_t set)
+{
+    p->sigpending &= ~set;
+    list_for_each(it, &p->threads)
+        list_entry(it, struct thread, group_link)->sig->pending &= ~set;
+}
+
+// What sending sig does at once, whatever its action: SIGCONT resumes a stopped
+// process and cancels pending stops; a stop cancels a pending SIGCONT. Locked;
+// true if p was stopped (the caller reports it once unlocked).
+static bool send_side_effects(struct proc *p, int sig)
+{
+    if (BIT(sig) & STOP_SIGNALS) {
+        drop_pending(p, BIT(SIGCONT));
+        return false;
+    }
+    if (sig != SIGCONT)
+        return false;
+    drop_pending(p, STOP_SIGNALS);
+    bool was = p->stopped;
+    p->stopped = false;
+    waitq_wake_all(&p->stop_wq);
+    return was;
 }
 
 static struct ksiginfo default_info(int sig)
@@ -91,8 +119,10 @@ int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info)
         return -EINVAL;
     push_off(); // signal_kick compares with this CPU
     spin_lock(&p->lock);
+    bool continued = false;
     if (p->state == P_ZOMBIE || p->group_exiting || list_empty(&p->threads))
         goto out;
+    continued = send_side_effects(p, sig);
     struct thread *main = list_entry(p->threads.next, struct thread, group_link);
     if (ignored(p, sig) && !(main->sig->blocked & BIT(sig)))
         goto out; // discarded at once, as Linux does
@@ -112,6 +142,8 @@ int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info)
 out:
     spin_unlock(&p->lock);
     pop_off();
+    if (continued)
+        proc_report_stop(p, W_CONTINUED);
     return 0;
 }
 
@@ -121,8 +153,8 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
     if (sig < 1 || sig > NSIG)
         return -EINVAL;
     struct proc *p = t->proc;
-    if (sig == SIGKILL)
-        return signal_send_proc(p, sig, info); // always kills the whole group
+    if (sig == SIGKILL || sig == SIGCONT)
+        return signal_send_proc(p, sig, info); // these always act on the whole group
     push_off();
     spin_lock(&p->lock);
     if (t->sig && !(ignored(p, sig) && !(t->sig->blocked & BIT(sig))))
@@ -157,7 +189,38 @@ static uint64_t deliverable(struct thread *t)
 
 bool signal_pending(struct thread *t)
 {
-    return t->sig && (deliverable(t) || proc_group_exiting(t->proc));
+    return t->sig && (deliverable(t) || proc_group_exiting(t->proc) || READ_ONCE(t->proc->stopped));
+}
+
+// Sleep while the process is stopped (and not being killed).
+static void stop_wait(struct thread *t)
+{
+    struct proc *p = t->proc;
+    wait_event(&p->stop_wq, !READ_ONCE(p->stopped) || proc_group_exiting(p) ||
+                                ((READ_ONCE(t->sig->pending) | READ_ONCE(p->sigpending)) &
+                                 BIT(SIGKILL)));
+}
+
+// A stop signal's default action: stop the whole process, tell the parent, wait.
+static void group_stop(struct thread *t, int sig)
+{
+    struct proc *p = t->proc;
+    push_off();
+    spin_lock(&p->lock);
+    bool now = !p->stopped && !p->group_exiting;
+    if (now) {
+        p->stopped = true;
+        list_for_each(it, &p->threads) {
+            struct thread *o = list_entry(it, struct thread, group_link);
+            if (o != t)
+                signal_kick(o);
+        }
+    }
+    spin_unlock(&p->lock);
+    pop_off();
+    if (now)
+        proc_report_stop(p, W_STOPCODE(sig));
+    stop_wait(t);
 }
 
 // Take the next signal to deliver: the thread's own first, lowest number first.
@@ -335,6 +398,10 @@ void signal_deliver(struct trapframe *tf)
     for (;;) {
         if (proc_group_exiting(p) || (READ_ONCE(t->sig->pending) & BIT(SIGKILL)))
             thread_exit_user(0); // the group's status wins
+        if (READ_ONCE(p->stopped) && !(READ_ONCE(p->sigpending) & BIT(SIGKILL))) {
+            stop_wait(t);
+            continue;
+        }
         if (!deliverable(t) && !t->sig->restore_blocked)
             break;
         spin_lock(&p->lock);
@@ -356,6 +423,10 @@ void signal_deliver(struct trapframe *tf)
         }
         if (act.handler == SIG_DFL) {
             spin_unlock(&p->lock);
+            if (default_action(sig) == ACT_STOP) {
+                group_stop(t, sig);
+                continue;
+            }
             int core = default_action(sig) == ACT_CORE ? WCOREFLAG : 0;
             proc_exit_group(W_EXITCODE(0, sig) | core);
         }
@@ -588,7 +659,7 @@ static long send_to_tid(struct proc *p, int tid, int sig)
         if (t->tid != tid)
             continue;
         r = 0;
-        if (sig == SIGKILL && !p->group_exiting) {
+        if ((sig == SIGKILL || sig == SIGCONT) && !p->group_exiting) {
             spin_unlock(&p->lock);
             pop_off();
             return signal_send_proc(p, sig, &info);

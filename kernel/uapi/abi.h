@@ -47,6 +47,8 @@ struct timeval {
 #define P_PGID 2
 #define W_EXITCODE(code, sig) ((code) << 8 | (sig))
 #define WCOREFLAG 0x80
+#define W_STOPCODE(sig) ((sig) << 8 | 0x7f)
+#define W_CONTINUED 0xffff
 
 // clone
 #define CSIGNAL 0xff
@@ -138,6 +140,8 @@ struct timeval {
 #define CLD_EXITED 1
 #define CLD_KILLED 2
 #define CLD_DUMPED 3
+#define CLD_STOPPED 5
+#define CLD_CONTINUED 6
 struct stack_t_ {
     uint64_t ss_sp;
     int32_t ss_flags;

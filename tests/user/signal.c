@@ -416,6 +416,42 @@ static void test_thread_directed(void)
     dfl(SIGUSR2);
 }
 
+static void exit9(int sig) { (void)sig; _exit(9); }
+
+static void test_stop_continue(void)
+{
+    signal(SIGUSR1, exit9); // inherited: the child has it from its first instruction
+    pid_t pid = fork();
+    if (pid == 0)
+        for (;;)
+            pause();
+    signal(SIGUSR1, SIG_DFL);
+    int st = 0;
+    kill(pid, SIGSTOP);
+    check(waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st) && WSTOPSIG(st) == SIGSTOP,
+          "SIGSTOP: wait4 WUNTRACED reports the stop");
+    kill(pid, SIGUSR1);
+    usleep(50000);
+    check(waitpid(pid, &st, WNOHANG) == 0, "a stopped process does not run its handler");
+    kill(pid, SIGCONT);
+    check(waitpid(pid, &st, WCONTINUED) == pid && WIFCONTINUED(st), "SIGCONT: WCONTINUED reports it");
+    check(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 9,
+          "after SIGCONT the pending signal's handler runs");
+    pid = fork();
+    if (pid == 0)
+        for (;;)
+            pause();
+    kill(pid, SIGSTOP);
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    check(waitid(P_PID, pid, &si, WSTOPPED) == 0 && si.si_code == CLD_STOPPED &&
+              si.si_status == SIGSTOP,
+          "waitid WSTOPPED: CLD_STOPPED");
+    kill(pid, SIGKILL);
+    check(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+          "SIGKILL ends a stopped process");
+}
+
 static void test_errors(void)
 {
     errno = 0;
@@ -448,6 +484,7 @@ int main(void)
     test_restart();
     test_sigsuspend();
     test_thread_directed();
+    test_stop_continue();
     test_errors();
     printf("%d passed, %d failed\n", n - failed, failed);
     return failed != 0;
