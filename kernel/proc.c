@@ -352,8 +352,7 @@ static int chld_code(int wstatus)
 static __noreturn void proc_finish(struct thread *t, int wstatus)
 {
     struct proc *p = t->proc;
-    struct vmspace *vs = p->vm;
-    drop_vm(t);
+    struct vmspace *vs = p->vm; // thread_leave has already left it
     p->vm = NULL;
     vmspace_put(vs);
     // fd table and fs context: fdtable_release / fsctx_release go here.
@@ -409,6 +408,9 @@ static __noreturn void thread_leave(int wstatus)
         if (copy_to_user(t->clear_child_tid, &zero, sizeof zero) == 0)
             futex_wake(t->vm, t->clear_child_tid, 1);
     }
+    // Off the address space before anyone can see us gone: exec frees it as soon
+    // as it finds itself the only thread.
+    drop_vm(t);
     spin_lock(&p->lock);
     list_remove(&t->group_link);
     bool last = --p->nthreads == 0;
@@ -419,7 +421,6 @@ static __noreturn void thread_leave(int wstatus)
     if (last)
         proc_finish(t, wstatus);
     waitq_wake_all(&p->exit_wq); // exec waits for the other threads to leave
-    drop_vm(t);
     usig_free(t->sig);
     t->sig = NULL;
     thread_exit();
