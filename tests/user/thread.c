@@ -196,6 +196,34 @@ static void test_exec_from_thread(void)
           "execve from a thread replaces the whole process");
 }
 
+static void *forker(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 20; i++) {
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(i);
+        int st;
+        if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != i)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+static void test_threads_fork_concurrently(void)
+{
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, forker, NULL);
+    int bad = 0;
+    for (int i = 0; i < 4; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        bad += r != NULL;
+    }
+    check(bad == 0, "4 threads fork and wait 20 children each");
+}
+
 static int word;
 
 static void *waker(void *arg)
@@ -275,6 +303,7 @@ int main(int argc, char **argv)
     test_exit_group_from_thread();
     test_thread_exit_leaves_process();
     test_exec_from_thread();
+    test_threads_fork_concurrently();
     test_futex();
     test_thread_affinity();
     printf("%d passed, %d failed\n", n - failed, failed);
