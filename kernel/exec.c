@@ -196,8 +196,7 @@ static void install(struct vmspace *vs, const struct exec_info *ei, const char *
     t->fsbase = 0;
     wrmsr(MSR_FS_BASE, 0);
     pop_off();
-    fpu_init_state(t);
-    asm volatile("fxrstor64 %0" : : "m"(t->fpu));
+    fpu_reset_current(t);
     const char *base = path;
     for (const char *c = path; *c; c++)
         if (*c == '/')

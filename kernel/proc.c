@@ -67,6 +67,15 @@ static void user_thread_entry(void *arg)
     user_enter(tf);
 }
 
+static void uthread_discard(struct thread *t)
+{
+    usig_free(t->sig);
+    if (t->fpu)
+        fpu_free(t);
+    kstack_free(t->kstack);
+    kfree(t);
+}
+
 // A user thread of p, not started and not yet on p's thread list.
 static struct thread *uthread_new(struct proc *p)
 {
@@ -74,22 +83,13 @@ static struct thread *uthread_new(struct proc *p)
     if (!t)
         return NULL;
     t->sig = usig_alloc();
-    if (!t->sig) {
-        kstack_free(t->kstack);
-        kfree(t);
+    if (!t->sig || fpu_alloc(t) < 0) {
+        uthread_discard(t);
         return NULL;
     }
     t->proc = p;
     t->vm = p->vm;
-    fpu_init_state(t);
     return t;
-}
-
-static void uthread_discard(struct thread *t)
-{
-    usig_free(t->sig);
-    kstack_free(t->kstack);
-    kfree(t);
 }
 
 static void add_thread(struct proc *p, struct thread *t)
@@ -156,7 +156,7 @@ static void child_frame(struct thread *t, uint64_t newsp)
     tf->rax = 0;
     if (newsp)
         tf->rsp = newsp;
-    fpu_save_current(t);
+    fpu_save(t); // the caller's registers are still live on this CPU
     t->affinity = thread_current()->affinity;
 }
 

@@ -231,12 +231,12 @@ static void switch_to(struct thread *prev, struct thread *next)
         syscall_set_kstack(next->kstack_top);
     if (next->vm != prev->vm)
         uvm_switch(prev->vm, next->vm);
-    if (prev->proc)
-        asm volatile("fxsave64 %0" : "=m"(prev->fpu));
-    if (next->proc) {
+    if (prev->fpu)
+        fpu_save(prev);
+    if (next->proc)
         wrmsr(MSR_FS_BASE, next->fsbase);
-        asm volatile("fxrstor64 %0" : : "m"(next->fpu));
-    }
+    if (next->fpu)
+        fpu_restore(next);
     swtch(&prev->rsp, next->rsp);
     sched_finish_switch();
 }
@@ -366,15 +366,7 @@ void sched_sleep_until(uint64_t deadline)
     schedule_until(deadline);
 }
 
-// fxsave layout: FCW at 0 (all exceptions masked), MXCSR at 24 (likewise).
-void fpu_init_state(struct thread *t)
-{
-    memset(t->fpu, 0, sizeof t->fpu);
-    *(uint16_t *)&t->fpu[0] = 0x37f;
-    *(uint32_t *)&t->fpu[24] = 0x1f80;
-}
 
-void fpu_save_current(struct thread *into) { asm volatile("fxsave64 %0" : "=m"(into->fpu)); }
 
 static void wake_expired(void)
 {

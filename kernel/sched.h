@@ -56,9 +56,7 @@ struct thread {
     long syscall_nr;       // of the system call in progress (restarts)
     bool force_iret;       // the next return to user mode restores every register
     struct usig *sig;      // signal state (signal.c)
-    // x87/SSE state of a user thread while it is switched out (fxsave format).
-    // The kernel never touches these registers (-mgeneral-regs-only).
-    uint8_t fpu[512] __attribute__((aligned(16)));
+    void *fpu;             // user threads: FP/vector registers while switched out (fpu.c)
 };
 
 // thread.c
@@ -92,8 +90,14 @@ void sched_sleep_until(uint64_t deadline_ns); // nsec_now() clock; may return ea
 // Give up the CPU like schedule() (the caller has marked itself T_SLEEPING, e.g.
 // with waitq_prepare), but be woken at the deadline too. false: deadline passed.
 bool schedule_until(uint64_t deadline_ns);
-void fpu_init_state(struct thread *t); // a user thread's first x87/SSE state
-void fpu_save_current(struct thread *into); // this CPU's live user state (fork)
+
+// fpu.c: user threads' FP/vector registers (fxsave, or xsave for what XCR0 enables).
+void fpu_init(void);                   // once, at boot
+int fpu_alloc(struct thread *t);       // the initial state; -1 if out of memory
+void fpu_free(struct thread *t);
+void fpu_save(struct thread *t);       // this CPU's registers into t's area
+void fpu_restore(struct thread *t);
+void fpu_reset_current(struct thread *t); // exec: initial state, loaded now
 void sched_finish_switch(void);   // first thing a thread does after swtch
 uint64_t sched_switches(int c);   // context switches on CPU c (tests)
 uint64_t sched_steals(int c);     // threads CPU c stole while idle (tests)
