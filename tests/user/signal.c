@@ -430,11 +430,14 @@ static void test_stop_continue(void)
     kill(pid, SIGSTOP);
     check(waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st) && WSTOPSIG(st) == SIGSTOP,
           "SIGSTOP: wait4 WUNTRACED reports the stop");
+    kill(pid, SIGCONT);
+    check(waitpid(pid, &st, WCONTINUED) == pid && WIFCONTINUED(st), "SIGCONT: WCONTINUED reports it");
+    kill(pid, SIGSTOP);
+    waitpid(pid, &st, WUNTRACED);
     kill(pid, SIGUSR1);
     usleep(50000);
     check(waitpid(pid, &st, WNOHANG) == 0, "a stopped process does not run its handler");
     kill(pid, SIGCONT);
-    check(waitpid(pid, &st, WCONTINUED) == pid && WIFCONTINUED(st), "SIGCONT: WCONTINUED reports it");
     check(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 9,
           "after SIGCONT the pending signal's handler runs");
     pid = fork();
