@@ -60,6 +60,7 @@ struct cpu {
     int irq_depth;        // nesting of irq_save()/push_off
     int irq_was_enabled;  // interrupt flag before the outermost push_off
     int preempt_depth;    // nesting of preempt_disable()
+    bool resched_pending; // a tick or IPI wanted to preempt while preempt_depth > 0
     int locks_held;       // spinlocks held right now (debug check)
     bool online;
     bool in_panic;
@@ -80,6 +81,15 @@ void percpu_load(uintptr_t offset);          // set GS base on the calling CPU
 void push_off(void);
 void pop_off(void);
 
-// Preemption guard (the scheduler honours it once it exists).
+// Preemption guard. A tick or reschedule IPI that arrives while preemption is
+// off only sets resched_pending; the outermost preempt_enable acts on it.
+void sched_preempt_pending(void); // sched.c
 static inline void preempt_disable(void) { this_cpu_inc(cpu.preempt_depth); barrier(); }
-static inline void preempt_enable(void) { barrier(); this_cpu_dec(cpu.preempt_depth); }
+static inline void preempt_enable(void)
+{
+    barrier();
+    this_cpu_dec(cpu.preempt_depth);
+    barrier();
+    if (this_cpu_read(cpu.preempt_depth) == 0 && this_cpu_read(cpu.resched_pending))
+        sched_preempt_pending();
+}

@@ -1,9 +1,12 @@
-// Processes: creation from an ELF image, exit, wait4 and reaping, and what happens
-// when user code takes an exception.
+// Processes and their threads: creation from an ELF image, clone/fork/vfork,
+// thread and group exit, wait4/waitid and reaping, and what happens when user
+// code takes an exception.
 //
-// Commute: creating, exiting and reaping unrelated processes. Each process has its
-// own lock, guarding its list of children and their parent links; exit touches
-// only the exiting process, its children and its parent. pids come from per-CPU
+// Commute: creating, exiting and reaping unrelated processes, and creating or
+// exiting threads of different processes. Each process has its own lock, guarding
+// its children and their parent links, its thread list and its signal state; exit
+// touches only the exiting process, its children and its parent; a new thread or
+// child starts on its creator's CPU. pids come from per-CPU
 // ranges and the pid table is lock-free for readers (pid.c). A reaped process is
 // freed after an epoch grace period, so a child reading its parent pointer (or
 // anybody holding a pid_lookup result) inside an epoch section never sees freed
@@ -34,10 +37,17 @@ static struct proc *proc_alloc(const char *name)
     spin_init(&p->lock, "proc");
     list_init(&p->children);
     list_init(&p->sibling);
+    list_init(&p->threads);
     waitq_init(&p->child_wq, "wait4");
     waitq_init(&p->exit_wq, "proc exit");
+    waitq_init(&p->stop_wq, "stopped");
     strlcpy(p->name, name, sizeof p->name);
     p->state = P_ALIVE;
+    p->exit_signal = SIGCHLD;
+    for (int i = 0; i < RLIM_NLIMITS; i++)
+        p->rlim[i] = (struct rlimit64){RLIM_INFINITY, RLIM_INFINITY};
+    p->rlim[RLIMIT_STACK].cur = USER_STACK_SIZE;
+    p->rlim[RLIMIT_NOFILE] = (struct rlimit64){1024, 4096};
     return p;
 }
 
@@ -84,13 +94,44 @@ static void proc_reap(struct proc *p)
 }
 
 // The first thing a user thread runs, on its kernel stack: leave for user mode
-// through the trapframe proc_spawn built.
+// through the trapframe its creator built.
 static void user_thread_entry(void *arg)
 {
     (void)arg;
     struct trapframe *tf = thread_trapframe(thread_current());
     user_return(tf);
     user_enter(tf);
+}
+
+static void uthread_discard(struct thread *t)
+{
+    usig_free(t->sig);
+    if (t->fpu)
+        fpu_free(t);
+    kstack_free(t->kstack);
+    kfree(t);
+}
+
+// A user thread of p, not started and not yet on p's thread list.
+static struct thread *uthread_new(struct proc *p)
+{
+    struct thread *t = thread_alloc(p->name, user_thread_entry, NULL, false);
+    if (!t)
+        return NULL;
+    t->sig = usig_alloc();
+    if (!t->sig || fpu_alloc(t) < 0) {
+        uthread_discard(t);
+        return NULL;
+    }
+    t->proc = p;
+    t->vm = p->vm;
+    return t;
+}
+
+static void add_thread(struct proc *p, struct thread *t)
+{
+    list_push_back(&p->threads, &t->group_link);
+    p->nthreads++;
 }
 
 int proc_spawn(const char *name, const void *image, size_t len, const char *const argv[],
@@ -100,27 +141,22 @@ int proc_spawn(const char *name, const void *image, size_t len, const char *cons
     struct proc *p = proc_alloc(name);
     if (!p)
         return -ENOMEM;
-    struct vmspace *vs = vmspace_new();
-    struct thread *t = thread_alloc(name, user_thread_entry, NULL, false);
-    if (!vs || !t) {
-        if (vs)
-            vmspace_free(vs);
-        if (t) {
-            kstack_free(t->kstack);
-            kfree(t);
-        }
+    p->vm = vmspace_new();
+    struct thread *t = p->vm ? uthread_new(p) : NULL;
+    if (!t) {
+        if (p->vm)
+            vmspace_free(p->vm);
         kfree(p);
         return -ENOMEM;
     }
     struct exec_info ei;
     int err = std_files(p, cap);
     if (!err)
-        err = elf_exec(vs, image, len, argv, envp, name, &ei);
+        err = elf_exec(p->vm, image, len, argv, envp, name, &ei);
     if (err) {
         release_files(p);
-        vmspace_free(vs);
-        kstack_free(t->kstack);
-        kfree(t);
+        vmspace_free(p->vm);
+        uthread_discard(t);
         kfree(p);
         return err;
     }
@@ -131,21 +167,196 @@ int proc_spawn(const char *name, const void *image, size_t len, const char *cons
     tf->cs = GDT_UCODE | 3;
     tf->ss = GDT_UDATA | 3;
     tf->rflags = RFLAGS_IF | 2;
-    vs->brk_start = vs->brk = ei.brk;
+    p->vm->brk_start = p->vm->brk = ei.brk;
 
-    p->vm = vs;
-    p->thread = t;
     p->capture = cap;
     p->kernel_waited = true;
     p->pid = pid_alloc();
-    t->proc = p;
-    t->vm = vs;
     t->tid = p->pid;
+    add_thread(p, t);
     pid_insert(p);
     *out = p;
     thread_start(t, affinity);
     return 0;
 }
+
+// ---- clone, fork, vfork ---------------------------------------------------------
+
+#define CLONE_SUPPORTED                                                                  \
+    (CSIGNAL | CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_VFORK |        \
+     CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID |                 \
+     CLONE_CHILD_CLEARTID | CLONE_DETACHED | CLONE_CHILD_SETTID)
+
+// The child's registers: the parent's at the system call, returning 0.
+static void child_frame(struct thread *t, uint64_t newsp)
+{
+    struct trapframe *tf = thread_trapframe(t);
+    *tf = *thread_trapframe(thread_current());
+    tf->rax = 0;
+    if (newsp)
+        tf->rsp = newsp;
+    fpu_save(t); // the caller's registers are still live on this CPU
+    t->affinity = thread_current()->affinity;
+}
+
+// CLONE_THREAD: a new thread in the caller's process.
+static long clone_thread(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid,
+                         uint64_t tls)
+{
+    struct thread *cur = thread_current();
+    struct proc *p = cur->proc;
+    struct thread *t = uthread_new(p);
+    if (!t)
+        return -ENOMEM;
+    child_frame(t, newsp);
+    t->fsbase = (flags & CLONE_SETTLS) ? tls : cur->fsbase;
+    t->sig->blocked = cur->sig->blocked; // the alternate stack is not inherited
+    t->tid = pid_alloc();
+    int tid = t->tid;
+    if (((flags & CLONE_PARENT_SETTID) && copy_to_user(ptid, &tid, sizeof tid) < 0) ||
+        ((flags & CLONE_CHILD_SETTID) && copy_to_user(ctid, &tid, sizeof tid) < 0)) {
+        uthread_discard(t);
+        return -EFAULT;
+    }
+    if (flags & CLONE_CHILD_CLEARTID)
+        t->clear_child_tid = ctid;
+    fdtable_hold(p->fdt); // the new thread's own reference (fdtable.h)
+    spin_lock(&p->lock);
+    bool dying = p->group_exiting;
+    if (!dying)
+        add_thread(p, t);
+    spin_unlock(&p->lock);
+    if (dying) {
+        fdtable_release(p->fdt);
+        uthread_discard(t);
+        return -EINTR; // we are being killed ourselves; the value is never seen
+    }
+    thread_start(t, &t->affinity);
+    return tid;
+}
+
+// A new process: fork, vfork, or clone without CLONE_THREAD.
+static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid,
+                          uint64_t tls)
+{
+    struct thread *cur = thread_current();
+    struct proc *p = cur->proc;
+    struct proc *np = proc_alloc(p->name);
+    if (!np)
+        return -ENOMEM;
+    if (flags & CLONE_VM) {
+        vmspace_hold(p->vm);
+        np->vm = p->vm;
+    } else {
+        np->vm = vmspace_fork(p->vm); // copy-on-write
+    }
+    struct thread *t = np->vm ? uthread_new(np) : NULL;
+    if (!t) {
+        if (np->vm)
+            vmspace_put(np->vm);
+        kfree(np);
+        return -ENOMEM;
+    }
+    if (flags & CLONE_FILES) {
+        fdtable_hold(p->fdt);
+        np->fdt = p->fdt;
+    } else {
+        np->fdt = fdtable_copy(p->fdt);
+    }
+    if (flags & CLONE_FS) {
+        fsctx_hold(p->fsc);
+        np->fsc = p->fsc;
+    } else {
+        np->fsc = fsctx_copy(p->fsc);
+    }
+    if (!np->fdt || !np->fsc) {
+        release_files(np);
+        uthread_discard(t);
+        vmspace_put(np->vm);
+        kfree(np);
+        return -ENOMEM;
+    }
+    child_frame(t, newsp);
+    t->fsbase = (flags & CLONE_SETTLS) ? tls : cur->fsbase;
+    spin_lock(&p->lock);
+    memcpy(np->sigactions, p->sigactions, sizeof np->sigactions);
+    t->sig->blocked = cur->sig->blocked;
+    if (!(flags & CLONE_VM)) { // a shared stack cannot be an alternate stack for both
+        t->sig->ss_sp = cur->sig->ss_sp;
+        t->sig->ss_size = cur->sig->ss_size;
+        t->sig->ss_flags = cur->sig->ss_flags;
+    }
+    spin_unlock(&p->lock);
+    np->capture = p->capture;
+    memcpy(np->rlim, p->rlim, sizeof np->rlim);
+    np->exit_signal = flags & CSIGNAL;
+    np->pid = t->tid = pid_alloc();
+    int pid = np->pid;
+    if (((flags & CLONE_PARENT_SETTID) && copy_to_user(ptid, &pid, sizeof pid) < 0) ||
+        ((flags & CLONE_CHILD_SETTID) && uvm_write(np->vm, ctid, &pid, sizeof pid) < 0)) {
+        release_files(np);
+        uthread_discard(t);
+        vmspace_put(np->vm);
+        kfree(np);
+        return -EFAULT;
+    }
+    if (flags & CLONE_CHILD_CLEARTID)
+        t->clear_child_tid = ctid;
+    add_thread(np, t);
+    if (flags & CLONE_VFORK) {
+        cur->sig->vfork_done = false;
+        np->vfork_waiter = cur;
+    }
+    spin_lock(&p->lock);
+    np->parent = p;
+    list_push_back(&p->children, &np->sibling);
+    spin_unlock(&p->lock);
+    pid_insert(np);
+    thread_start(t, &t->affinity);
+    // np may be gone from here on (exited and reaped by another of our threads).
+    if (flags & CLONE_VFORK)
+        wait_event(&p->child_wq, READ_ONCE(cur->sig->vfork_done));
+    return pid;
+}
+
+long proc_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls)
+{
+    if (flags & ~(uint64_t)CLONE_SUPPORTED)
+        return -EINVAL; // namespaces, pidfds, CLONE_PARENT, ptrace: not here
+    if ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND))
+        return -EINVAL;
+    if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM))
+        return -EINVAL;
+    // Signal actions are per process here: sharing them between processes
+    // (CLONE_SIGHAND without CLONE_THREAD) is not supported.
+    if ((flags & CLONE_SIGHAND) && !(flags & CLONE_THREAD))
+        return -EINVAL;
+    if ((flags & CLONE_SETTLS) && tls >= USER_END)
+        return -EPERM;
+    if (newsp >= USER_END)
+        return -EINVAL;
+    if (flags & CLONE_THREAD)
+        return clone_thread(flags, newsp, ptid, ctid, tls);
+    return clone_process(flags, newsp, ptid, ctid, tls);
+}
+
+// The vfork parent may go on: our exec replaced the shared address space, or we
+// exited. The waiter cannot leave before it sees vfork_done, and its process
+// cannot be freed while we are inside the epoch section.
+void vfork_release(struct proc *child)
+{
+    struct thread *w = child->vfork_waiter;
+    if (!w)
+        return;
+    child->vfork_waiter = NULL;
+    struct proc *wp = w->proc;
+    epoch_enter();
+    __atomic_store_n(&w->sig->vfork_done, true, __ATOMIC_RELEASE);
+    waitq_wake_all(&wp->child_wq);
+    epoch_exit();
+}
+
+// ---- exit -----------------------------------------------------------------------
 
 // The parent of the current process, locked; NULL if it has none. Runs inside an
 // epoch section: the parent cannot be freed while we chase it.
@@ -177,27 +388,55 @@ static void abandon_children(struct proc *p)
     spin_unlock(&p->lock);
 }
 
-void proc_exit(int wstatus)
+// Leave the address space on this CPU (before it may be freed).
+static void drop_vm(struct thread *t)
 {
-    struct thread *t = thread_current();
-    struct proc *p = t->proc;
-    assert(p);
-    // Leave the address space before freeing it: no CPU may still use it.
-    struct vmspace *vs = t->vm;
     push_off();
+    struct vmspace *vs = t->vm;
     t->vm = NULL;
     uvm_switch(vs, NULL);
     pop_off();
-    p->vm = NULL;
-    vmspace_free(vs);
-    release_files(p);
+}
 
+static int chld_code(int wstatus)
+{
+    if ((wstatus & 0x7f) == 0)
+        return CLD_EXITED;
+    return (wstatus & 0x80) ? CLD_DUMPED : CLD_KILLED;
+}
+
+// The last thread has left: free what the process holds, become a zombie and tell
+// the parent.
+static __noreturn void proc_finish(struct thread *t, int wstatus)
+{
+    struct proc *p = t->proc;
+    struct vmspace *vs = p->vm; // thread_leave has already left it
+    p->vm = NULL;
+    vmspace_put(vs);
+    // The fd table went with the last thread (thread_leave); the cwd goes now.
+    p->fdt = NULL;
+    fsctx_release(p->fsc);
+    p->fsc = NULL;
+    vfork_release(p);
     abandon_children(p);
 
+    struct ksiginfo info = {.signo = p->exit_signal, .code = chld_code(wstatus), .pid = p->pid,
+                            .status = (wstatus & 0x7f) ? (wstatus & 0x7f) : (wstatus >> 8) & 0xff};
+    int exit_signal = p->exit_signal;
     // Publish the status. After the unlock the process may be freed at any time
     // by whoever reaps it: touch nothing of it afterwards.
     epoch_enter();
     struct proc *par = lock_parent(p);
+    // A parent that ignores SIGCHLD (or asked SA_NOCLDWAIT) never waits: no zombie.
+    if (par && exit_signal == SIGCHLD &&
+        (par->sigactions[SIGCHLD - 1].handler == SIG_IGN ||
+         (par->sigactions[SIGCHLD - 1].flags & SA_NOCLDWAIT))) {
+        list_remove(&p->sibling);
+        WRITE_ONCE(p->parent, NULL);
+        waitq_wake_all(&par->child_wq); // a waiter may now have no children left
+        spin_unlock(&par->lock);
+        par = NULL;
+    }
     spin_lock(&p->lock);
     p->wstatus = wstatus;
     p->state = P_ZOMBIE;
@@ -210,10 +449,107 @@ void proc_exit(int wstatus)
     if (par) {
         waitq_wake_all(&par->child_wq);
         spin_unlock(&par->lock);
+        if (exit_signal)
+            signal_send_proc(par, exit_signal, &info); // par stays valid: epoch
     }
     epoch_exit();
+    usig_free(t->sig);
+    t->sig = NULL;
     thread_exit();
 }
+
+// The current thread leaves its process; the last one out ends the process.
+static __noreturn void thread_leave(int wstatus)
+{
+    struct thread *t = thread_current();
+    struct proc *p = t->proc;
+    if (t->clear_child_tid) {
+        // Tell a joiner (pthread_join waits on this word with FUTEX_WAIT).
+        uint32_t zero = 0;
+        if (copy_to_user(t->clear_child_tid, &zero, sizeof zero) == 0)
+            futex_wake(t->vm, t->clear_child_tid, 1);
+    }
+    // Off the address space before anyone can see us gone: exec frees it as soon
+    // as it finds itself the only thread.
+    drop_vm(t);
+    // Each thread holds a reference on the fd table (fdtable.h); the last one
+    // closes every fd, so pipes see their end close now, not at reaping.
+    fdtable_release(p->fdt);
+    spin_lock(&p->lock);
+    list_remove(&t->group_link);
+    bool last = --p->nthreads == 0;
+    if (p->group_exiting)
+        wstatus = p->group_status;
+    // Our pending signals die with us; a process-wide one stays for the others.
+    spin_unlock(&p->lock);
+    if (last)
+        proc_finish(t, wstatus);
+    waitq_wake_all(&p->exit_wq); // exec waits for the other threads to leave
+    usig_free(t->sig);
+    t->sig = NULL;
+    thread_exit();
+}
+
+void thread_exit_user(int code) { thread_leave(W_EXITCODE(code & 0xff, 0)); }
+
+bool proc_group_exiting(struct proc *p) { return READ_ONCE(p->group_exiting); }
+
+// Start a group exit: every other thread gets SIGKILL and leaves at its next
+// return to user mode (or from its interruptible sleep). The first status wins.
+// Locked by the caller.
+static void kill_others(struct proc *p, struct thread *self, int wstatus)
+{
+    if (!p->group_exiting) {
+        p->group_exiting = true;
+        p->group_status = wstatus;
+    }
+    list_for_each(it, &p->threads) {
+        struct thread *o = list_entry(it, struct thread, group_link);
+        if (o == self)
+            continue;
+        o->sig->pending |= 1UL << (SIGKILL - 1);
+        signal_kick(o);
+    }
+}
+
+void proc_exit_group(int wstatus)
+{
+    struct thread *t = thread_current();
+    struct proc *p = t->proc;
+    push_off(); // signal_kick compares with this CPU
+    spin_lock(&p->lock);
+    kill_others(p, t, wstatus);
+    spin_unlock(&p->lock);
+    pop_off();
+    thread_leave(wstatus);
+}
+
+// For exec: make the caller the process's only thread. false if a group exit
+// overtook us (the caller then leaves).
+bool proc_kill_other_threads(void)
+{
+    struct thread *t = thread_current();
+    struct proc *p = t->proc;
+    push_off();
+    spin_lock(&p->lock);
+    if (p->group_exiting) {
+        spin_unlock(&p->lock);
+        pop_off();
+        return false;
+    }
+    bool alone = p->nthreads == 1;
+    if (!alone) {
+        kill_others(p, t, 0);
+        p->group_exiting = false; // not us: only the others are told to leave
+    }
+    spin_unlock(&p->lock);
+    pop_off();
+    if (!alone)
+        wait_event(&p->exit_wq, READ_ONCE(p->nthreads) == 1);
+    return true;
+}
+
+// ---- wait -----------------------------------------------------------------------
 
 int proc_wait_kernel(struct proc *p)
 {
@@ -226,60 +562,165 @@ int proc_wait_kernel(struct proc *p)
     return st;
 }
 
-// A zombie child matching pid (-1: any), unlinked; *any says whether a match
-// exists at all. Locked by the caller.
-static struct proc *take_zombie(struct proc *p, int pid, bool *any)
+// A child matching pid (-1: any) with something to report: its exit (WEXITED;
+// unlinked, to be reaped, unless WNOWAIT), or its stop (WUNTRACED) or
+// continuation (WCONTINUED). *any says whether a match exists at all. Locked by the caller.
+static struct proc *find_report(struct proc *p, int pid, int options, int *st, bool *any,
+                                bool *reap)
 {
-    *any = false;
+    *any = *reap = false;
     list_for_each(it, &p->children) {
         struct proc *c = list_entry(it, struct proc, sibling);
         if (pid != -1 && c->pid != pid)
             continue;
         *any = true;
-        if (c->state == P_ZOMBIE) {
-            list_remove(&c->sibling);
+        if (c->state == P_ZOMBIE && (options & WEXITED)) {
+            // The child's exit path released its lock before waking us; it no
+            // longer touches c.
+            *st = c->wstatus;
+            if (!(options & WNOWAIT)) {
+                list_remove(&c->sibling);
+                *reap = true;
+            }
+            return c;
+        }
+        int r = c->state == P_ZOMBIE ? 0 : c->wait_report;
+        if ((r == W_CONTINUED && (options & WCONTINUED)) ||
+            (r && r != W_CONTINUED && (options & WUNTRACED))) {
+            *st = r;
+            if (!(options & WNOWAIT))
+                c->wait_report = 0;
             return c;
         }
     }
     return NULL;
 }
 
-long proc_wait4(int pid, uint64_t ustatus, int options)
+// Wait for a child matching pid (-1: any) to have something to report. Returns
+// its pid with its wait status in *st, 0 (WNOHANG, none yet), -ECHILD, or
+// -ERESTARTSYS (a signal).
+static long wait_child(int pid, int options, int *st)
 {
-    struct proc *p = proc_current();
-    if (pid < -1 || pid == 0)
-        return -EINVAL; // process groups come later
-    struct proc *z = NULL;
-    bool any = false;
+    struct thread *t = thread_current();
+    struct proc *p = t->proc;
+    struct proc *c = NULL;
+    bool any = false, reap = false;
+    long ret = 0;
     for (;;) {
         waitq_prepare(&p->child_wq);
         spin_lock(&p->lock);
-        z = take_zombie(p, pid, &any);
+        c = find_report(p, pid, options, st, &any, &reap);
+        if (c)
+            ret = c->pid;
         spin_unlock(&p->lock);
-        if (z || !any || (options & WNOHANG))
+        if (c || !any || (options & WNOHANG))
             break;
+        if (signal_pending(t)) {
+            ret = -ERESTARTSYS;
+            break;
+        }
         schedule();
     }
     waitq_finish(&p->child_wq);
-    if (!z)
-        return any ? 0 : -ECHILD;
-    // The child's exit path released its lock before waking us; it no longer
-    // touches z.
-    int st = z->wstatus, zpid = z->pid;
-    proc_reap(z);
-    if (ustatus && copy_to_user(ustatus, &st, sizeof st) < 0)
-        return -EFAULT;
-    return zpid;
+    if (reap)
+        proc_reap(c);
+    if (!c && ret == 0 && !any)
+        return -ECHILD;
+    return ret;
 }
 
-static int exception_signal(uint64_t vector)
+void proc_report_stop(struct proc *p, int report)
 {
-    switch (vector) {
-    case T_DE: case T_MF: case T_XM: return SIGFPE;
-    case T_UD: return SIGILL;
-    case T_DB: case T_BP: return SIGTRAP;
-    case T_AC: return SIGBUS;
-    default: return SIGSEGV;
+    epoch_enter(); // the parent stays allocated while we use it
+    struct proc *par = lock_parent(p);
+    if (par) {
+        p->wait_report = report;
+        waitq_wake_all(&par->child_wq);
+        bool quiet = par->sigactions[SIGCHLD - 1].flags & SA_NOCLDSTOP;
+        spin_unlock(&par->lock);
+        struct ksiginfo info = {.signo = SIGCHLD, .pid = p->pid};
+        info.code = report == W_CONTINUED ? CLD_CONTINUED : CLD_STOPPED;
+        info.status = report == W_CONTINUED ? SIGCONT : report >> 8;
+        if (!quiet)
+            signal_send_proc(par, SIGCHLD, &info);
+    }
+    epoch_exit();
+}
+
+long proc_wait4(int pid, uint64_t ustatus, int options)
+{
+    // No process groups yet: every child is in ours, and no other group exists.
+    if (pid == 0)
+        pid = -1;
+    else if (pid < -1)
+        return -ECHILD;
+    int st = 0;
+    long r = wait_child(pid, WEXITED | (options & (WNOHANG | WUNTRACED | WCONTINUED)), &st);
+    if (r > 0 && ustatus && copy_to_user(ustatus, &st, sizeof st) < 0)
+        return -EFAULT;
+    return r;
+}
+
+// Linux's siginfo_t as waitid fills it: signo, errno, code, then pid, uid, status.
+struct chld_siginfo {
+    int32_t signo, errno_, code, pad;
+    int32_t pid, uid, status;
+    int32_t rest[25];
+};
+
+long proc_waitid(int idtype, int id, uint64_t uinfo, int options)
+{
+    if (options & ~(WNOHANG | WEXITED | WSTOPPED | WCONTINUED | WNOWAIT))
+        return -EINVAL;
+    if (!(options & (WEXITED | WSTOPPED | WCONTINUED)))
+        return -EINVAL;
+    int pid;
+    if (idtype == P_ALL)
+        pid = -1;
+    else if (idtype == P_PID && id > 0)
+        pid = id;
+    else if (idtype == P_PGID && id >= 0)
+        pid = id == 0 ? -1 : -2; // no process groups yet: ours holds every child
+    else
+        return -EINVAL; // pidfds come later
+    if (pid == -2)
+        return -ECHILD;
+    int st = 0;
+    long r = wait_child(pid, options, &st);
+    if (r < 0)
+        return r;
+    struct chld_siginfo si = {0};
+    if (r > 0) {
+        si.signo = SIGCHLD;
+        si.pid = r;
+        if (st == W_CONTINUED) {
+            si.code = CLD_CONTINUED;
+            si.status = SIGCONT;
+        } else if ((st & 0xff) == 0x7f) {
+            si.code = CLD_STOPPED;
+            si.status = st >> 8;
+        } else {
+            si.code = chld_code(st);
+            si.status = (st & 0x7f) ? (st & 0x7f) : (st >> 8) & 0xff;
+        }
+    }
+    if (uinfo && copy_to_user(uinfo, &si, sizeof si) < 0)
+        return -EFAULT;
+    return 0;
+}
+
+// ---- exceptions -------------------------------------------------------------------
+
+static void exception_signal(const struct trapframe *tf)
+{
+    switch (tf->vector) {
+    case T_DE: signal_force(SIGFPE, FPE_INTDIV, tf->rip); break;
+    case T_MF: case T_XM: signal_force(SIGFPE, FPE_FLTINV, tf->rip); break;
+    case T_UD: signal_force(SIGILL, ILL_ILLOPN, tf->rip); break;
+    case T_DB: signal_force(SIGTRAP, TRAP_BRKPT, tf->rip); break;
+    case T_BP: signal_force(SIGTRAP, SI_KERNEL, 0); break; // int3, as Linux reports it
+    case T_AC: signal_force(SIGBUS, BUS_ADRALN, tf->rip); break;
+    default: signal_force(SIGSEGV, SI_KERNEL, 0); break; // #GP and the like
     }
 }
 
@@ -288,13 +729,14 @@ void user_exception(struct trapframe *tf)
     struct thread *t = thread_current();
     uintptr_t addr = tf->vector == T_PF ? read_cr2() : 0;
     sti();
-    // A fault uvm_fault cannot resolve says which signal (and si_code, si_addr
-    // in fi) to deliver; signal delivery will take it from there.
-    struct fault_info fi;
-    if (tf->vector == T_PF && t->vm && uvm_fault(t->vm, addr, tf->err, &fi) == 0)
+    if (tf->vector != T_PF) {
+        exception_signal(tf);
         return;
-    int sig = tf->vector == T_PF && t->vm ? fi.signo : exception_signal(tf->vector);
-    kprintf("%s[%d]: killed by signal %d (vector %lu at %lx, addr %lx)\n", t->name, t->tid,
-            sig, tf->vector, tf->rip, addr);
-    proc_exit(W_EXITCODE(0, sig));
+    }
+    // A fault uvm_fault cannot resolve says which signal, si_code and si_addr
+    // to deliver (SIGSEGV with MAPERR/ACCERR, SIGBUS past the end of a file).
+    struct fault_info fi = {.signo = SIGSEGV, .code = SEGV_MAPERR, .addr = addr};
+    if (t->vm && uvm_fault(t->vm, addr, tf->err, &fi) == 0)
+        return;
+    signal_force(fi.signo, fi.code, fi.addr);
 }

@@ -22,32 +22,69 @@ struct capture {
 
 enum { P_ALIVE, P_ZOMBIE };
 
-struct k_sigaction_store { // rt_sigaction's struct, stored only (signals come later)
+// rt_sigaction's struct as the kernel sees it (Linux's struct kernel_sigaction).
+struct k_sigaction {
     uint64_t handler, flags, restorer, mask;
 };
 
+// Information kept with a pending signal: what siginfo_t will say.
+struct ksiginfo {
+    int signo, code, errno_;
+    int pid, uid, status; // kill/tgkill: sender; SIGCHLD: child and its status
+    uint64_t addr;        // faults: the address
+};
+
+#define RLIM_NLIMITS 16
+struct rlimit64 {
+    uint64_t cur, max;
+};
+
+// A process is a thread group: an address space, signal actions and a pid shared
+// by its threads (struct thread.group_link on `threads`).
 struct proc {
     int pid;
     int state;               // P_ALIVE / P_ZOMBIE, under lock
     int wstatus;             // wait4 status once a zombie
-    struct spinlock lock;    // children list, state, parent links of the children
+    struct spinlock lock;    // children, state, threads, signal state, group exit
     struct proc *parent;     // NULL: the kernel (kernel_waited) or orphaned (reaped at exit)
     bool kernel_waited;      // a kernel thread will reap it with proc_wait_kernel
     struct list children;    // struct proc.sibling
     struct list sibling;
     struct waitq child_wq;   // this process waiting for its children
-    struct waitq exit_wq;    // the kernel waiting for this process
-    struct thread *thread;   // the only thread (clone comes later)
-    struct vmspace *vm;
+    struct waitq exit_wq;    // the kernel waiting for this process; de_thread in exec
+    struct list threads;     // live threads, struct thread.group_link
+    int nthreads;
+    bool group_exiting;      // exit_group or a fatal signal: every thread leaves
+    int group_status;        // the wait status then
+    int exit_signal;         // sent to the parent at exit (clone's CSIGNAL; SIGCHLD)
+    bool stopped;            // group stop (SIGSTOP and friends) until SIGCONT
+    struct waitq stop_wq;    // the stopped threads wait here
+    int wait_report;         // W_STOPCODE / W_CONTINUED for the parent's wait, under
+                             // the parent's lock; 0 once reported
+    struct thread *vfork_waiter; // the vfork parent, released at our exec or exit
+    struct vmspace *vm;      // shared by the threads; a reference of its own
     struct capture *capture;
-    struct fdtable *fdt;     // file descriptors (fdtable.h)
+    struct fdtable *fdt;     // file descriptors (fdtable.h); a reference per thread
     struct fs_context *fsc;  // cwd and umask (fs_context.h)
-    uint64_t clear_child_tid;
-    uint64_t sigmask;
-    struct k_sigaction_store sigactions[64];
+    struct k_sigaction sigactions[64];
+    uint64_t sigpending;     // sent to the process: any thread not blocking may take it
+    struct ksiginfo siginfo[64];
+    struct rlimit64 rlim[RLIM_NLIMITS];
     struct proc *hash_next;  // pid table chain (pid.c)
     struct epoch_cb free_cb;
     char name[16];
+};
+
+// Per-thread signal state (signal.c), under the process lock.
+struct usig {
+    uint64_t blocked;
+    uint64_t pending;
+    uint64_t saved_blocked;  // rt_sigsuspend: restored after the handler runs
+    bool restore_blocked;
+    bool vfork_done;         // our vfork child has exec'd or exited
+    uint64_t ss_sp, ss_size; // sigaltstack
+    int ss_flags;
+    struct ksiginfo info[64];
 };
 
 // The process of the running thread, or NULL in a kernel thread.
@@ -60,10 +97,37 @@ int proc_spawn(const char *name, const void *image, size_t len, const char *cons
                const char *const envp[], const cpumask_t *affinity, struct capture *cap,
                struct proc **out);
 int proc_wait_kernel(struct proc *p); // wait for exit, free it, return the wait status
-void proc_exit(int wstatus) __noreturn; // the current process, with a wait4 status
 long proc_wait4(int pid, uint64_t ustatus, int options);
-// A user-mode exception: resolve it (demand paging) or kill the process.
+long proc_waitid(int idtype, int id, uint64_t uinfo, int options);
+// clone/fork/vfork: flags as Linux's clone(2). The child's pid/tid or -errno.
+long proc_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls);
+void thread_exit_user(int code) __noreturn;   // exit(2): this thread only
+void proc_exit_group(int wstatus) __noreturn; // exit_group(2) and fatal signals
+bool proc_group_exiting(struct proc *p);
+bool proc_kill_other_threads(void); // exec: the caller stays alone (false: it is killed)
+// p stopped or continued (W_STOPCODE(sig) / W_CONTINUED): tell its parent's wait,
+// and send it SIGCHLD unless it asked SA_NOCLDSTOP. No locks held.
+void proc_report_stop(struct proc *p, int report);
+// A user-mode exception: resolve it (demand paging) or raise a signal.
 void user_exception(struct trapframe *tf);
+
+// signal.c. Senders: sig 1..64, info may be NULL (SI_KERNEL). 0 or -errno.
+int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info);
+int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info);
+// A synchronous fault: delivered even if blocked or ignored (then fatal).
+void signal_force(int sig, int code, uint64_t addr);
+bool signal_pending(struct thread *t); // an unblocked signal waits (interrupts sleeps)
+void signal_kick(struct thread *t);    // make t look at its signals soon (locked)
+// Return-to-user work: deliver pending signals, restart interrupted calls.
+void signal_deliver(struct trapframe *tf);
+struct usig *usig_alloc(void);
+void usig_free(struct usig *s);
+void signal_exec_reset(struct proc *p); // handlers back to SIG_DFL at exec
+void vfork_release(struct proc *child); // at the child's exec or exit (proc.c)
+#define ERESTARTSYS 512 // internal: restart the call or fail with EINTR
+
+// futex.c: wake at most n waiters on the word at uaddr in vs.
+int futex_wake(struct vmspace *vs, uint64_t uaddr, int n);
 
 // pid.c
 int pid_alloc(void);

@@ -127,7 +127,10 @@ static void enqueue_on(struct thread *t, int c)
     spin_unlock(&rq->lock);
     // An idle CPU is halted; tell it (this one too: its idle loop may be about to
     // halt again, and the IPI fires as soon as it enables interrupts). A busy CPU
-    // notices at its next tick.
+    // notices at its next tick. The fence orders our push before the cpu_idle
+    // read; a CPU going idle orders its cpu_idle store before its last look at
+    // its queue (go_idle), so one of the two sees the other.
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (READ_ONCE(*per_cpu_ptr(&cpu_idle, c)))
         lapic_send_ipi(cpu_apicid[c], T_RESCHED);
 }
@@ -228,8 +231,12 @@ static void switch_to(struct thread *prev, struct thread *next)
         syscall_set_kstack(next->kstack_top);
     if (next->vm != prev->vm)
         uvm_switch(prev->vm, next->vm);
+    if (prev->fpu)
+        fpu_save(prev);
     if (next->proc)
         wrmsr(MSR_FS_BASE, next->fsbase);
+    if (next->fpu)
+        fpu_restore(next);
     swtch(&prev->rsp, next->rsp);
     sched_finish_switch();
 }
@@ -247,6 +254,17 @@ void sched_finish_switch(void)
         sched_enqueue(prev); // to a CPU its new affinity allows
     if (zombie)
         thread_release_stack(prev);
+}
+
+// Nothing queued here: the idle thread runs next, unless work arrived meanwhile.
+// An enqueuer that read cpu_idle before we set it sent no IPI, so look once more
+// after setting it; without that look the work would wait for the next tick.
+static struct thread *go_idle(void)
+{
+    this_cpu_write(cpu_idle, true);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    struct thread *next = READ_ONCE(this_cpu_ptr(&runq)->n) ? dequeue_local() : NULL;
+    return next ? next : this_cpu_ptr(&idle_thread);
 }
 
 // Switch to the next thread. A preempted thread stays runnable even if it had
@@ -273,7 +291,7 @@ static void do_schedule(bool preempted)
     }
     struct thread *next = dequeue_local();
     if (!next)
-        next = this_cpu_ptr(&idle_thread);
+        next = go_idle();
     if (next != prev) {
         next->state = T_RUNNING;
         switch_to(prev, next);
@@ -309,16 +327,18 @@ int thread_set_affinity(struct thread *t, const cpumask_t *m)
 
 // ---- timer --------------------------------------------------------------------
 
-void sched_sleep_until(uint64_t deadline)
+// A sleeper may be woken before its deadline (a wake-up from a wait queue, a
+// signal, a preemption while it was marked sleeping): it then takes itself off
+// the sleep list, so a thread is on at most one sleep list at a time.
+bool schedule_until(uint64_t deadline)
 {
     struct thread *t = thread_current();
-    // Interrupts stay off until we are off the CPU: a preemption in between would
-    // make us runnable while still on the sleep list.
     bool was_on = read_rflags() & RFLAGS_IF;
     cli();
     struct sleepq *sq = this_cpu_ptr(&sleepq);
     spin_lock(&sq->lock);
     t->wake_ns = deadline;
+    t->sleep_cpu = cpu_id();
     struct list *pos = &sq->threads;
     list_for_each(it, &sq->threads) {
         if (list_entry(it, struct thread, timer_link)->wake_ns > deadline) {
@@ -327,12 +347,26 @@ void sched_sleep_until(uint64_t deadline)
         }
     }
     list_insert_before(pos, &t->timer_link);
-    t->state = T_SLEEPING;
     spin_unlock(&sq->lock);
-    schedule(); // the tick on this CPU wakes us; there is no other way out yet
+    schedule();
+    sq = per_cpu_ptr(&sleepq, t->sleep_cpu);
+    spin_lock(&sq->lock);
+    if (!list_empty(&t->timer_link))
+        list_remove(&t->timer_link);
+    spin_unlock(&sq->lock);
     if (was_on)
         sti();
+    return nsec_now() < deadline;
 }
+
+void sched_sleep_until(uint64_t deadline)
+{
+    struct thread *t = thread_current();
+    __atomic_store_n(&t->state, T_SLEEPING, __ATOMIC_SEQ_CST);
+    schedule_until(deadline);
+}
+
+
 
 static void wake_expired(void)
 {
@@ -345,7 +379,7 @@ static void wake_expired(void)
         struct thread *t = list_entry(sq->threads.next, struct thread, timer_link);
         if (t->wake_ns > now)
             break;
-        list_remove(&t->timer_link);
+        list_remove(&t->timer_link); // leaves it self-linked: "not on a list"
         thread_wake(t);
     }
     spin_unlock(&sq->lock);
@@ -360,14 +394,30 @@ static bool want_switch(struct thread *cur)
     return READ_ONCE(this_cpu_ptr(&runq)->n) > 0 || !cpumask_test(&cur->affinity, cpu_id());
 }
 
+// Interrupts are off.
 static void maybe_preempt(void)
 {
     // The interrupted code asked not to be preempted (or is inside an epoch read
-    // section): it keeps the CPU until the next tick after it is done.
-    if (this_cpu_read(cpu.preempt_depth) > 0 || this_cpu_read(cpu.locks_held) > 0)
+    // section): it keeps the CPU until its outermost preempt_enable.
+    if (this_cpu_read(cpu.preempt_depth) > 0 || this_cpu_read(cpu.locks_held) > 0) {
+        this_cpu_write(cpu.resched_pending, true);
         return;
+    }
+    this_cpu_write(cpu.resched_pending, false);
     if (want_switch(thread_current()))
         do_schedule(true);
+}
+
+// From preempt_enable (and user_return) when a tick or IPI was deferred. With
+// interrupts off the caller is still in a critical section: leave the request
+// pending for the next tick or the return to user mode.
+void sched_preempt_pending(void)
+{
+    if (!(read_rflags() & RFLAGS_IF) || this_cpu_read(cpu.preempt_depth) > 0)
+        return;
+    cli();
+    maybe_preempt();
+    sti();
 }
 
 void sched_tick(struct trapframe *tf)

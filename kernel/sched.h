@@ -49,6 +49,14 @@ struct thread {
     void (*fn)(void *);
     void *arg;
     char name[16];
+    int sleep_cpu;         // whose sleep list timer_link is on
+    // User threads only (proc.c, signal.c, futex.c).
+    struct list group_link; // on proc->threads, under proc->lock
+    uint64_t clear_child_tid; // CLONE_CHILD_CLEARTID / set_tid_address
+    long syscall_nr;       // of the system call in progress (restarts)
+    bool force_iret;       // the next return to user mode restores every register
+    struct usig *sig;      // signal state (signal.c)
+    void *fpu;             // user threads: FP/vector registers while switched out (fpu.c)
 };
 
 // thread.c
@@ -78,7 +86,18 @@ void sched_tick(struct trapframe *tf); // timer hook: timers, stealing, preempti
 bool thread_wake(struct thread *t);    // T_SLEEPING -> T_RUNNABLE and queue it
 void sched_enqueue(struct thread *t);  // queue a T_RUNNABLE thread
 int thread_set_affinity(struct thread *t, const cpumask_t *m); // t must be current
-void sched_sleep_until(uint64_t deadline_ns); // nsec_now() clock
+void sched_sleep_until(uint64_t deadline_ns); // nsec_now() clock; may return early
+// Give up the CPU like schedule() (the caller has marked itself T_SLEEPING, e.g.
+// with waitq_prepare), but be woken at the deadline too. false: deadline passed.
+bool schedule_until(uint64_t deadline_ns);
+
+// fpu.c: user threads' FP/vector registers (fxsave, or xsave for what XCR0 enables).
+void fpu_init(void);                   // once, at boot
+int fpu_alloc(struct thread *t);       // the initial state; -1 if out of memory
+void fpu_free(struct thread *t);
+void fpu_save(struct thread *t);       // this CPU's registers into t's area
+void fpu_restore(struct thread *t);
+void fpu_reset_current(struct thread *t); // exec: initial state, loaded now
 void sched_finish_switch(void);   // first thing a thread does after swtch
 uint64_t sched_switches(int c);   // context switches on CPU c (tests)
 uint64_t sched_steals(int c);     // threads CPU c stole while idle (tests)

@@ -1,5 +1,6 @@
-// Process and thread system calls: exit, wait4, ids, arch_prctl, affinity,
-// getcpu, and the signal calls that only store their arguments for now.
+// Process and thread system calls: clone/fork/vfork, exit, wait4/waitid, ids,
+// arch_prctl, affinity, getcpu and resource limits. (execve: exec.c;
+// signals: signal.c; futex: futex.c.)
 #include "percpu.h"
 #include "proc.h"
 #include "sched.h"
@@ -11,12 +12,21 @@
 #include "uvm.h"
 #include "x86.h"
 
-long sys_exit(int code) { proc_exit(W_EXITCODE(code & 0xff, 0)); } // one thread per process
-long sys_exit_group(int code) { proc_exit(W_EXITCODE(code & 0xff, 0)); }
+long sys_exit(int code) { thread_exit_user(code); }
+long sys_exit_group(int code) { proc_exit_group(W_EXITCODE(code & 0xff, 0)); }
+
+long sys_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls)
+{
+    return proc_clone(flags, newsp, ptid, ctid, tls);
+}
+
+long sys_fork(void) { return proc_clone(SIGCHLD, 0, 0, 0, 0); }
+long sys_vfork(void) { return proc_clone(CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0); }
 
 long sys_wait4(int pid, uint64_t status, int options, uint64_t rusage)
 {
-    if (options & ~WNOHANG)
+    // Nothing ever stops or continues, so WUNTRACED and WCONTINUED change nothing.
+    if (options & ~(WNOHANG | WUNTRACED | WCONTINUED))
         return -EINVAL;
     if (rusage && clear_user(rusage, 144) < 0) // struct rusage: all zero for now
         return -EFAULT;
@@ -36,11 +46,48 @@ long sys_getppid(void)
     return ppid;
 }
 
+long sys_waitid(int idtype, int id, uint64_t info, int options, uint64_t rusage)
+{
+    if (rusage && clear_user(rusage, 144) < 0)
+        return -EFAULT;
+    return proc_waitid(idtype, id, info, options);
+}
+
 long sys_set_tid_address(uint64_t tidptr)
 {
-    proc_current()->clear_child_tid = tidptr;
+    thread_current()->clear_child_tid = tidptr;
     return thread_current()->tid;
 }
+
+// Only the calling process (pid 0 or its own): the limits are its own words.
+long sys_prlimit64(int pid, int resource, uint64_t unew, uint64_t uold)
+{
+    struct proc *p = proc_current();
+    if (pid != 0 && pid != p->pid) {
+        epoch_enter();
+        bool exists = pid > 0 && pid_lookup(pid) != NULL;
+        epoch_exit();
+        return exists ? -EPERM : -ESRCH;
+    }
+    if (resource < 0 || resource >= RLIM_NLIMITS)
+        return -EINVAL;
+    struct rlimit64 nl;
+    if (unew && copy_from_user(&nl, unew, sizeof nl) < 0)
+        return -EFAULT;
+    if (unew && nl.cur > nl.max)
+        return -EINVAL;
+    spin_lock(&p->lock);
+    struct rlimit64 old = p->rlim[resource];
+    if (unew) // everyone is root here: raising the hard limit is allowed
+        p->rlim[resource] = nl;
+    spin_unlock(&p->lock);
+    if (uold && copy_to_user(uold, &old, sizeof old) < 0)
+        return -EFAULT;
+    return 0;
+}
+
+long sys_getrlimit(int resource, uint64_t lim) { return sys_prlimit64(0, resource, 0, lim); }
+long sys_setrlimit(int resource, uint64_t lim) { return sys_prlimit64(0, resource, lim, 0); }
 
 long sys_arch_prctl(int code, uint64_t addr)
 {
@@ -123,45 +170,4 @@ long sys_sched_getaffinity(int pid, size_t len, uint64_t umask)
     if (copy_to_user(umask, &m, n) < 0)
         return -EFAULT;
     return n;
-}
-
-long sys_rt_sigprocmask(int how, uint64_t uset, uint64_t uold, size_t size)
-{
-    struct proc *p = proc_current();
-    if (size != sizeof(uint64_t))
-        return -EINVAL;
-    uint64_t set = 0;
-    if (uset && copy_from_user(&set, uset, sizeof set) < 0)
-        return -EFAULT;
-    if (uset && how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
-        return -EINVAL;
-    if (uold && copy_to_user(uold, &p->sigmask, sizeof p->sigmask) < 0)
-        return -EFAULT;
-    if (!uset)
-        return 0;
-    set &= ~(1UL << (SIGKILL - 1) | 1UL << (19 - 1)); // SIGKILL, SIGSTOP
-    if (how == SIG_BLOCK)
-        p->sigmask |= set;
-    else if (how == SIG_UNBLOCK)
-        p->sigmask &= ~set;
-    else
-        p->sigmask = set;
-    return 0;
-}
-
-long sys_rt_sigaction(int sig, uint64_t uact, uint64_t uold, size_t size)
-{
-    struct proc *p = proc_current();
-    if (size != sizeof(uint64_t) || sig < 1 || sig > NSIG)
-        return -EINVAL;
-    if (uact && (sig == SIGKILL || sig == 19))
-        return -EINVAL;
-    struct k_sigaction_store act;
-    if (uact && copy_from_user(&act, uact, sizeof act) < 0)
-        return -EFAULT;
-    if (uold && copy_to_user(uold, &p->sigactions[sig - 1], sizeof act) < 0)
-        return -EFAULT;
-    if (uact)
-        p->sigactions[sig - 1] = act;
-    return 0;
 }

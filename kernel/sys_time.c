@@ -59,28 +59,43 @@ static long read_timespec(uint64_t u, uint64_t *ns)
     return 0;
 }
 
-static void sleep_until_ns(uint64_t deadline)
+// Sleep until the deadline or a signal: 0, or -EINTR with *left_ns what remained.
+static long sleep_until_ns(uint64_t deadline, uint64_t *left_ns)
 {
-    // Sleeps end only by time for now: no signals yet.
-    while (nsec_now() < deadline)
+    struct thread *t = thread_current();
+    uint64_t now;
+    while ((now = nsec_now()) < deadline) {
+        if (signal_pending(t)) {
+            *left_ns = deadline - now;
+            return -EINTR;
+        }
         sched_sleep_until(deadline);
+    }
+    return 0;
+}
+
+static long write_rem(uint64_t urem, uint64_t left)
+{
+    struct timespec ts = {(int64_t)(left / NSEC), (int64_t)(left % NSEC)};
+    if (urem && copy_to_user(urem, &ts, sizeof ts) < 0)
+        return -EFAULT;
+    return -EINTR;
 }
 
 long sys_nanosleep(uint64_t ureq, uint64_t urem)
 {
-    (void)urem; // only written when interrupted by a signal
-    uint64_t ns;
+    uint64_t ns, left = 0;
     long err = read_timespec(ureq, &ns);
     if (err)
         return err;
-    sleep_until_ns(nsec_now() + ns);
+    if (sleep_until_ns(nsec_now() + ns, &left) < 0)
+        return write_rem(urem, left);
     return 0;
 }
 
 long sys_clock_nanosleep(int clock, int flags, uint64_t ureq, uint64_t urem)
 {
-    (void)urem;
-    uint64_t ns, now;
+    uint64_t ns, now, left = 0;
     long err = clock_now(clock, &now);
     if (err)
         return err;
@@ -90,6 +105,7 @@ long sys_clock_nanosleep(int clock, int flags, uint64_t ureq, uint64_t urem)
     if (err)
         return err;
     uint64_t deadline = nsec_now() + ((flags & TIMER_ABSTIME) ? (ns > now ? ns - now : 0) : ns);
-    sleep_until_ns(deadline);
+    if (sleep_until_ns(deadline, &left) < 0)
+        return (flags & TIMER_ABSTIME) ? -EINTR : write_rem(urem, left);
     return 0;
 }

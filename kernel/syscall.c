@@ -111,6 +111,23 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
     SYS(reboot),
     SYS(rt_sigprocmask),
     SYS(rt_sigaction),
+    SYS(clone),
+    SYS(fork),
+    SYS(vfork),
+    SYS(execve),
+    SYS(waitid),
+    SYS(prlimit64),
+    SYS(getrlimit),
+    SYS(setrlimit),
+    SYS(futex),
+    SYS(rt_sigreturn),
+    SYS(rt_sigpending),
+    SYS(rt_sigsuspend),
+    SYS(pause),
+    SYS(sigaltstack),
+    SYS(kill),
+    SYS(tkill),
+    SYS(tgkill),
 };
 
 void syscall_set_kstack(uintptr_t top)
@@ -154,13 +171,24 @@ void user_return(struct trapframe *tf)
     assert_no_locks_held("return to user space");
     struct thread *t = thread_current();
     for (;;) {
+        if (t->sig && signal_pending(t)) {
+            sti();
+            signal_deliver(tf); // may not return (default actions)
+        }
         cli();
-        // Preempted by an affinity change, or others waiting while we were in
-        // the kernel with preemption off: the tick covers the common case.
+        // Preempted by an affinity change, or a tick came while we were in the
+        // kernel with preemption off (resched_pending).
         if (!cpumask_test(&t->affinity, cpu_id())) {
             schedule();
             continue;
         }
+        if (this_cpu_read(cpu.resched_pending)) {
+            sti();
+            sched_preempt_pending();
+            continue;
+        }
+        if (t->sig && signal_pending(t))
+            continue; // arrived meanwhile
         break;
     }
 }
@@ -177,6 +205,8 @@ int syscall_handler(struct trapframe *tf)
 {
     sti();
     uint64_t nr = tf->rax;
+    struct thread *t = thread_current();
+    t->syscall_nr = nr;
     long ret = -ENOSYS;
     if (nr < ARRAY_SIZE(syscall_table) && syscall_table[nr])
         ret = syscall_table[nr](tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
@@ -184,5 +214,7 @@ int syscall_handler(struct trapframe *tf)
         ret = sys_kstats(tf->rdi, tf->rsi);
     tf->rax = ret;
     user_return(tf);
-    return !sysret_safe(tf);
+    bool iret = t->force_iret; // signal frames, sigreturn and exec set every register
+    t->force_iret = false;
+    return iret || !sysret_safe(tf);
 }

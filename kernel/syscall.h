@@ -49,6 +49,25 @@ long sys_getrandom(uint64_t buf, size_t len, unsigned flags);
 long sys_reboot(unsigned magic1, unsigned magic2, unsigned cmd, uint64_t arg);
 long sys_rt_sigprocmask(int how, uint64_t set, uint64_t oldset, size_t size);
 long sys_rt_sigaction(int sig, uint64_t act, uint64_t oldact, size_t size);
+// Processes, threads and signals (sys_proc.c, exec.c, signal.c, futex.c).
+long sys_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls);
+long sys_fork(void);
+long sys_vfork(void);
+long sys_execve(uint64_t path, uint64_t argv, uint64_t envp);
+long sys_waitid(int idtype, int id, uint64_t info, int options, uint64_t rusage);
+long sys_prlimit64(int pid, int resource, uint64_t newlim, uint64_t oldlim);
+long sys_getrlimit(int resource, uint64_t lim);
+long sys_setrlimit(int resource, uint64_t lim);
+long sys_futex(uint64_t uaddr, int op, uint32_t val, uint64_t timeout, uint64_t uaddr2,
+               uint32_t val3);
+long sys_rt_sigreturn(void);
+long sys_rt_sigpending(uint64_t set, size_t size);
+long sys_rt_sigsuspend(uint64_t mask, size_t size);
+long sys_pause(void);
+long sys_sigaltstack(uint64_t ss, uint64_t oss);
+long sys_kill(int pid, int sig);
+long sys_tkill(int tid, int sig);
+long sys_tgkill(int tgid, int tid, int sig);
 
 // sys_file.c: calls on file descriptors.
 long sys_read(int fd, uint64_t buf, size_t n);

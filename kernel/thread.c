@@ -80,8 +80,11 @@ struct thread *kthread_create(const char *name, void (*fn)(void *), void *arg,
 
 void thread_put(struct thread *t)
 {
-    if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0)
+    if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        if (t->fpu)
+            fpu_free(t);
         kfree(t);
+    }
 }
 
 // From sched_finish_switch on the CPU t exited on, once t's stack is unused.

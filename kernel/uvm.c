@@ -408,7 +408,16 @@ struct vmspace *vmspace_new(void)
         return NULL;
     }
     spin_init(&vs->brk_lock, "brk");
+    vs->refs = 1;
     return vs;
+}
+
+void vmspace_hold(struct vmspace *vs) { __atomic_add_fetch(&vs->refs, 1, __ATOMIC_RELAXED); }
+
+void vmspace_put(struct vmspace *vs)
+{
+    if (__atomic_sub_fetch(&vs->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        vmspace_free(vs);
 }
 
 static void free_table(pte_t *t, int level)

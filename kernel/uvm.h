@@ -35,6 +35,7 @@ struct vmspace {
     struct spinlock brk_lock;      // brk only
     uintptr_t brk_start, brk;
     cpumask_t cpus;                // CPUs that have it loaded right now
+    int refs;                      // processes using it (vfork and CLONE_VM share it)
 };
 
 // What a fault that cannot be resolved should deliver (Linux siginfo fields).
@@ -53,6 +54,8 @@ struct vmspace *vmspace_new(void);     // NULL if out of memory
 // writes; MAP_SHARED pages are shared. NULL if out of memory.
 struct vmspace *vmspace_fork(struct vmspace *parent);
 void vmspace_free(struct vmspace *vs); // must not be loaded on any CPU
+void vmspace_hold(struct vmspace *vs);
+void vmspace_put(struct vmspace *vs);  // frees at the last reference (vmspace_free)
 void uvm_switch(struct vmspace *prev, struct vmspace *next); // NULL = kernel only
 
 // Map anonymous memory. With UVM_FIXED, exactly at addr (replacing what was

@@ -42,6 +42,21 @@ $(BUILD)/user/%-pie: user/tests/%.c $(USER_HDRS) user/user.mk | $(DEPS_OK)
 	$(Q)gcc -nostdlib -static-pie -o $@ $(MUSL_LIB)rcrt1.o $(MUSL_LIB)crti.o $@.o \
 	  $(MUSL_LIB)libc.a $(MUSL_LIB)crtn.o $$(gcc -print-libgcc-file-name)
 
+# Files the exec tests need beside the programs, made in directory $(1) where the
+# programs live at $(2): a #! script for argcheck, and an executable that is
+# neither ELF nor script. Next to the host binaries, and in the guest's /bin.
+user_scripts = printf '\#!$(2)/argcheck -x\n' > $(1)/shebang && \
+	printf 'not an executable\n' > $(1)/notelf && chmod 755 $(1)/shebang $(1)/notelf
+USER_SCRIPTS := $(BUILD)/user/shebang
+$(USER_SCRIPTS): user/user.mk
+	@mkdir -p $(@D)
+	$(Q)$(call user_scripts,$(abspath $(BUILD)/user),$(abspath $(BUILD)/user))
+HOST_TEST_DEPS += $(USER_SCRIPTS) $(USER_BINS)
+# In the guest they live in /tests/bin, for the exec tests.
+ROOT_DEPS += $(USER_BINS) $(USER_SCRIPTS)
+ROOT_STAGE += mkdir -p tests/bin && cp $(abspath $(USER_BINS)) tests/bin/ && \
+	$(call user_scripts,tests/bin,/tests/bin);
+
 # One .incbin per program plus a table {name, start, length}, NULL-terminated.
 ALL_USER_BINS := $(USER_BINS) $(SUITE_BINS)
 $(BUILD)/user/programs.S: $(ALL_USER_BINS) user/user.mk

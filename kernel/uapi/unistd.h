@@ -108,6 +108,7 @@
 #define __NR_clock_nanosleep 230
 #define __NR_exit_group 231
 #define __NR_tgkill 234
+#define __NR_waitid 247
 #define __NR_openat 257
 #define __NR_mkdirat 258
 #define __NR_mknodat 259
@@ -125,6 +126,7 @@
 #define __NR_pipe2 293
 #define __NR_preadv 295
 #define __NR_pwritev 296
+#define __NR_prlimit64 302
 #define __NR_getcpu 309
 #define __NR_renameat2 316
 #define __NR_getrandom 318

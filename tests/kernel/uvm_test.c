@@ -60,3 +60,38 @@ KTEST(uvm_brk_grows_and_shrinks)
     KCHECK_EQ(uvm_brk(vs, 0x100), 0x600000 + PGSIZE); // below the start: unchanged
     vmspace_free(vs);
 }
+
+// fork's copy: same regions and brk, only resident pages copied, and writes on
+// either side stay private; the references of a shared space count.
+KTEST(uvm_copy_is_private)
+{
+    size_t free0 = page_count_free();
+    struct vmspace *vs = vmspace_new();
+    KREQUIRE(vs);
+    long a = uvm_map(vs, 0, 4 * PGSIZE, VM_READ | VM_WRITE, false);
+    KREQUIRE(a > 0);
+    KCHECK_EQ(uvm_protect(vs, a + 3 * PGSIZE, PGSIZE, VM_READ), 0);
+    vs->brk_start = vs->brk = 0x1000000;
+    char x = 'p', y = 'c', r = 0;
+    KCHECK_EQ(uvm_write(vs, a + PGSIZE, &x, 1), 0);
+    struct vmspace *c = vmspace_fork(vs);
+    KREQUIRE(c);
+    KCHECK_EQ(uvm_resident(c), 1); // untouched pages stay untouched
+    KCHECK_EQ(c->brk, vs->brk);
+    int prot = -1;
+    KCHECK(uvm_mapped(c, a + 3 * PGSIZE, &prot) && prot == VM_READ);
+    KCHECK_EQ(uvm_read(c, a + PGSIZE, &r, 1), 0);
+    KCHECK_EQ(r, 'p');
+    KCHECK_EQ(uvm_write(c, a + PGSIZE, &y, 1), 0);
+    KCHECK_EQ(uvm_read(vs, a + PGSIZE, &r, 1), 0);
+    KCHECK_EQ(r, 'p');
+    vmspace_hold(c);
+    vmspace_put(c);
+    KCHECK_EQ(uvm_read(c, a + PGSIZE, &r, 1), 0); // still alive: one reference left
+    KCHECK_EQ(r, 'c');
+    vmspace_put(c);
+    vmspace_free(vs);
+    page_drain_all_caches();
+    kmalloc_drain_all();
+    KCHECK(page_count_free() + 8 >= free0);
+}

@@ -1,0 +1,289 @@
+// execve: find the executable in ScaleFS, follow `#!` interpreter lines, load
+// the ELF image into a fresh address space, and only then (the point of no
+// return) make the caller the process's only thread and switch to the new
+// program.
+//
+// Commute: execs of different processes. The file is read through ScaleFS's
+// lock-free lookups and per-inode data; the new address space is private until
+// it is installed; only the caller's own process is locked.
+#include "fdtable.h"
+#include "fs.h"
+#include "fs_context.h"
+#include "gdt.h"
+#include "mm.h"
+#include "percpu.h"
+#include "proc.h"
+#include "syscall.h"
+#include "trap.h"
+#include "uapi/abi.h"
+#include "uapi/errno.h"
+#include "usercopy.h"
+#include "uvm.h"
+#include "x86.h"
+
+#define EXEC_MAX_PAGES 1024  // largest executable read: 4 MiB
+#define ARG_BYTES (64 * 1024) // the loader's limit for strings and vectors (elf.c)
+#define ARGV_MAX 1024
+#define INTERP_DEPTH 4        // nested #! interpreters (Linux: ELOOP past 4)
+#define SHEBANG_MAX 256       // the #! line, as Linux's BINPRM_BUF_SIZE
+
+// The one place a path becomes an inode: relative to the cwd, as open does.
+static int exec_lookup(const char *path, struct inode **ipp)
+{
+    return path_lookup_at(AT_FDCWD, path, 0, ipp);
+}
+
+// Argument and environment strings in kernel memory.
+struct args {
+    char *pool;        // ARG_BYTES
+    size_t used;
+    const char **argv; // ARGV_MAX + 1 each, NULL-terminated
+    const char **envp;
+    int argc, envc;
+};
+
+static int args_init(struct args *a)
+{
+    a->pool = kmalloc(ARG_BYTES);
+    a->argv = kmalloc((ARGV_MAX + 1) * sizeof(char *));
+    a->envp = kmalloc((ARGV_MAX + 1) * sizeof(char *));
+    a->used = 0;
+    a->argc = a->envc = 0;
+    if (!a->pool || !a->argv || !a->envp)
+        return -ENOMEM;
+    a->argv[0] = a->envp[0] = NULL;
+    return 0;
+}
+
+static void args_free(struct args *a)
+{
+    kfree(a->pool);
+    kfree(a->argv);
+    kfree(a->envp);
+}
+
+static const char *args_keep(struct args *a, const char *s, size_t n)
+{
+    if (n + 1 > ARG_BYTES - a->used)
+        return NULL;
+    char *d = a->pool + a->used;
+    memcpy(d, s, n);
+    d[n] = 0;
+    a->used += n + 1;
+    return d;
+}
+
+// Copy a user vector of strings (NULL: empty). -E2BIG past the limits.
+static int copy_vector(struct args *a, uint64_t uvec, const char **vec, int *count)
+{
+    for (int i = 0; uvec; i++) {
+        uint64_t up;
+        if (copy_from_user(&up, uvec + i * sizeof up, sizeof up) < 0)
+            return -EFAULT;
+        if (!up)
+            break;
+        if (i >= ARGV_MAX)
+            return -E2BIG;
+        long n = strncpy_from_user(a->pool + a->used, up, ARG_BYTES - a->used);
+        if (n == -ENAMETOOLONG)
+            return -E2BIG;
+        if (n < 0)
+            return n;
+        vec[i] = a->pool + a->used;
+        a->used += n + 1;
+        vec[i + 1] = NULL;
+        *count = i + 1;
+    }
+    return 0;
+}
+
+// The whole file, in a contiguous kernel buffer of *npages pages.
+static int read_file(const char *path, void **buf, size_t *len, size_t *npages)
+{
+    struct inode *ip;
+    int err = exec_lookup(path, &ip);
+    if (err)
+        return err;
+    struct fs_stat st;
+    err = fs_stat(ip, STATX_MODE | STATX_SIZE, &st);
+    if (!err && !S_ISREG(st.mode))
+        err = -EACCES;
+    else if (!err && !(st.mode & 0111))
+        err = -EACCES;
+    else if (!err && st.size > (uint64_t)EXEC_MAX_PAGES * PGSIZE)
+        err = -ENOMEM;
+    if (err) {
+        fs_iput(ip);
+        return err;
+    }
+    *npages = MAX(1, PGROUNDUP(st.size) / PGSIZE);
+    *buf = page_alloc_contig(*npages);
+    if (!*buf) {
+        fs_iput(ip);
+        return -ENOMEM;
+    }
+    int64_t n = fs_read(ip, *buf, st.size, 0);
+    fs_iput(ip);
+    if (n < 0) {
+        page_free_contig(*buf, *npages);
+        return n;
+    }
+    *len = n;
+    return 0;
+}
+
+// "#!interp [arg]\n": put interp, arg and the script's path in front of
+// argv[1..]; *path becomes the interpreter. 0, or -ENOEXEC if not a script.
+static int shebang(struct args *a, const char *image, size_t len, const char **path)
+{
+    if (len < 2 || image[0] != '#' || image[1] != '!')
+        return -ENOEXEC;
+    size_t end = 2;
+    while (end < len && end < SHEBANG_MAX && image[end] != '\n')
+        end++;
+    const char *s = image + 2, *e = image + end;
+    while (s < e && (*s == ' ' || *s == '\t'))
+        s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+        e--;
+    if (s == e)
+        return -ENOEXEC;
+    const char *iend = s;
+    while (iend < e && *iend != ' ' && *iend != '\t')
+        iend++;
+    const char *arg = iend;
+    while (arg < e && (*arg == ' ' || *arg == '\t'))
+        arg++;
+    // New vector: interp [arg] path argv[1..].
+    if (a->argc + 2 > ARGV_MAX)
+        return -E2BIG;
+    const char *interp = args_keep(a, s, iend - s);
+    const char *iarg = arg < e ? args_keep(a, arg, e - arg) : NULL;
+    const char *script = args_keep(a, *path, strlen(*path));
+    if (!interp || (arg < e && !iarg) || !script)
+        return -E2BIG;
+    int rest = a->argc > 0 ? a->argc - 1 : 0;
+    int head = 2 + (iarg != NULL);
+    memmove(&a->argv[head], &a->argv[a->argc - rest], (rest + 1) * sizeof(char *));
+    a->argv[0] = interp;
+    if (iarg)
+        a->argv[1] = iarg;
+    a->argv[head - 1] = script;
+    a->argc = head + rest;
+    a->argv[a->argc] = NULL;
+    *path = interp;
+    return 0;
+}
+
+// Switch the current process to vs with the new program's registers.
+static void install(struct vmspace *vs, const struct exec_info *ei, const char *path)
+{
+    struct thread *t = thread_current();
+    struct proc *p = t->proc;
+    struct vmspace *old = p->vm;
+    push_off();
+    t->vm = vs;
+    p->vm = vs;
+    uvm_switch(old, vs);
+    pop_off();
+    vmspace_put(old); // a vfork parent may still hold it
+    vs->brk_start = vs->brk = ei->brk;
+    vfork_release(p);
+    signal_exec_reset(p);
+    // (A table shared with another process through CLONE_FILES stays shared;
+    // Linux would unshare it here.)
+    fdtable_close_on_exec(p->fdt);
+    t->clear_child_tid = 0;
+    t->tid = p->pid; // the thread that execs becomes the main thread
+    push_off();
+    t->fsbase = 0;
+    wrmsr(MSR_FS_BASE, 0);
+    pop_off();
+    fpu_reset_current(t);
+    const char *base = path;
+    for (const char *c = path; *c; c++)
+        if (*c == '/')
+            base = c + 1;
+    strlcpy(p->name, base, sizeof p->name);
+    strlcpy(t->name, p->name, sizeof t->name);
+    struct trapframe *tf = thread_trapframe(t);
+    memset(tf, 0, sizeof *tf);
+    tf->vector = T_SYSCALL;
+    tf->rip = ei->entry;
+    tf->rsp = ei->sp;
+    tf->cs = GDT_UCODE | 3;
+    tf->ss = GDT_UDATA | 3;
+    tf->rflags = RFLAGS_IF | 2;
+    t->force_iret = true; // every register starts at zero
+}
+
+// Load path (following #! lines) into a new address space. On success *vsp and
+// *ei describe it; nothing of the caller has changed yet.
+static int load(struct args *a, const char *path, struct vmspace **vsp, struct exec_info *ei)
+{
+    const char *execfn = path;
+    for (int depth = 0;; depth++) {
+        void *image = NULL;
+        size_t len = 0, npages = 0;
+        int err = read_file(path, &image, &len, &npages);
+        if (err)
+            return err;
+        err = shebang(a, image, len, &path);
+        if (err != -ENOEXEC) {
+            page_free_contig(image, npages);
+            if (err)
+                return err;
+            if (depth == INTERP_DEPTH)
+                return -ELOOP;
+            continue;
+        }
+        struct vmspace *vs = vmspace_new();
+        err = vs ? elf_exec(vs, image, len, a->argv, a->envp, execfn, ei) : -ENOMEM;
+        page_free_contig(image, npages);
+        if (err) {
+            if (vs)
+                vmspace_free(vs);
+            return err;
+        }
+        *vsp = vs;
+        return 0;
+    }
+}
+
+// Past the point of no return only if the new program loaded.
+static long do_exec(struct args *a, const char *path)
+{
+    struct vmspace *vs = NULL;
+    struct exec_info ei;
+    int err = load(a, path, &vs, &ei);
+    if (err)
+        return err;
+    if (!proc_kill_other_threads()) {
+        vmspace_free(vs);
+        return -EINTR; // a group exit overtook us: we leave on the way out
+    }
+    install(vs, &ei, path);
+    return 0;
+}
+
+long sys_execve(uint64_t upath, uint64_t uargv, uint64_t uenvp)
+{
+    char *path = kmalloc(FS_PATH_MAX);
+    struct args a;
+    long err = args_init(&a);
+    if (!err && !path)
+        err = -ENOMEM;
+    if (!err) {
+        long n = strncpy_from_user(path, upath, FS_PATH_MAX);
+        err = n < 0 ? n : n == 0 ? -ENOENT : 0;
+    }
+    if (!err)
+        err = copy_vector(&a, uargv, a.argv, &a.argc);
+    if (!err)
+        err = copy_vector(&a, uenvp, a.envp, &a.envc);
+    if (!err)
+        err = do_exec(&a, path);
+    args_free(&a);
+    kfree(path);
+    return err;
+}

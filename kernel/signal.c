@@ -1,0 +1,697 @@
+// Signals: sending, delivery on the way back to user mode (Linux's rt_sigframe on
+// the user stack), rt_sigreturn, default actions, and the signal system calls.
+//
+// Commute: signals sent to different processes, and mask or action changes in
+// different processes. All signal state of a process (its actions, its pending
+// set, and each of its threads' blocked and pending sets) is under that process's
+// own lock; nothing is shared between processes. A thread's own check for pending
+// signals on every return to user mode reads only its own words and its
+// process's pending word, without the lock.
+//
+// Standard and real-time signals alike are pending at most once (no queue of
+// real-time signals). A stop signal's default action stops every thread of the
+// process until SIGCONT (group stop); the parent's wait sees both.
+#include "mm.h"
+#include "percpu.h"
+#include "proc.h"
+#include "smp.h"
+#include "syscall.h"
+#include "trap.h"
+#include "uapi/abi.h"
+#include "uapi/errno.h"
+#include "uapi/unistd.h"
+#include "usercopy.h"
+#include "uvm.h"
+#include "x86.h"
+
+#define BIT(sig) (1UL << ((sig) - 1))
+#define UNBLOCKABLE (BIT(SIGKILL) | BIT(SIGSTOP))
+#define STOP_SIGNALS (BIT(SIGSTOP) | BIT(SIGTSTP) | BIT(SIGTTIN) | BIT(SIGTTOU))
+
+struct usig *usig_alloc(void) { return kzalloc(sizeof(struct usig)); }
+void usig_free(struct usig *s) { kfree(s); }
+
+enum { ACT_TERM, ACT_CORE, ACT_IGN, ACT_STOP };
+
+static int default_action(int sig)
+{
+    switch (sig) {
+    case SIGCHLD: case SIGURG: case SIGWINCH: case SIGCONT:
+        return ACT_IGN;
+    case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+        return ACT_STOP;
+    case SIGQUIT: case SIGILL: case SIGTRAP: case SIGABRT: case SIGBUS: case SIGFPE:
+    case SIGSEGV: case SIGXCPU: case SIGXFSZ: case SIGSYS:
+        return ACT_CORE;
+    default:
+        return ACT_TERM;
+    }
+}
+
+// Would delivering sig do nothing? Locked.
+static bool ignored(struct proc *p, int sig)
+{
+    if (sig == SIGKILL)
+        return false;
+    uint64_t h = p->sigactions[sig - 1].handler;
+    if (h == SIG_IGN)
+        return true;
+    return h == SIG_DFL && default_action(sig) == ACT_IGN;
+}
+
+// Take the signals in `set` off every pending set of p. Locked.
+static void drop_pending(struct proc *p, uint64_t set)
+{
+    p->sigpending &= ~set;
+    list_for_each(it, &p->threads)
+        list_entry(it, struct thread, group_link)->sig->pending &= ~set;
+}
+
+// What sending sig does at once, whatever its action: SIGCONT resumes a stopped
+// process and cancels pending stops; a stop cancels a pending SIGCONT. Locked;
+// true if p was stopped (the caller reports it once unlocked).
+static bool send_side_effects(struct proc *p, int sig)
+{
+    if (BIT(sig) & STOP_SIGNALS) {
+        drop_pending(p, BIT(SIGCONT));
+        return false;
+    }
+    if (sig != SIGCONT)
+        return false;
+    drop_pending(p, STOP_SIGNALS);
+    bool was = p->stopped;
+    p->stopped = false;
+    waitq_wake_all(&p->stop_wq);
+    return was;
+}
+
+static struct ksiginfo default_info(int sig)
+{
+    return (struct ksiginfo){.signo = sig, .code = SI_KERNEL};
+}
+
+// Get t to look at its signals soon: wake it if it sleeps, and interrupt its CPU
+// if it runs user code elsewhere (the reschedule IPI enters the kernel, whose
+// return to user mode delivers).
+void signal_kick(struct thread *t)
+{
+    if (thread_wake(t))
+        return;
+    int c = READ_ONCE(t->cpu);
+    if (READ_ONCE(t->state) == T_RUNNING && c != cpu_id())
+        lapic_send_ipi(cpu_apicid[c], T_RESCHED);
+}
+
+static void send_thread_locked(struct thread *t, int sig, const struct ksiginfo *info)
+{
+    struct usig *s = t->sig;
+    if (!(s->pending & BIT(sig))) {
+        s->pending |= BIT(sig);
+        s->info[sig - 1] = info ? *info : default_info(sig);
+    }
+    if (!(s->blocked & BIT(sig)))
+        signal_kick(t);
+}
+
+int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info)
+{
+    if (sig < 1 || sig > NSIG)
+        return -EINVAL;
+    push_off(); // signal_kick compares with this CPU
+    spin_lock(&p->lock);
+    bool continued = false;
+    if (p->state == P_ZOMBIE || p->group_exiting || list_empty(&p->threads))
+        goto out;
+    continued = send_side_effects(p, sig);
+    struct thread *main = list_entry(p->threads.next, struct thread, group_link);
+    if (ignored(p, sig) && !(main->sig->blocked & BIT(sig)))
+        goto out; // discarded at once, as Linux does
+    if (!(p->sigpending & BIT(sig))) {
+        p->sigpending |= BIT(sig);
+        p->siginfo[sig - 1] = info ? *info : default_info(sig);
+    }
+    // One thread that does not block it takes it; SIGKILL concerns them all.
+    list_for_each(it, &p->threads) {
+        struct thread *t = list_entry(it, struct thread, group_link);
+        if (sig == SIGKILL || !(t->sig->blocked & BIT(sig))) {
+            signal_kick(t);
+            if (sig != SIGKILL)
+                break;
+        }
+    }
+out:
+    spin_unlock(&p->lock);
+    pop_off();
+    if (continued)
+        proc_report_stop(p, W_CONTINUED);
+    return 0;
+}
+
+// t must stay alive meanwhile (the current thread, or found under the lock).
+int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
+{
+    if (sig < 1 || sig > NSIG)
+        return -EINVAL;
+    struct proc *p = t->proc;
+    if (sig == SIGKILL || sig == SIGCONT)
+        return signal_send_proc(p, sig, info); // these always act on the whole group
+    push_off();
+    spin_lock(&p->lock);
+    if (t->sig && !(ignored(p, sig) && !(t->sig->blocked & BIT(sig))))
+        send_thread_locked(t, sig, info);
+    spin_unlock(&p->lock);
+    pop_off();
+    return 0;
+}
+
+void signal_force(int sig, int code, uint64_t addr)
+{
+    struct thread *t = thread_current();
+    struct proc *p = t->proc;
+    struct ksiginfo info = {.signo = sig, .code = code, .addr = addr};
+    spin_lock(&p->lock);
+    // Blocked or ignored, a fault would only repeat: the default action applies.
+    if ((t->sig->blocked & BIT(sig)) || p->sigactions[sig - 1].handler == SIG_IGN) {
+        t->sig->blocked &= ~BIT(sig);
+        p->sigactions[sig - 1].handler = SIG_DFL;
+    }
+    t->sig->pending |= BIT(sig);
+    t->sig->info[sig - 1] = info;
+    spin_unlock(&p->lock);
+}
+
+static uint64_t deliverable(struct thread *t)
+{
+    struct usig *s = t->sig;
+    uint64_t pend = READ_ONCE(s->pending) | READ_ONCE(t->proc->sigpending);
+    return (pend & ~READ_ONCE(s->blocked)) | (pend & BIT(SIGKILL));
+}
+
+bool signal_pending(struct thread *t)
+{
+    return t->sig && (deliverable(t) || proc_group_exiting(t->proc) || READ_ONCE(t->proc->stopped));
+}
+
+// Sleep while the process is stopped (and not being killed).
+static void stop_wait(struct thread *t)
+{
+    struct proc *p = t->proc;
+    wait_event(&p->stop_wq, !READ_ONCE(p->stopped) || proc_group_exiting(p) ||
+                                ((READ_ONCE(t->sig->pending) | READ_ONCE(p->sigpending)) &
+                                 BIT(SIGKILL)));
+}
+
+// A stop signal's default action: stop the whole process, tell the parent, wait.
+static void group_stop(struct thread *t, int sig)
+{
+    struct proc *p = t->proc;
+    push_off();
+    spin_lock(&p->lock);
+    bool now = !p->stopped && !p->group_exiting;
+    if (now) {
+        p->stopped = true;
+        list_for_each(it, &p->threads) {
+            struct thread *o = list_entry(it, struct thread, group_link);
+            if (o != t)
+                signal_kick(o);
+        }
+    }
+    spin_unlock(&p->lock);
+    pop_off();
+    if (now)
+        proc_report_stop(p, W_STOPCODE(sig));
+    stop_wait(t);
+}
+
+// Take the next signal to deliver: the thread's own first, lowest number first.
+// Locked. 0 if none.
+static int dequeue(struct thread *t, struct ksiginfo *info)
+{
+    struct usig *s = t->sig;
+    struct proc *p = t->proc;
+    uint64_t mine = s->pending & (~s->blocked | UNBLOCKABLE);
+    uint64_t shared = p->sigpending & (~s->blocked | UNBLOCKABLE);
+    if (mine) {
+        int sig = __builtin_ctzl(mine) + 1;
+        s->pending &= ~BIT(sig);
+        *info = s->info[sig - 1];
+        return sig;
+    }
+    if (shared) {
+        int sig = __builtin_ctzl(shared) + 1;
+        p->sigpending &= ~BIT(sig);
+        *info = p->siginfo[sig - 1];
+        return sig;
+    }
+    return 0;
+}
+
+// ---- the signal frame (Linux x86-64 layout) ----------------------------------------
+
+struct sigcontext_k {
+    uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+    uint64_t rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags;
+    uint16_t cs, gs, fs, ss;
+    uint64_t err, trapno, oldmask, cr2;
+    uint64_t fpstate; // user address of the fxsave image, or 0
+    uint64_t reserved[8];
+};
+
+struct ucontext_k {
+    uint64_t flags, link;
+    struct stack_t_ stack;
+    struct sigcontext_k mc;
+    uint64_t sigmask;
+};
+
+struct siginfo_k {
+    int32_t signo, errno_, code, pad;
+    union {
+        struct {
+            int32_t pid, uid;
+        } kill;
+        struct {
+            int32_t pid, uid, status, pad;
+            int64_t utime, stime;
+        } chld;
+        uint64_t addr;
+        uint8_t bytes[112];
+    };
+};
+
+struct rt_sigframe {
+    uint64_t pretcode; // the handler returns here: sa_restorer
+    struct ucontext_k uc;
+    struct siginfo_k info;
+};
+
+_Static_assert(sizeof(struct sigcontext_k) == 256, "sigcontext layout");
+_Static_assert(sizeof(struct siginfo_k) == 128, "siginfo layout");
+_Static_assert(sizeof(struct ucontext_k) == 304, "ucontext layout");
+
+#define FPSTATE_SIZE 512
+#define RFLAGS_USER 0x254dd5UL // CF PF AF ZF SF TF DF OF NT RF AC: user may restore these
+
+static const uint8_t fpu_init_image[FPSTATE_SIZE] __attribute__((aligned(16))) = {
+    [0] = 0x7f, [1] = 0x03,                 // FCW 0x37f
+    [24] = 0x80, [25] = 0x1f,               // MXCSR 0x1f80
+};
+
+static bool on_altstack(struct usig *s, uint64_t sp)
+{
+    return s->ss_size && sp > s->ss_sp && sp - s->ss_sp <= s->ss_size;
+}
+
+static void fill_siginfo(struct siginfo_k *si, const struct ksiginfo *k)
+{
+    memset(si, 0, sizeof *si);
+    si->signo = k->signo;
+    si->errno_ = k->errno_;
+    si->code = k->code;
+    switch (k->signo) {
+    case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
+        if (k->code > 0 && k->code < SI_KERNEL) {
+            si->addr = k->addr;
+            break;
+        }
+        __attribute__((fallthrough)); // sent with kill
+    default:
+        si->kill.pid = k->pid;
+        si->kill.uid = k->uid;
+        if (k->signo == SIGCHLD && k->code > 0)
+            si->chld.status = k->status;
+    }
+}
+
+// Build the frame for sig's handler and point tf at the handler. old_blocked is
+// the mask sigreturn restores. -EFAULT if the user stack cannot take it.
+static int setup_frame(struct trapframe *tf, int sig, const struct k_sigaction *act,
+                       const struct ksiginfo *info, uint64_t old_blocked)
+{
+    struct thread *t = thread_current();
+    struct usig *s = t->sig;
+    if (!(act->flags & SA_RESTORER) || act->restorer >= USER_END || act->handler >= USER_END)
+        return -EFAULT;
+    uint64_t sp = tf->rsp;
+    bool was_on = on_altstack(s, sp);
+    if ((act->flags & SA_ONSTACK) && s->ss_size && !(s->ss_flags & SS_DISABLE) && !was_on)
+        sp = s->ss_sp + s->ss_size;
+    else
+        sp -= 128; // the interrupted code's red zone
+    uint64_t fp = (sp - FPSTATE_SIZE) & ~63UL;
+    uint64_t frame_at = ((fp - sizeof(struct rt_sigframe)) & ~15UL) - 8;
+
+    uint8_t fx[FPSTATE_SIZE] __attribute__((aligned(16)));
+    asm volatile("fxsave64 %0" : "=m"(fx));
+    struct rt_sigframe f;
+    memset(&f, 0, sizeof f);
+    f.pretcode = act->restorer;
+    f.uc.stack = (struct stack_t_){s->ss_sp, s->ss_size ? (was_on ? SS_ONSTACK : 0) : SS_DISABLE,
+                                   0, s->ss_size};
+    struct sigcontext_k *mc = &f.uc.mc;
+    *mc = (struct sigcontext_k){
+        .r8 = tf->r8, .r9 = tf->r9, .r10 = tf->r10, .r11 = tf->r11, .r12 = tf->r12,
+        .r13 = tf->r13, .r14 = tf->r14, .r15 = tf->r15, .rdi = tf->rdi, .rsi = tf->rsi,
+        .rbp = tf->rbp, .rbx = tf->rbx, .rdx = tf->rdx, .rax = tf->rax, .rcx = tf->rcx,
+        .rsp = tf->rsp, .rip = tf->rip, .eflags = tf->rflags, .cs = tf->cs, .ss = tf->ss,
+        .err = tf->vector < 32 ? tf->err : 0, .trapno = tf->vector < 32 ? tf->vector : 0,
+        .oldmask = old_blocked, .cr2 = info->addr, .fpstate = fp,
+    };
+    f.uc.sigmask = old_blocked;
+    fill_siginfo(&f.info, info);
+    if (copy_to_user(fp, fx, sizeof fx) < 0 || copy_to_user(frame_at, &f, sizeof f) < 0)
+        return -EFAULT;
+
+    tf->rdi = sig;
+    tf->rsi = frame_at + offsetof(struct rt_sigframe, info);
+    tf->rdx = frame_at + offsetof(struct rt_sigframe, uc);
+    tf->rax = 0;
+    tf->rsp = frame_at;
+    tf->rip = act->handler;
+    tf->rflags &= ~((1UL << 10) | (1UL << 8)); // DF and TF clear in the handler
+    asm volatile("fxrstor64 %0" : : "m"(fpu_init_image));
+    return 0;
+}
+
+// An interrupted system call that asked to be restarted: run it again (the
+// syscall instruction is 2 bytes), or fail with EINTR if a handler ran without
+// SA_RESTART.
+static void restart_syscall(struct thread *t, struct trapframe *tf, bool handler, bool sa_restart)
+{
+    if (tf->vector != T_SYSCALL || (long)tf->rax != -ERESTARTSYS ||
+        t->syscall_nr == __NR_rt_sigreturn)
+        return;
+    if (handler && !sa_restart) {
+        tf->rax = -EINTR;
+        return;
+    }
+    tf->rax = t->syscall_nr;
+    tf->rip -= 2;
+}
+
+void signal_deliver(struct trapframe *tf)
+{
+    struct thread *t = thread_current();
+    struct proc *p = t->proc;
+    if (!t->sig)
+        return;
+    for (;;) {
+        if (proc_group_exiting(p) || (READ_ONCE(t->sig->pending) & BIT(SIGKILL)))
+            thread_exit_user(0); // the group's status wins
+        if (READ_ONCE(p->stopped) && !(READ_ONCE(p->sigpending) & BIT(SIGKILL))) {
+            stop_wait(t);
+            continue;
+        }
+        if (!deliverable(t) && !t->sig->restore_blocked)
+            break;
+        spin_lock(&p->lock);
+        struct ksiginfo info;
+        int sig = dequeue(t, &info);
+        if (!sig) {
+            if (t->sig->restore_blocked) { // rt_sigsuspend woken by an ignored signal
+                t->sig->blocked = t->sig->saved_blocked;
+                t->sig->restore_blocked = false;
+            }
+            spin_unlock(&p->lock);
+            break;
+        }
+        struct k_sigaction act = p->sigactions[sig - 1];
+        if (act.handler == SIG_IGN || (act.handler == SIG_DFL && sig != SIGKILL &&
+                                       ignored(p, sig))) {
+            spin_unlock(&p->lock);
+            continue;
+        }
+        if (act.handler == SIG_DFL) {
+            spin_unlock(&p->lock);
+            if (default_action(sig) == ACT_STOP) {
+                group_stop(t, sig);
+                continue;
+            }
+            int core = default_action(sig) == ACT_CORE ? WCOREFLAG : 0;
+            proc_exit_group(W_EXITCODE(0, sig) | core);
+        }
+        if (act.flags & SA_RESETHAND)
+            p->sigactions[sig - 1].handler = SIG_DFL;
+        struct usig *s = t->sig;
+        uint64_t old = s->restore_blocked ? s->saved_blocked : s->blocked;
+        s->restore_blocked = false;
+        s->blocked |= act.mask | ((act.flags & SA_NODEFER) ? 0 : BIT(sig));
+        s->blocked &= ~UNBLOCKABLE;
+        spin_unlock(&p->lock);
+        restart_syscall(t, tf, true, act.flags & SA_RESTART);
+        if (setup_frame(tf, sig, &act, &info, old) < 0)
+            proc_exit_group(W_EXITCODE(0, SIGSEGV) | WCOREFLAG);
+        t->force_iret = true; // the handler's arguments are in rdi/rsi/rdx: keep rcx/r11 out
+    }
+    restart_syscall(t, tf, false, false);
+}
+
+void signal_exec_reset(struct proc *p)
+{
+    struct thread *t = thread_current();
+    spin_lock(&p->lock);
+    for (int i = 0; i < NSIG; i++) {
+        if (p->sigactions[i].handler != SIG_IGN)
+            p->sigactions[i] = (struct k_sigaction){0};
+        p->sigactions[i].flags = 0;
+        p->sigactions[i].mask = 0;
+        p->sigactions[i].restorer = 0;
+    }
+    t->sig->ss_sp = t->sig->ss_size = 0;
+    t->sig->ss_flags = SS_DISABLE;
+    spin_unlock(&p->lock);
+}
+
+// ---- system calls ---------------------------------------------------------------------
+
+long sys_rt_sigreturn(void)
+{
+    struct thread *t = thread_current();
+    struct trapframe *tf = thread_trapframe(t);
+    uint64_t frame_at = tf->rsp - 8; // the handler's ret popped pretcode
+    struct ucontext_k uc;
+    if (copy_from_user(&uc, frame_at + offsetof(struct rt_sigframe, uc), sizeof uc) < 0 ||
+        uc.mc.rip >= USER_END)
+        proc_exit_group(W_EXITCODE(0, SIGSEGV) | WCOREFLAG);
+    uint8_t fx[FPSTATE_SIZE] __attribute__((aligned(16)));
+    if (uc.mc.fpstate) {
+        if (copy_from_user(fx, uc.mc.fpstate, sizeof fx) < 0)
+            proc_exit_group(W_EXITCODE(0, SIGSEGV) | WCOREFLAG);
+        // MXCSR bits this CPU does not have would fault in fxrstor: keep only
+        // those its MXCSR_MASK allows (0 there means the default 0xffbf).
+        uint8_t cur[FPSTATE_SIZE] __attribute__((aligned(16)));
+        asm volatile("fxsave64 %0" : "=m"(cur));
+        uint32_t mask = *(uint32_t *)&cur[28] ? *(uint32_t *)&cur[28] : 0xffbf;
+        *(uint32_t *)&fx[24] &= mask;
+        *(uint32_t *)&fx[28] = *(uint32_t *)&cur[28];
+        asm volatile("fxrstor64 %0" : : "m"(fx));
+    } else {
+        asm volatile("fxrstor64 %0" : : "m"(fpu_init_image));
+    }
+    const struct sigcontext_k *mc = &uc.mc;
+    tf->r8 = mc->r8, tf->r9 = mc->r9, tf->r10 = mc->r10, tf->r11 = mc->r11;
+    tf->r12 = mc->r12, tf->r13 = mc->r13, tf->r14 = mc->r14, tf->r15 = mc->r15;
+    tf->rdi = mc->rdi, tf->rsi = mc->rsi, tf->rbp = mc->rbp, tf->rbx = mc->rbx;
+    tf->rdx = mc->rdx, tf->rcx = mc->rcx, tf->rsp = mc->rsp, tf->rip = mc->rip;
+    tf->rflags = (tf->rflags & ~RFLAGS_USER) | (mc->eflags & RFLAGS_USER) | RFLAGS_IF;
+    struct proc *p = t->proc;
+    spin_lock(&p->lock);
+    t->sig->blocked = uc.sigmask & ~UNBLOCKABLE;
+    spin_unlock(&p->lock);
+    t->force_iret = true; // every register as it was, rcx and r11 included
+    return mc->rax;
+}
+
+long sys_rt_sigaction(int sig, uint64_t uact, uint64_t uold, size_t size)
+{
+    struct proc *p = proc_current();
+    if (size != sizeof(uint64_t) || sig < 1 || sig > NSIG)
+        return -EINVAL;
+    if (uact && (sig == SIGKILL || sig == SIGSTOP))
+        return -EINVAL;
+    struct k_sigaction act, old;
+    if (uact && copy_from_user(&act, uact, sizeof act) < 0)
+        return -EFAULT;
+    spin_lock(&p->lock);
+    old = p->sigactions[sig - 1];
+    if (uact) {
+        act.mask &= ~UNBLOCKABLE;
+        p->sigactions[sig - 1] = act;
+        if (ignored(p, sig)) { // pending instances are discarded
+            p->sigpending &= ~BIT(sig);
+            list_for_each(it, &p->threads)
+                list_entry(it, struct thread, group_link)->sig->pending &= ~BIT(sig);
+        }
+    }
+    spin_unlock(&p->lock);
+    if (uold && copy_to_user(uold, &old, sizeof old) < 0)
+        return -EFAULT;
+    return 0;
+}
+
+long sys_rt_sigprocmask(int how, uint64_t uset, uint64_t uold, size_t size)
+{
+    struct thread *t = thread_current();
+    if (size != sizeof(uint64_t))
+        return -EINVAL;
+    uint64_t set = 0;
+    if (uset && copy_from_user(&set, uset, sizeof set) < 0)
+        return -EFAULT;
+    if (uset && how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
+        return -EINVAL;
+    struct proc *p = t->proc;
+    spin_lock(&p->lock);
+    uint64_t old = t->sig->blocked;
+    set &= ~UNBLOCKABLE;
+    if (uset && how == SIG_BLOCK)
+        t->sig->blocked |= set;
+    else if (uset && how == SIG_UNBLOCK)
+        t->sig->blocked &= ~set;
+    else if (uset)
+        t->sig->blocked = set;
+    spin_unlock(&p->lock);
+    if (uold && copy_to_user(uold, &old, sizeof old) < 0)
+        return -EFAULT;
+    return 0;
+}
+
+long sys_rt_sigpending(uint64_t uset, size_t size)
+{
+    struct thread *t = thread_current();
+    if (size != sizeof(uint64_t))
+        return -EINVAL;
+    spin_lock(&t->proc->lock);
+    uint64_t set = (t->sig->pending | t->proc->sigpending) & t->sig->blocked;
+    spin_unlock(&t->proc->lock);
+    return copy_to_user(uset, &set, sizeof set);
+}
+
+// Sleep with a temporary mask until a signal is delivered.
+static long suspend_with(uint64_t mask)
+{
+    struct thread *t = thread_current();
+    struct proc *p = t->proc;
+    spin_lock(&p->lock);
+    t->sig->saved_blocked = t->sig->blocked;
+    t->sig->restore_blocked = true;
+    t->sig->blocked = mask & ~UNBLOCKABLE;
+    spin_unlock(&p->lock);
+    struct waitq q; // no one wakes it: senders wake the thread itself
+    waitq_init(&q, "sigsuspend");
+    wait_event(&q, signal_pending(t));
+    return -EINTR;
+}
+
+long sys_rt_sigsuspend(uint64_t umask, size_t size)
+{
+    if (size != sizeof(uint64_t))
+        return -EINVAL;
+    uint64_t mask;
+    if (copy_from_user(&mask, umask, sizeof mask) < 0)
+        return -EFAULT;
+    return suspend_with(mask);
+}
+
+long sys_pause(void) { return suspend_with(thread_current()->sig->blocked); }
+
+long sys_sigaltstack(uint64_t uss, uint64_t uoss)
+{
+    struct thread *t = thread_current();
+    struct usig *s = t->sig;
+    uint64_t sp = thread_trapframe(t)->rsp;
+    bool on = on_altstack(s, sp);
+    struct stack_t_ old = {s->ss_sp, s->ss_size ? (on ? SS_ONSTACK : 0) : SS_DISABLE, 0,
+                           s->ss_size};
+    if (uss) {
+        struct stack_t_ ss;
+        if (copy_from_user(&ss, uss, sizeof ss) < 0)
+            return -EFAULT;
+        if (on)
+            return -EPERM;
+        if (ss.ss_flags != 0 && ss.ss_flags != SS_DISABLE)
+            return -EINVAL;
+        if (ss.ss_flags == SS_DISABLE) {
+            s->ss_sp = s->ss_size = 0;
+        } else {
+            if (ss.ss_size < MINSIGSTKSZ)
+                return -ENOMEM;
+            s->ss_sp = ss.ss_sp;
+            s->ss_size = ss.ss_size;
+        }
+        s->ss_flags = ss.ss_flags;
+    }
+    if (uoss && copy_to_user(uoss, &old, sizeof old) < 0)
+        return -EFAULT;
+    return 0;
+}
+
+static struct ksiginfo sender_info(int sig, int code)
+{
+    return (struct ksiginfo){.signo = sig, .code = code, .pid = proc_current()->pid};
+}
+
+long sys_kill(int pid, int sig)
+{
+    if (sig < 0 || sig > NSIG)
+        return -EINVAL;
+    struct proc *self = proc_current();
+    if (pid == 0)
+        pid = self->pid; // process groups come later: our own group is just us
+    if (pid < 0)
+        return -ESRCH;   // likewise kill(-1) and kill(-pgrp)
+    struct ksiginfo info = sender_info(sig, SI_USER);
+    epoch_enter(); // p stays allocated while we use it
+    struct proc *p = pid_lookup(pid);
+    long r = !p || p->state == P_ZOMBIE ? -ESRCH : sig ? signal_send_proc(p, sig, &info) : 0;
+    epoch_exit();
+    return r;
+}
+
+// Send sig to thread tid of p (any process if p's lock finds it). -ESRCH if none.
+static long send_to_tid(struct proc *p, int tid, int sig)
+{
+    struct ksiginfo info = sender_info(sig, SI_TKILL);
+    long r = -ESRCH;
+    push_off();
+    spin_lock(&p->lock);
+    list_for_each(it, &p->threads) {
+        struct thread *t = list_entry(it, struct thread, group_link);
+        if (t->tid != tid)
+            continue;
+        r = 0;
+        if ((sig == SIGKILL || sig == SIGCONT) && !p->group_exiting) {
+            spin_unlock(&p->lock);
+            pop_off();
+            return signal_send_proc(p, sig, &info);
+        }
+        if (sig && !(ignored(p, sig) && !(t->sig->blocked & BIT(sig))))
+            send_thread_locked(t, sig, &info);
+        break;
+    }
+    spin_unlock(&p->lock);
+    pop_off();
+    return r;
+}
+
+long sys_tgkill(int tgid, int tid, int sig)
+{
+    if (tgid <= 0 || tid <= 0 || sig < 0 || sig > NSIG)
+        return -EINVAL;
+    epoch_enter();
+    struct proc *p = pid_lookup(tgid);
+    long r = p ? send_to_tid(p, tid, sig) : -ESRCH;
+    epoch_exit();
+    return r;
+}
+
+// tkill: a thread of our own process, or the main thread of any process (only
+// main threads are in the pid table).
+long sys_tkill(int tid, int sig)
+{
+    if (tid <= 0 || sig < 0 || sig > NSIG)
+        return -EINVAL;
+    long r = send_to_tid(proc_current(), tid, sig);
+    if (r != -ESRCH)
+        return r;
+    return sys_tgkill(tid, tid, sig);
+}

@@ -1,0 +1,352 @@
+// Threads: pthreads over clone, set_tid_address and futex (musl), thread ids,
+// join through CLONE_CHILD_CLEARTID, mutexes and condition variables under
+// contention, exit of one thread vs exit_group, and the futex call itself.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+// musl's headers have no <linux/futex.h>.
+#define FUTEX_WAIT_PRIVATE 128
+#define FUTEX_WAKE_PRIVATE 129
+
+static int n, failed;
+
+static void check(int ok, const char *name)
+{
+    n++;
+    failed += !ok;
+    printf("%s %d - %s\n", ok ? "ok" : "not ok", n, name);
+    fflush(stdout);
+}
+
+static long futex(int *addr, int op, int val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+
+enum { NT = 8, ITER = 2000 };
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static long counter;
+static int tids[NT];
+
+static void *adder(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    tids[i] = (int)syscall(SYS_gettid);
+    for (int k = 0; k < ITER; k++) {
+        pthread_mutex_lock(&mu);
+        counter++;
+        if (k % 256 == 0)
+            sched_yield(); // hold the lock across a switch: others must wait
+        pthread_mutex_unlock(&mu);
+    }
+    return (void *)(intptr_t)(i + 100);
+}
+
+static void test_create_join(void)
+{
+    pthread_t t[NT];
+    int created = 0;
+    for (int i = 0; i < NT; i++)
+        created += pthread_create(&t[i], NULL, adder, (void *)(intptr_t)i) == 0;
+    check(created == NT, "pthread_create x8");
+    int rets_ok = 1;
+    for (int i = 0; i < NT; i++) {
+        void *r;
+        rets_ok &= pthread_join(t[i], &r) == 0 && r == (void *)(intptr_t)(i + 100);
+    }
+    check(rets_ok, "pthread_join returns each thread's value");
+    check(counter == (long)NT * ITER, "a mutex keeps 8 threads' increments exact");
+    int distinct = 1;
+    for (int i = 0; i < NT; i++) {
+        distinct &= tids[i] > 0 && tids[i] != getpid();
+        for (int j = 0; j < i; j++)
+            distinct &= tids[i] != tids[j];
+    }
+    check(distinct, "threads have distinct tids, none equal to the pid");
+}
+
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int turn, rounds_done;
+
+// Two threads take turns through a condition variable.
+static void *pingpong(void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    for (int r = 0; r < 200; r++) {
+        pthread_mutex_lock(&mu);
+        while (turn != me)
+            pthread_cond_wait(&cv, &mu);
+        turn = 1 - me;
+        rounds_done++;
+        pthread_cond_broadcast(&cv);
+        pthread_mutex_unlock(&mu);
+    }
+    return NULL;
+}
+
+static void test_condvar(void)
+{
+    pthread_t a, b;
+    pthread_create(&a, NULL, pingpong, (void *)0);
+    pthread_create(&b, NULL, pingpong, (void *)1);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    check(rounds_done == 400, "condition variable ping-pong, 400 turns");
+}
+
+static void *getpid_thread(void *arg)
+{
+    (void)arg;
+    return (void *)(intptr_t)getpid();
+}
+
+static void test_same_process(void)
+{
+    pthread_t t;
+    void *r;
+    pthread_create(&t, NULL, getpid_thread, NULL);
+    pthread_join(t, &r);
+    check((intptr_t)r == getpid(), "a thread's getpid is the process's");
+}
+
+static void *exit_three(void *arg)
+{
+    (void)arg;
+    usleep(20000);
+    _exit(3); // exit_group: the whole process, the blocked main thread too
+}
+
+static void *sleeper(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
+static void test_exit_group_from_thread(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        pthread_t a, b;
+        pthread_create(&b, NULL, sleeper, NULL);
+        pthread_create(&a, NULL, exit_three, NULL);
+        for (;;)
+            pause();
+    }
+    int st;
+    check(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 3,
+          "exit from a thread ends every thread with its status");
+}
+
+static void *thread_exit_only(void *arg)
+{
+    (void)arg;
+    pthread_exit(NULL); // SYS_exit: this thread alone
+}
+
+static void test_thread_exit_leaves_process(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        pthread_t t;
+        pthread_create(&t, NULL, thread_exit_only, NULL);
+        pthread_join(t, NULL); // CLONE_CHILD_CLEARTID wakes us
+        _exit(4);
+    }
+    int st;
+    check(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 4,
+          "exit of one thread leaves the process running");
+}
+
+static char argcheck_path[300];
+
+static void *exec_from_thread(void *arg)
+{
+    (void)arg;
+    char *a[] = {"argcheck", "1", "2", "3", "4", NULL};
+    execv(argcheck_path, a);
+    return NULL;
+}
+
+static void test_exec_from_thread(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        pthread_t t, s;
+        pthread_create(&s, NULL, sleeper, NULL);
+        pthread_create(&t, NULL, exec_from_thread, NULL);
+        for (;;)
+            pause();
+    }
+    int st;
+    check(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 5,
+          "execve from a thread replaces the whole process");
+}
+
+static void *forker(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 20; i++) {
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(i);
+        int st;
+        if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != i)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+static void test_threads_fork_concurrently(void)
+{
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, forker, NULL);
+    int bad = 0;
+    for (int i = 0; i < 4; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        bad += r != NULL;
+    }
+    check(bad == 0, "4 threads fork and wait 20 children each");
+}
+
+// Each thread keeps its own vector registers across switches: two threads on one
+// CPU load different patterns into xmm7 (and ymm7 where AVX exists), yield
+// inside the same asm statement, and read them back.
+static void *vector_keeper(void *arg)
+{
+    unsigned char fill = (unsigned char)(uintptr_t)arg;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(0, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    int avx = __builtin_cpu_supports("avx");
+    unsigned char in[32], out[32];
+    memset(in, fill, sizeof in);
+    for (int i = 0; i < 200; i++) {
+        memset(out, 0, sizeof out);
+        if (avx)
+            __asm__ volatile("vmovdqu (%0), %%ymm7\n\tmov $24, %%eax\n\tsyscall\n\t"
+                             "vmovdqu %%ymm7, (%1)"
+                             : : "r"(in), "r"(out) : "rax", "rcx", "r11", "memory", "xmm7");
+        else
+            __asm__ volatile("movdqu (%0), %%xmm7\n\tmov $24, %%eax\n\tsyscall\n\t"
+                             "movdqu %%xmm7, (%1)"
+                             : : "r"(in), "r"(out) : "rax", "rcx", "r11", "memory", "xmm7");
+        if (memcmp(in, out, avx ? 32 : 16) != 0)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+static void test_vector_registers_private(void)
+{
+    pthread_t a, b;
+    void *ra = (void *)1, *rb = (void *)1;
+    pthread_create(&a, NULL, vector_keeper, (void *)0x5a);
+    pthread_create(&b, NULL, vector_keeper, (void *)0xc3);
+    pthread_join(a, &ra);
+    pthread_join(b, &rb);
+    check(ra == NULL && rb == NULL, "vector registers are private to each thread");
+}
+
+static int word;
+
+static void *waker(void *arg)
+{
+    (void)arg;
+    usleep(20000);
+    __atomic_store_n(&word, 1, __ATOMIC_SEQ_CST);
+    futex(&word, FUTEX_WAKE_PRIVATE, 1, NULL);
+    return NULL;
+}
+
+static void test_futex(void)
+{
+    int v = 5;
+    errno = 0;
+    check(futex(&v, FUTEX_WAIT_PRIVATE, 4, NULL) == -1 && errno == EAGAIN,
+          "FUTEX_WAIT on a changed value is EAGAIN");
+    struct timespec ts = {0, 20000000};
+    errno = 0;
+    check(futex(&v, FUTEX_WAIT_PRIVATE, 5, &ts) == -1 && errno == ETIMEDOUT,
+          "FUTEX_WAIT times out with ETIMEDOUT");
+    check(futex(&v, FUTEX_WAKE_PRIVATE, 1, NULL) == 0, "FUTEX_WAKE without waiters wakes 0");
+    errno = 0;
+    check(futex((int *)((char *)&v + 1), FUTEX_WAIT_PRIVATE, 5, NULL) == -1 && errno == EINVAL,
+          "FUTEX_WAIT on an unaligned word is EINVAL");
+    errno = 0;
+    check(futex((int *)8, FUTEX_WAIT_PRIVATE, 5, NULL) == -1 && errno == EFAULT,
+          "FUTEX_WAIT on a bad address is EFAULT");
+    pthread_t t;
+    word = 0;
+    pthread_create(&t, NULL, waker, NULL);
+    int woke = 1;
+    while (__atomic_load_n(&word, __ATOMIC_SEQ_CST) == 0) {
+        long r = futex(&word, FUTEX_WAIT_PRIVATE, 0, NULL);
+        woke &= r == 0 || errno == EAGAIN;
+    }
+    pthread_join(t, NULL);
+    check(woke && word == 1, "FUTEX_WAIT is woken by FUTEX_WAKE");
+}
+
+static void *affinity_thread(void *arg)
+{
+    (void)arg;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(0, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        return (void *)1;
+    for (int i = 0; i < 20; i++) {
+        if (sched_getcpu() != 0)
+            return (void *)2;
+        sched_yield();
+    }
+    return NULL;
+}
+
+static void test_thread_affinity(void)
+{
+    pthread_t t;
+    void *r = (void *)-1;
+    pthread_create(&t, NULL, affinity_thread, NULL);
+    pthread_join(t, &r);
+    check(r == NULL, "a thread pinned to CPU 0 runs only there");
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    const char *slash = strrchr(argv[0], '/');
+    if (slash)
+        snprintf(argcheck_path, sizeof argcheck_path, "%.*s/argcheck", (int)(slash - argv[0]), argv[0]);
+    else
+        snprintf(argcheck_path, sizeof argcheck_path, "/tests/bin/argcheck");
+    test_create_join();
+    test_condvar();
+    test_same_process();
+    test_exit_group_from_thread();
+    test_thread_exit_leaves_process();
+    test_exec_from_thread();
+    test_threads_fork_concurrently();
+    test_vector_registers_private();
+    test_futex();
+    test_thread_affinity();
+    printf("%d passed, %d failed\n", n - failed, failed);
+    return failed != 0;
+}
