@@ -18,6 +18,8 @@
 #include "file.h"
 #include "fs.h"
 #include "mm.h"
+#include "proc.h"
+#include "sched.h"
 #include "uapi/errno.h"
 #include "usercopy.h"
 
@@ -95,8 +97,11 @@ static long pipe_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
             return 0;
         if (f->flags & O_NONBLOCK)
             return -EAGAIN;
-        // Signals come later: then EINTR/ERESTARTSYS would end this wait.
-        wait_event(&p->rwq, used(p) > 0 || READ_ONCE(p->writers) == 0);
+        // A signal ends the wait: the call restarts (SA_RESTART) or fails EINTR.
+        struct thread *t = thread_current();
+        wait_event(&p->rwq, used(p) > 0 || READ_ONCE(p->writers) == 0 || signal_pending(t));
+        if (used(p) == 0 && READ_ONCE(p->writers) != 0 && signal_pending(t))
+            return -ERESTARTSYS;
     }
     long ret = ring_move(p, &p->r, ubuf, MIN(n, w - p->r), false);
     sleeplock_release(&p->rlock);
@@ -117,9 +122,9 @@ static long pipe_writev(struct file *f, const struct iovec *iov, int cnt, size_t
     sleeplock_acquire(&p->wlock);
     for (;;) {
         if (__atomic_load_n(&p->readers, __ATOMIC_ACQUIRE) == 0) {
-            // SIGPIPE: pipe_writev is where the writer must get SIGPIPE (and then
-            // -EPIPE unless the signal is caught, ignored or blocked) once signals
-            // exist: raise it here, for the current thread, before returning.
+            // No reader: SIGPIPE for the writer (Linux sends it even after a
+            // partial write), and EPIPE if the signal does not end it.
+            signal_send_thread(thread_current(), SIGPIPE, NULL);
             ret = done ? (long)done : -EPIPE;
             break;
         }
@@ -154,8 +159,14 @@ static long pipe_writev(struct file *f, const struct iovec *iov, int cnt, size_t
             break;
         }
         sleeplock_release(&p->wlock);
-        wait_event(&p->wwq, PIPE_SIZE - used(p) >= need || READ_ONCE(p->readers) == 0);
+        struct thread *t = thread_current();
+        wait_event(&p->wwq, PIPE_SIZE - used(p) >= need || READ_ONCE(p->readers) == 0 ||
+                                signal_pending(t));
         sleeplock_acquire(&p->wlock);
+        if (PIPE_SIZE - used(p) < need && READ_ONCE(p->readers) != 0 && signal_pending(t)) {
+            ret = done ? (long)done : -ERESTARTSYS;
+            break;
+        }
     }
     sleeplock_release(&p->wlock);
     return ret;

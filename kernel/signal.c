@@ -153,6 +153,8 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
     if (sig < 1 || sig > NSIG)
         return -EINVAL;
     struct proc *p = t->proc;
+    if (!p)
+        return -ESRCH; // a kernel thread (in-kernel tests use pipes too)
     if (sig == SIGKILL || sig == SIGCONT)
         return signal_send_proc(p, sig, info); // these always act on the whole group
     push_off();

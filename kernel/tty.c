@@ -130,7 +130,10 @@ static long tty_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
             return (f->flags & O_NONBLOCK) ? -EAGAIN : 0;
         }
         sleeplock_release(&tty.lock);
-        wait_event(&console_input_wq, console_input_pending());
+        struct thread *t = thread_current();
+        wait_event(&console_input_wq, console_input_pending() || signal_pending(t));
+        if (!console_input_pending() && signal_pending(t))
+            return -ERESTARTSYS; // restart (SA_RESTART) or EINTR
         sleeplock_acquire(&tty.lock);
     }
     long ret = 0;
