@@ -101,7 +101,7 @@ HOST_TESTS ?=
 HOST_TEST_DEPS ?=
 
 # User-space suites in the guest: N:PROGRAM boots N CPUs with RUN=PROGRAM.
-GUEST_RUNS ?=
+GUEST_RUNS ?= 2:/tests/progs/run
 
 test: $(BUILD)/esp.img $(HOST_TEST_DEPS)
 	tools/runtests --esp $(BUILD)/esp.img --cpus "$(TEST_CPUS)" \

@@ -250,6 +250,19 @@ static int load(struct args *a, const char *path, struct vmspace **vsp, struct e
     }
 }
 
+int proc_spawn_file(const char *path, const char *const argv[], const char *const envp[],
+                    struct proc **out)
+{
+    void *image;
+    size_t len, npages;
+    int err = read_file(path, &image, &len, &npages);
+    if (err)
+        return err;
+    err = proc_spawn(path, image, len, argv, envp, NULL, NULL, out);
+    page_free_contig(image, npages);
+    return err;
+}
+
 // Past the point of no return only if the new program loaded.
 static long do_exec(struct args *a, const char *path)
 {

@@ -53,8 +53,41 @@ static void cpu_user_init(void *arg)
     syscall_init_cpu();
 }
 
-// `init=NAME` runs the built-in user program NAME (the real init will come from
-// the file system) and reports how it ended.
+// The first process: /sbin/init from the file system, with an environment made
+// of the command line's key=value words (RUN="cmd args" arrives as RUN, as on
+// Linux). When init ends the machine powers off with its exit status; a
+// `RUN=...` boot ends through reboot(2) before that (user/init.c).
+#define INIT_PATH "/sbin/init"
+#define INIT_ENV_MAX 64
+
+static void run_sbin_init(void *arg)
+{
+    (void)arg;
+    static char envbuf[2048];
+    static char *envp[INIT_ENV_MAX];
+    int n = cmdline_env(kernel_cmdline, envbuf, sizeof envbuf, envp, INIT_ENV_MAX - 3);
+    if (n < 0) {
+        kprintf("init: kernel command line too long for init's environment\n");
+        n = 0;
+    }
+    envp[n++] = "HOME=/";
+    envp[n++] = "TERM=vt100";
+    envp[n] = NULL;
+    const char *argv[] = {INIT_PATH, NULL};
+    struct proc *p;
+    int err = proc_spawn_file(INIT_PATH, argv, (const char *const *)envp, &p);
+    if (err) {
+        kprintf("init: cannot start %s: error %d\n", INIT_PATH, err);
+        qemu_exit(127);
+    }
+    int st = proc_wait_kernel(p);
+    int code = (st & 0x7f) ? 128 + (st & 0x7f) : (st >> 8) & 0xff;
+    kprintf("init: %s exited (wait status 0x%x); powering off\n", INIT_PATH, st);
+    qemu_exit(code > 127 ? 127 : code);
+}
+
+// `init=NAME` runs the built-in user program NAME instead of /sbin/init (small
+// test and benchmark programs) and reports how it ended.
 static void run_init(void *arg)
 {
     const char *name = arg;
@@ -88,8 +121,11 @@ static void start_user_space(void)
     }
     size_t len;
     const char *v = cmdline_get("init", &len);
-    if (!v)
+    if (!v) {
+        if (!kthread_create("init", run_sbin_init, NULL, NULL))
+            panic("no memory for the init thread");
         return;
+    }
     len = MIN(len, sizeof init_name - 1);
     memcpy(init_name, v, len);
     init_name[len] = 0;
@@ -137,8 +173,6 @@ void kmain(uint64_t bootinfo_pa)
     dev_init();
 
     start_user_space();
-    if (!cmdline_has("test") && !cmdline_has("init"))
-        kprintf("kernel: up; no user space (init=NAME runs a built-in program; Ctrl-A X leaves QEMU)\n");
     // From here on this is the boot CPU's idle thread.
     for (;;)
         hlt();

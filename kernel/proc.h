@@ -97,6 +97,9 @@ int proc_spawn(const char *name, const void *image, size_t len, const char *cons
                const char *const envp[], const cpumask_t *affinity, struct capture *cap,
                struct proc **out);
 int proc_wait_kernel(struct proc *p); // wait for exit, free it, return the wait status
+// exec.c: proc_spawn of the ELF executable at path in ScaleFS (the first process).
+int proc_spawn_file(const char *path, const char *const argv[], const char *const envp[],
+                    struct proc **out);
 long proc_wait4(int pid, uint64_t ustatus, int options);
 long proc_waitid(int idtype, int id, uint64_t uinfo, int options);
 // clone/fork/vfork: flags as Linux's clone(2). The child's pid/tid or -errno.

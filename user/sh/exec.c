@@ -53,6 +53,14 @@ static int move_high(int fd)
     return h;
 }
 
+static bool planned_target(const struct setup *s, int fd)
+{
+    for (int i = 0; i < s->nmoves; i++)
+        if (s->moves[i].to == fd && s->moves[i].from >= 0)
+            return true;
+    return false;
+}
+
 // Open the redirections' files and turn everything into moves. Returns false
 // (after saying why) if a file cannot be opened.
 static bool plan_redirs(struct redir *r, struct setup *s)
@@ -73,7 +81,9 @@ static bool plan_redirs(struct redir *r, struct setup *s)
             if (strcmp(target, "-") == 0) {
                 add_move(s, r->fd, -1);
             } else if (*target && !*end && from >= 0 && from < SAVE_FD_MIN) {
-                if (fcntl((int)from, F_GETFD) < 0) {
+                // Open already, or made by an earlier redirection of this command
+                // (3>f >&3): the moves are applied in order.
+                if (!planned_target(s, (int)from) && fcntl((int)from, F_GETFD) < 0) {
                     sh_error("%ld: %s", from, strerror(errno));
                     return false;
                 }
