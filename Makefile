@@ -43,8 +43,8 @@ KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
 
 KSRCS := $(wildcard kernel/*.c kernel/*.S fs/*.c tests/kernel/*.c)
 KOBJS := $(patsubst %,$(BUILD)/%.o,$(KSRCS))
-include user/user.mk
 include libc/libc.mk
+include user/user.mk
 include user/progs.mk
 
 $(BUILD)/%.c.o: %.c | $(DEPS_OK)

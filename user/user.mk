@@ -3,8 +3,8 @@
 #  - user/tests/*.c, small programs the in-kernel tests drive, each built twice
 #    with musl-gcc: a static executable (ET_EXEC, name) and a static-pie (ET_DYN,
 #    name-pie);
-#  - tests/user/*.c, the user-level test suites: each prints ok/not ok lines and a
-#    closing line and exits 0 only if all passed. Embedded as "test-NAME" (the
+#  - tests/user/*.c, the user-level test suites, built against our libc: each
+#    prints ok/not ok lines and a closing line and exits 0 only if all passed. Embedded as "test-NAME" (the
 #    in-kernel `user_suites` runner relays their results), and run on the Linux
 #    host too (HOST_TESTS), where they must pass as well.
 # Included by the top-level Makefile; adds $(USER_OBJ) to the kernel link.
@@ -26,10 +26,13 @@ $(BUILD)/user/%: user/tests/%.c $(USER_HDRS) | $(DEPS_OK)
 	@echo "  UCC     $@"
 	$(Q)$(USER_CC) $(USER_CFLAGS) -static -o $@ $<
 
-$(BUILD)/user/test-%: tests/user/%.c $(SUITE_HDRS) | $(DEPS_OK)
+# The suites are built against our libc (libc/libc.mk), so both kernels run
+# exactly the same binary and the libc is exercised on ours too.
+$(BUILD)/user/test-%: tests/user/%.c $(SUITE_HDRS) $(LIBC_DEPS) | $(DEPS_OK)
 	@mkdir -p $(@D)
-	@echo "  UCC     $@"
-	$(Q)$(USER_CC) $(USER_CFLAGS) -static -o $@ $<
+	@echo "  LIBCC   $@"
+	$(Q)$(LIBC_CC) $(LIBC_CFLAGS) -O2 -g -Wall -Wextra -Werror -c -o $@.o $<
+	$(Q)$(call LIBC_LINK,$@,$@.o)
 
 # musl-gcc's wrapper does not know -static-pie (it links against libc.so), so
 # link by hand with musl's self-relocating start file rcrt1.o.

@@ -57,8 +57,24 @@
 #define SIG_SETMASK 2
 
 #define SI_USER 0
+#define SI_KERNEL 0x80
 #define SI_QUEUE (-1)
 #define SI_TKILL (-6)
+// si_code values for the signals the CPU raises and for SIGCHLD (Linux's).
+#define ILL_ILLOPN 2
+#define FPE_INTDIV 1
+#define FPE_FLTINV 7
+#define SEGV_MAPERR 1
+#define SEGV_ACCERR 2
+#define BUS_ADRALN 1
+#define BUS_ADRERR 2
+#define TRAP_BRKPT 1
+#define CLD_EXITED 1
+#define CLD_KILLED 2
+#define CLD_DUMPED 3
+#define CLD_TRAPPED 4
+#define CLD_STOPPED 5
+#define CLD_CONTINUED 6
 #define SS_ONSTACK 1
 #define SS_DISABLE 2
 #define MINSIGSTKSZ 2048

@@ -53,7 +53,6 @@ pid_t fork(void)
     return (pid_t)__syscall_ret(r);
 }
 
-pid_t vfork(void) { return fork(); }
 
 int execve(const char *path, char *const argv[], char *const envp[])
 {
@@ -151,6 +150,11 @@ pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
     return sys(__NR_wait4, pid, status, options, ru);
 }
 pid_t waitpid(pid_t pid, int *status, int options) { return wait4(pid, status, options, NULL); }
+
+int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+    return syscall(__NR_waitid, idtype, id, info, options, NULL);
+}
 pid_t wait(int *status) { return wait4(-1, status, 0, NULL); }
 
 int system(const char *cmd)

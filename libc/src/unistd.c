@@ -71,10 +71,22 @@ int unlink(const char *path) { return sys(__NR_unlink, path); }
 int unlinkat(int dirfd, const char *path, int flags) { return sys(__NR_unlinkat, dirfd, path, flags); }
 int rmdir(const char *path) { return sys(__NR_rmdir, path); }
 int link(const char *from, const char *to) { return sys(__NR_link, from, to); }
+int linkat(int fromdir, const char *from, int todir, const char *to, int flags)
+{
+    return sys(__NR_linkat, fromdir, from, todir, to, flags);
+}
 int symlink(const char *target, const char *path) { return sys(__NR_symlink, target, path); }
+int symlinkat(const char *target, int dirfd, const char *path)
+{
+    return sys(__NR_symlinkat, target, dirfd, path);
+}
 ssize_t readlink(const char *restrict path, char *restrict buf, size_t n)
 {
     return sys(__NR_readlink, path, buf, n);
+}
+ssize_t readlinkat(int dirfd, const char *restrict path, char *restrict buf, size_t n)
+{
+    return sys(__NR_readlinkat, dirfd, path, buf, n);
 }
 int rename(const char *from, const char *to) { return sys(__NR_rename, from, to); }
 int chown(const char *path, uid_t uid, gid_t gid) { return sys(__NR_chown, path, uid, gid); }

@@ -19,6 +19,14 @@
 #define WIFCONTINUED(s) ((s) == 0xffff)
 #define WCOREDUMP(s) ((s) & 0x80)
 
+// waitid: which children (idtype) and, in the siginfo_t, how they changed (the
+// CLD_* codes are in signal.h).
+typedef int idtype_t;
+#define P_ALL 0
+#define P_PID 1
+#define P_PGID 2
+int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options);
+
 struct rusage;
 pid_t wait(int *status);
 pid_t waitpid(pid_t pid, int *status, int options);
