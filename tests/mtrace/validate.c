@@ -1,7 +1,10 @@
 // Guest program for mtrace's self-test: pairs of calls whose footprints are
 // known to share a cache line in Linux 6.1 (a written pipe, a directory, a
-// process's fd table or address space) or known not to (calls that only touch
-// the caller's own task, fd table and files). Each pair runs as one mtrace test,
+// process's fd table or address space, the dentry of a file both close) or
+// known not to (calls that only touch the caller's own task, fd table, files,
+// pipes and address space). The private pairs also check that the plugin skips
+// interrupts: without that, a timer tick inside one window writes jiffies and
+// the clock, which the other call reads (mmap-2proc did in most runs). Each pair runs as one mtrace test,
 // call 0 on CPU 0 and call 1 on CPU 1, one after the other; the host side
 // (tools/mtrace/validate) checks the plugin's verdict against the expectation.
 //
@@ -23,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define REPEAT 3                          // runs per pair: the verdict must be stable
+#define REPEAT 5                          // runs per pair: the verdict must be stable
 
 // What a pair shares before it forks or spawns its thread.
 static int pipefd[2];
@@ -84,6 +87,21 @@ static void call_write_pipe(int side)
         die("write pipe");
 }
 
+static int own_pipe[2][2];
+static void make_own_pipe(int side)
+{
+    if (pipe(own_pipe[side]) != 0 || write(own_pipe[side][1], "p", 1) != 1)
+        die("own pipe");
+}
+static void call_write_own_pipe(int side)
+{
+    if (write(own_pipe[side][1], "x", 1) != 1)
+        die("write own pipe");
+}
+static void close_own_pipe(int side) { close(own_pipe[side][0]), close(own_pipe[side][1]); }
+
+static void call_close_own(int side) { close(own_fd[side]); }
+
 static void make_dir(void)
 {
     mkdir("/tmp/v", 0755);
@@ -113,6 +131,13 @@ static const struct pair pairs[] = {
       nothing_side },
     { "write-own-devnull-2proc", "write", "write", 0, 0, nothing, open_devnull,
       call_write_own, close_own },
+    { "write-own-pipe-2proc", "write", "write", 0, 0, nothing, make_own_pipe,
+      call_write_own_pipe, close_own_pipe },
+    { "mmap-2proc", "mmap", "mmap", 0, 0, nothing, nothing_side, call_mmap, unmap },
+    // Each process closes its own open file, but both files are /dev/null: the
+    // last fput drops a reference on the shared dentry and on the device.
+    { "close-own-devnull-2proc", "close", "close", 0, 1, nothing, open_devnull,
+      call_close_own, nothing_side },
     { "write-same-pipe-2proc", "write", "write", 0, 1, make_pipe, nothing_side,
       call_write_pipe, nothing_side },
     { "creat-same-dir-2proc", "open", "open", 0, 1, make_dir, nothing_side, call_creat,

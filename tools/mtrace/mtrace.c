@@ -13,6 +13,14 @@
 // one line; an access without a physical address (none in system emulation, in
 // practice) is keyed on its virtual address with KEY_VIRT set.
 //
+// Interrupts are not part of a call: a timer tick inside one window writes the
+// clock that the other call reads. With entries=FILE (tools/mtrace/entries.py
+// writes it from the kernel's symbols: lines "irq ADDR" for the asynchronous
+// interrupt entry points, "exc ADDR" for the exception entry points) the plugin
+// stops recording on a vCPU from an interrupt's entry to its iretq; exceptions
+// taken meanwhile nest. Exceptions taken by the call itself (page faults in
+// copy-in/out) stay part of it.
+//
 // Output (out=FILE, else QEMU's log), one record per line, all numbers hex but
 // the counts:
 //   test ID n0=ACCESSES n1=ACCESSES lines=CONFLICTING_LINES bytes=CONFLICTING_BYTE_LINES
@@ -56,6 +64,9 @@ struct footprint {
 
 static struct footprint calls[NCALLS];
 static int *window;                      // per vCPU: call whose window is open, or NO_CALL
+static int *irq_depth;                   // per vCPU: nesting of interrupts being skipped
+static uint64_t *irq_entries, *exc_entries;  // sorted entry addresses
+static size_t n_irq_entries, n_exc_entries;
 static int nvcpus;
 static long test_id = -1;
 static uint64_t tests_reported;
@@ -222,7 +233,7 @@ static void on_user_store(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_
 static void on_kernel_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
                              void *udata)
 {
-    if ((int)vcpu >= nvcpus || window[vcpu] == NO_CALL)
+    if ((int)vcpu >= nvcpus || window[vcpu] == NO_CALL || irq_depth[vcpu])
         return;
     uint64_t key = vaddr | KEY_VIRT;
     struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
@@ -243,8 +254,51 @@ static void on_kernel_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint
     pthread_mutex_unlock(&lock);
 }
 
+static void on_irq_entry(unsigned int vcpu, void *udata)
+{
+    (void)udata;
+    if ((int)vcpu < nvcpus)
+        irq_depth[vcpu]++;
+}
+
+static void on_exc_entry(unsigned int vcpu, void *udata)
+{
+    (void)udata;
+    if ((int)vcpu < nvcpus && irq_depth[vcpu])
+        irq_depth[vcpu]++;
+}
+
+static void on_iret(unsigned int vcpu, void *udata)
+{
+    (void)udata;
+    if ((int)vcpu < nvcpus && irq_depth[vcpu])
+        irq_depth[vcpu]--;
+}
+
+static bool listed(const uint64_t *a, size_t n, uint64_t pc)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (a[mid] == pc)
+            return true;
+        if (a[mid] < pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+static bool is_iretq(struct qemu_plugin_insn *insn)
+{
+    const uint8_t *b = qemu_plugin_insn_data(insn);
+    return qemu_plugin_insn_size(insn) == 2 && b[0] == 0x48 && b[1] == 0xcf;
+}
+
 // Instruments each instruction once, when its block is translated: kernel
-// instructions get a callback on every access, user instructions on stores.
+// instructions get a callback on every access (and interrupt entries and
+// iretq one on execution), user instructions on stores.
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
@@ -252,13 +306,69 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         uint64_t pc = qemu_plugin_insn_vaddr(insn);
-        if (pc & KERNEL_HALF)
+        if (pc & KERNEL_HALF) {
             qemu_plugin_register_vcpu_mem_cb(insn, on_kernel_access, QEMU_PLUGIN_CB_NO_REGS,
                                              QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)pc);
-        else
+            if (listed(irq_entries, n_irq_entries, pc))
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_irq_entry,
+                                                       QEMU_PLUGIN_CB_NO_REGS, NULL);
+            else if (listed(exc_entries, n_exc_entries, pc))
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_exc_entry,
+                                                       QEMU_PLUGIN_CB_NO_REGS, NULL);
+            else if (is_iretq(insn))
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_iret,
+                                                       QEMU_PLUGIN_CB_NO_REGS, NULL);
+        }
+        else {
             qemu_plugin_register_vcpu_mem_cb(insn, on_user_store, QEMU_PLUGIN_CB_NO_REGS,
                                              QEMU_PLUGIN_MEM_W, NULL);
+        }
     }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int add_entry(uint64_t **a, size_t *n, uint64_t pc)
+{
+    uint64_t *bigger = realloc(*a, (*n + 1) * sizeof **a);
+    if (!bigger)
+        return -1;
+    bigger[(*n)++] = pc;
+    *a = bigger;
+    return 0;
+}
+
+// entries=FILE: "irq ADDR" / "exc ADDR" lines, addresses in hex.
+static int read_entries(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    char kind[8];
+    uint64_t pc;
+    int err = 0;
+    while (!err && fscanf(f, "%7s %" SCNx64, kind, &pc) == 2) {
+        if (strcmp(kind, "irq") == 0)
+            err = add_entry(&irq_entries, &n_irq_entries, pc);
+        else if (strcmp(kind, "exc") == 0)
+            err = add_entry(&exc_entries, &n_exc_entries, pc);
+        else
+            err = -1;
+    }
+    fclose(f);
+    if (err || !n_irq_entries) {
+        fprintf(stderr, "mtrace: %s: expected \"irq ADDR\" and \"exc ADDR\" lines\n", path);
+        return -1;
+    }
+    qsort(irq_entries, n_irq_entries, sizeof *irq_entries, cmp_u64);
+    qsort(exc_entries, n_exc_entries, sizeof *exc_entries, cmp_u64);
+    return 0;
 }
 
 static void at_exit(qemu_plugin_id_t id, void *udata)
@@ -282,8 +392,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     for (int i = 0; i < argc; i++) {
         if (strncmp(argv[i], "out=", 4) == 0) {
             path = argv[i] + 4;
+        } else if (strncmp(argv[i], "entries=", 8) == 0) {
+            if (read_entries(argv[i] + 8) != 0)
+                return -1;
         } else {
-            fprintf(stderr, "mtrace: unknown argument %s (expected out=FILE)\n", argv[i]);
+            fprintf(stderr, "mtrace: unknown argument %s (expected out=FILE, entries=FILE)\n",
+                    argv[i]);
             return -1;
         }
     }
@@ -294,7 +408,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     }
     nvcpus = info->system.max_vcpus;
     window = malloc(nvcpus * sizeof *window);
-    if (!window)
+    irq_depth = calloc(nvcpus, sizeof *irq_depth);
+    if (!window || !irq_depth)
         return -1;
     close_windows(NO_CALL);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);

@@ -14,3 +14,74 @@ $(MTRACE_SO): tools/mtrace/mtrace.c tools/mtrace/markers.h tools/mtrace/qemu-plu
 
 mtrace-plugin: $(MTRACE_SO)
 .PHONY: mtrace-plugin
+
+# The self-test (make test): Linux 6.1 under the plugin runs pairs of calls known
+# to share a cache line or not (tests/mtrace/validate.c, static, built with
+# $(MTRACE_GUEST_CC) until our own libc can build it).
+MTRACE_GUEST_CC ?= musl-gcc
+MTRACE_GUEST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -static
+MTRACE_VALIDATE := $(BUILD)/mtrace/validate
+
+$(MTRACE_VALIDATE): tests/mtrace/validate.c tools/mtrace/markers.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "  UCC     $@"
+	$(Q)$(MTRACE_GUEST_CC) $(MTRACE_GUEST_CFLAGS) -o $@ $< -lpthread
+
+# HOST_TESTS entries are single words: a generated script carries the arguments.
+MTRACE_VALIDATE_CMD := $(BUILD)/mtrace/validate-linux
+$(MTRACE_VALIDATE_CMD): tools/mtrace/mtrace.mk
+	@mkdir -p $(@D)
+	$(Q)printf '#!/bin/sh\nexec tools/mtrace/validate --plugin %s --program %s "$$@"\n' \
+	  $(MTRACE_SO) $(MTRACE_VALIDATE) > $@ && chmod +x $@
+
+HOST_TESTS += $(MTRACE_VALIDATE_CMD)
+HOST_TEST_DEPS += $(MTRACE_SO) $(MTRACE_VALIDATE) $(MTRACE_VALIDATE_CMD)
+
+# ---- the pairwise suite under the plugin -----------------------------------
+#   make mtrace-linux   the runner as the only program of Debian's Linux 6.1
+#   make mtrace         the runner as init of our kernel (init=$(MTRACE_INIT))
+#   make mtrace-test KERNEL=linux|ours TEST=ID   one test's conflicts, with
+#                       source lines (from the last run's trace)
+# Results in $(BUILD)/mtrace/<kernel>/: trace (the plugin's records), console.log
+# (the runner's output, naming each test's pair), summary.json, conflicts.json,
+# pairs.txt, heatmap.svg/.png. The runner is the conformance runner's static
+# binary (tests/commuter/); until it exists, point MTRACE_RUNNER at any program
+# that follows tools/mtrace/markers.h, e.g. $(MTRACE_VALIDATE).
+MTRACE_RUNNER ?= $(BUILD)/commuter/runner
+MTRACE_RUNNER_ARGS ?=
+MTRACE_INIT ?= commuter
+MTRACE_CPUS ?= 2
+MTRACE_TIMEOUT ?= 3600
+MTRACE_ANALYZE := /usr/bin/python3 tools/mtrace/analyze.py
+LINUXGUEST := tools/linuxguest/linuxguest --build $(BUILD)
+
+mtrace-linux: $(MTRACE_SO) | $(DEPS_OK)
+	@test -x "$(MTRACE_RUNNER)" || { echo "mtrace: no runner $(MTRACE_RUNNER) (set MTRACE_RUNNER)"; exit 1; }
+	tools/deps mtrace
+	$(LINUXGUEST) --kallsyms >/dev/null
+	@mkdir -p $(BUILD)/mtrace/linux
+	-$(LINUXGUEST) --cpus $(MTRACE_CPUS) --timeout $(MTRACE_TIMEOUT) \
+	  --log $(BUILD)/mtrace/linux/console.log \
+	  --plugin $(MTRACE_SO),out=$(BUILD)/mtrace/linux/trace \
+	  $(MTRACE_RUNNER) $(MTRACE_RUNNER_ARGS) >/dev/null
+	$(MTRACE_ANALYZE) $(BUILD)/mtrace/linux/trace --log $(BUILD)/mtrace/linux/console.log \
+	  --kallsyms $(BUILD)/linux/kallsyms --kernel linux --out $(BUILD)/mtrace/linux
+
+mtrace: $(MTRACE_SO) $(BUILD)/esp.img
+	tools/deps mtrace
+	@mkdir -p $(BUILD)/mtrace/ours
+	-tools/runqemu --esp $(BUILD)/esp.img --cpus $(MTRACE_CPUS) --mem $(MEM) \
+	  --timeout $(MTRACE_TIMEOUT) --cmdline "init=$(MTRACE_INIT) exit" \
+	  --log $(BUILD)/mtrace/ours/console.log \
+	  --plugin $(MTRACE_SO),out=$(BUILD)/mtrace/ours/trace >/dev/null
+	$(MTRACE_ANALYZE) $(BUILD)/mtrace/ours/trace --log $(BUILD)/mtrace/ours/console.log \
+	  --elf $(BUILD)/kernel.elf --kernel ours --out $(BUILD)/mtrace/ours
+
+KERNEL ?= linux
+mtrace-test:
+	@test -n "$(TEST)" || { echo "usage: make mtrace-test KERNEL=linux|ours TEST=ID"; exit 1; }
+	$(MTRACE_ANALYZE) $(BUILD)/mtrace/$(KERNEL)/trace --log $(BUILD)/mtrace/$(KERNEL)/console.log \
+	  $(if $(filter ours,$(KERNEL)),--elf $(BUILD)/kernel.elf,--kallsyms $(BUILD)/linux/kallsyms) \
+	  --test $(TEST)
+
+.PHONY: mtrace mtrace-linux mtrace-test
