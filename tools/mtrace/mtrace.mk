@@ -60,9 +60,10 @@ mtrace-linux: $(MTRACE_SO) | $(DEPS_OK)
 	tools/deps mtrace
 	$(LINUXGUEST) --kallsyms >/dev/null
 	@mkdir -p $(BUILD)/mtrace/linux
+	tools/mtrace/entries.py --kallsyms $(BUILD)/linux/kallsyms > $(BUILD)/mtrace/linux/entries
 	-$(LINUXGUEST) --cpus $(MTRACE_CPUS) --timeout $(MTRACE_TIMEOUT) \
 	  --log $(BUILD)/mtrace/linux/console.log \
-	  --plugin $(MTRACE_SO),out=$(BUILD)/mtrace/linux/trace \
+	  --plugin $(MTRACE_SO),out=$(BUILD)/mtrace/linux/trace,entries=$(BUILD)/mtrace/linux/entries \
 	  $(MTRACE_RUNNER) $(MTRACE_RUNNER_ARGS) >/dev/null
 	$(MTRACE_ANALYZE) $(BUILD)/mtrace/linux/trace --log $(BUILD)/mtrace/linux/console.log \
 	  --kallsyms $(BUILD)/linux/kallsyms --kernel linux --out $(BUILD)/mtrace/linux
@@ -70,10 +71,12 @@ mtrace-linux: $(MTRACE_SO) | $(DEPS_OK)
 mtrace: $(MTRACE_SO) $(BUILD)/esp.img
 	tools/deps mtrace
 	@mkdir -p $(BUILD)/mtrace/ours
+	tools/mtrace/entries.py --elf $(BUILD)/kernel.elf > $(BUILD)/mtrace/ours/entries
 	-tools/runqemu --esp $(BUILD)/esp.img --cpus $(MTRACE_CPUS) --mem $(MEM) \
 	  --timeout $(MTRACE_TIMEOUT) --cmdline "init=$(MTRACE_INIT) exit" \
 	  --log $(BUILD)/mtrace/ours/console.log \
-	  --plugin $(MTRACE_SO),out=$(BUILD)/mtrace/ours/trace >/dev/null
+	  --plugin $(MTRACE_SO),out=$(BUILD)/mtrace/ours/trace,entries=$(BUILD)/mtrace/ours/entries \
+	  >/dev/null
 	$(MTRACE_ANALYZE) $(BUILD)/mtrace/ours/trace --log $(BUILD)/mtrace/ours/console.log \
 	  --elf $(BUILD)/kernel.elf --kernel ours --out $(BUILD)/mtrace/ours
 
