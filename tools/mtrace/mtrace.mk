@@ -31,8 +31,8 @@ $(MTRACE_VALIDATE): tests/mtrace/validate.c tools/mtrace/markers.h | $(DEPS_OK)
 MTRACE_VALIDATE_CMD := $(BUILD)/mtrace/validate-linux
 $(MTRACE_VALIDATE_CMD): tools/mtrace/mtrace.mk
 	@mkdir -p $(@D)
-	$(Q)printf '#!/bin/sh\nexec tools/mtrace/validate --plugin %s --program %s "$$@"\n' \
-	  $(MTRACE_SO) $(MTRACE_VALIDATE) > $@ && chmod +x $@
+	$(Q)printf '#!/bin/sh\nexec tools/mtrace/validate --build %s --plugin %s --program %s "$$@"\n' \
+	  $(BUILD) $(MTRACE_SO) $(MTRACE_VALIDATE) > $@ && chmod +x $@
 
 HOST_TESTS += $(MTRACE_VALIDATE_CMD)
 HOST_TEST_DEPS += $(MTRACE_SO) $(MTRACE_VALIDATE) $(MTRACE_VALIDATE_CMD)
