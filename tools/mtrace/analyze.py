@@ -50,6 +50,13 @@ LINUX_REGIONS = [
     (0xfffffe0000000000, 0xfffffe8000000000, "cpu_entry_area"),
     (0xffffffff80000000, 0x10000000000000000, "kernel image"),
 ]
+# Ours (boot/bootinfo.h, kernel/mmu.h, kernel/kstack.c).
+OURS_REGIONS = [
+    (0xffff800000000000, 0xffffc00000000000, "direct map (kmalloc, pages)"),
+    (0xffffc00000000000, 0xffffd00000000000, "mmio"),
+    (0xffffd00000000000, 0xffffe00000000000, "kernel stacks"),
+    (0xffffffff80000000, 0x10000000000000000, "kernel image"),
+]
 
 
 # ---- input -------------------------------------------------------------------
@@ -168,10 +175,10 @@ class Symbols:
         name, off, typ = self.lookup(vaddr)
         if name and typ and typ.lower() in "dbr":
             return name
-        for lo, hi, what in LINUX_REGIONS if not self.elf else []:
+        for lo, hi, what in OURS_REGIONS if self.elf else LINUX_REGIONS:
             if lo <= vaddr < hi:
                 return what
-        return "heap" if self.elf else "other"
+        return "other"
 
     def load_sources(self, pcs):
         """file:line (with inlining) for each PC, through addr2line (ELF only)."""

@@ -2,12 +2,13 @@
 """Writes the interrupt and exception entry points of a kernel for the mtrace
 plugin's entries=FILE argument (see tools/mtrace/mtrace.c): one line per entry,
 "irq ADDR" for asynchronous interrupts (whose handlers are not part of the call
-that was interrupted), "exc ADDR" for exceptions, addresses in hex.
+that was interrupted), "exc ADDR" for exceptions, "switch ADDR" for the context
+switch, addresses in hex.
 
     entries.py --kallsyms build/linux/kallsyms > FILE    Linux: asm_common_interrupt,
-                        asm_spurious_interrupt, asm_sysvec_*; asm_exc_*
-    entries.py --elf build/kernel.elf > FILE             ours (kernel/trapasm.S):
-                        vector32..vector255; vector0..vector31
+                        asm_spurious_interrupt, asm_sysvec_*; asm_exc_*; __switch_to_asm
+    entries.py --elf build/kernel.elf > FILE             ours (kernel/trapasm.S,
+                        swtch.S): vector32..vector255; vector0..vector31; swtch
 """
 
 import argparse
@@ -17,6 +18,8 @@ import sys
 
 LINUX_IRQ = re.compile(r"asm_(common_interrupt|spurious_interrupt|sysvec_\w+)")
 LINUX_EXC = re.compile(r"asm_exc_\w+")
+LINUX_SWITCH = "__switch_to_asm"
+OURS_SWITCH = "swtch"
 OURS_VECTOR = re.compile(r"vector(\d+)")
 FIRST_IRQ_VECTOR = 32  # x86: vectors below are exceptions
 
@@ -35,6 +38,8 @@ def symbols(args):
 
 
 def classify(args, name):
+    if name == (OURS_SWITCH if args.elf else LINUX_SWITCH):
+        return "switch"
     if args.elf:
         m = OURS_VECTOR.fullmatch(name)
         if not m:
@@ -55,8 +60,9 @@ def main():
     args = p.parse_args()
     rows = sorted(set((kind, addr) for addr, name in symbols(args)
                       for kind in [classify(args, name)] if kind))
-    if not any(kind == "irq" for kind, _ in rows):
-        raise SystemExit("entries: no interrupt entry points found")
+    for kind in ("irq", "exc", "switch"):
+        if not any(k == kind for k, _ in rows):
+            raise SystemExit(f"entries: no {kind} entry points found")
     for kind, addr in rows:
         print(f"{kind} {addr:x}")
     return 0

@@ -16,10 +16,13 @@
 // Interrupts are not part of a call: a timer tick inside one window writes the
 // clock that the other call reads. With entries=FILE (tools/mtrace/entries.py
 // writes it from the kernel's symbols: lines "irq ADDR" for the asynchronous
-// interrupt entry points, "exc ADDR" for the exception entry points) the plugin
-// stops recording on a vCPU from an interrupt's entry to its iretq; exceptions
-// taken meanwhile nest. Exceptions taken by the call itself (page faults in
-// copy-in/out) stay part of it.
+// interrupt entry points, "exc ADDR" for the exception entry points, "switch
+// ADDR" for the context switch) the plugin stops recording on a vCPU from an
+// interrupt's entry to its iretq; exceptions taken meanwhile nest. Exceptions
+// taken by the call itself (page faults in copy-in/out) stay part of it. A
+// handler may switch to another thread, which then runs outside the handler:
+// a context switch or any user-mode store on the vCPU ends the skipping (at
+// worst the tail of a handler resumed later is recorded).
 //
 // Output (out=FILE, else QEMU's log), one record per line, all numbers hex but
 // the counts:
@@ -65,8 +68,8 @@ struct footprint {
 static struct footprint calls[NCALLS];
 static int *window;                      // per vCPU: call whose window is open, or NO_CALL
 static int *irq_depth;                   // per vCPU: nesting of interrupts being skipped
-static uint64_t *irq_entries, *exc_entries;  // sorted entry addresses
-static size_t n_irq_entries, n_exc_entries;
+static uint64_t *irq_entries, *exc_entries, *switch_entries;  // sorted addresses
+static size_t n_irq_entries, n_exc_entries, n_switch_entries;
 static int nvcpus;
 static long test_id = -1;
 static uint64_t tests_reported;
@@ -211,7 +214,10 @@ static void on_user_store(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_
                           void *udata)
 {
     (void)info, (void)udata;
-    if (vaddr - MTRACE_BASE >= MTRACE_SIZE || (int)vcpu >= nvcpus)
+    if ((int)vcpu >= nvcpus)
+        return;
+    irq_depth[vcpu] = 0;                 // user code runs: no handler is
+    if (vaddr - MTRACE_BASE >= MTRACE_SIZE)
         return;
     uint64_t off = vaddr - MTRACE_BASE;
     pthread_mutex_lock(&lock);
@@ -268,6 +274,13 @@ static void on_exc_entry(unsigned int vcpu, void *udata)
         irq_depth[vcpu]++;
 }
 
+static void on_switch(unsigned int vcpu, void *udata)
+{
+    (void)udata;
+    if ((int)vcpu < nvcpus)
+        irq_depth[vcpu] = 0;
+}
+
 static void on_iret(unsigned int vcpu, void *udata)
 {
     (void)udata;
@@ -315,6 +328,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             else if (listed(exc_entries, n_exc_entries, pc))
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_exc_entry,
                                                        QEMU_PLUGIN_CB_NO_REGS, NULL);
+            else if (listed(switch_entries, n_switch_entries, pc))
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_switch,
+                                                       QEMU_PLUGIN_CB_NO_REGS, NULL);
             else if (is_iretq(insn))
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_iret,
                                                        QEMU_PLUGIN_CB_NO_REGS, NULL);
@@ -350,7 +366,7 @@ static int read_entries(const char *path)
         perror(path);
         return -1;
     }
-    char kind[8];
+    char kind[8];                        // irq, exc or switch
     uint64_t pc;
     int err = 0;
     while (!err && fscanf(f, "%7s %" SCNx64, kind, &pc) == 2) {
@@ -358,16 +374,19 @@ static int read_entries(const char *path)
             err = add_entry(&irq_entries, &n_irq_entries, pc);
         else if (strcmp(kind, "exc") == 0)
             err = add_entry(&exc_entries, &n_exc_entries, pc);
+        else if (strcmp(kind, "switch") == 0)
+            err = add_entry(&switch_entries, &n_switch_entries, pc);
         else
             err = -1;
     }
     fclose(f);
     if (err || !n_irq_entries) {
-        fprintf(stderr, "mtrace: %s: expected \"irq ADDR\" and \"exc ADDR\" lines\n", path);
+        fprintf(stderr, "mtrace: %s: expected \"irq|exc|switch ADDR\" lines\n", path);
         return -1;
     }
     qsort(irq_entries, n_irq_entries, sizeof *irq_entries, cmp_u64);
     qsort(exc_entries, n_exc_entries, sizeof *exc_entries, cmp_u64);
+    qsort(switch_entries, n_switch_entries, sizeof *switch_entries, cmp_u64);
     return 0;
 }
 
