@@ -251,6 +251,9 @@ def analyse(tests, syms, kernel):
         "conflict_free_lines": free_lines, "conflict_free_bytes": free_bytes,
         "conflict_free_lines_pct": pct(free_lines, n),
         "conflict_free_bytes_pct": pct(free_bytes, n),
+        # A test where a call recorded nothing did not run as meant (marker
+        # stores missing, or the call ran on a vCPU other than its window's).
+        "empty_windows": [t.id for t in ts if t.n0 == 0 or t.n1 == 0],
         "pairs": [{"calls": list(k), **v} for k, v in pairs.items()],
         "top_sites": top,
         "top_objects": [{"object": o, "conflicts": k} for o, k in objects.most_common(20)],
@@ -345,6 +348,9 @@ def main():
           f"{summary['conflict_free_lines']} ({summary['conflict_free_lines_pct']}%) "
           f"at cache-line granularity, {summary['conflict_free_bytes']} "
           f"({summary['conflict_free_bytes_pct']}%) at byte granularity")
+    if summary["empty_windows"]:
+        print(f"warning: {len(summary['empty_windows'])} tests with an empty window "
+              f"(first: {summary['empty_windows'][:5]})")
     for s in summary["top_sites"][:10]:
         print(f"  {s['conflicts']:5} conflicts in {s['tests']:4} tests: {s['site']} "
               f"[{s['object']}]")

@@ -135,10 +135,17 @@ static struct line *insert(struct footprint *fp, uint64_t key, uint64_t vaddr)
     return l;
 }
 
+#define KEEP_SLOTS 65536                 // a bigger table is freed, not cleared
+
 static void forget(struct footprint *fp)
 {
-    if (fp->cap)
+    if (fp->cap > KEEP_SLOTS) {
+        free(fp->slot);
+        fp->slot = NULL;
+        fp->cap = 0;
+    } else if (fp->cap) {
         memset(fp->slot, 0, fp->cap * sizeof(struct line));
+    }
     fp->used = 0;
     fp->accesses = 0;
 }
