@@ -342,8 +342,11 @@ def main():
             json.dump(records, f, indent=1)
         with open(os.path.join(a.out, "pairs.txt"), "w") as f:
             f.write(pairs_text(summary))
-        if summary["pairs"]:
+        try:
             heatmap(summary, os.path.join(a.out, "heatmap"))
+        except ImportError:
+            print("analyze: no heat map without Debian's python3-matplotlib "
+                  "(tools/deps mtrace installs it)", file=sys.stderr)
     print(f"{a.kernel}: {summary['tests']} tests, conflict-free: "
           f"{summary['conflict_free_lines']} ({summary['conflict_free_lines_pct']}%) "
           f"at cache-line granularity, {summary['conflict_free_bytes']} "

@@ -34,7 +34,7 @@ $(MTRACE_VALIDATE_CMD): tools/mtrace/mtrace.mk
 	$(Q)printf '#!/bin/sh\nexec tools/mtrace/validate --build %s --plugin %s --program %s "$$@"\n' \
 	  $(BUILD) $(MTRACE_SO) $(MTRACE_VALIDATE) > $@ && chmod +x $@
 
-HOST_TESTS += $(MTRACE_VALIDATE_CMD)
+HOST_TESTS += tools/mtrace/analyze_test.py $(MTRACE_VALIDATE_CMD)
 HOST_TEST_DEPS += $(MTRACE_SO) $(MTRACE_VALIDATE) $(MTRACE_VALIDATE_CMD)
 
 # ---- the pairwise suite under the plugin -----------------------------------
