@@ -40,7 +40,7 @@ HOST_TEST_DEPS += $(MTRACE_SO) $(MTRACE_VALIDATE) $(MTRACE_VALIDATE_CMD)
 # ---- the pairwise suite under the plugin -----------------------------------
 #   make mtrace-linux   the runner as the only program of Debian's Linux 6.1
 #   make mtrace         the runner as init of our kernel (init=$(MTRACE_INIT))
-#   make mtrace-test KERNEL=linux|ours TEST=ID   one test's conflicts, with
+#   make mtrace-test MTRACE_KERNEL=linux|ours MTRACE_TEST=ID   one test's conflicts, with
 #                       source lines (from the last run's trace)
 # Results in $(BUILD)/mtrace/<kernel>/: trace (the plugin's records), console.log
 # (the runner's output, naming each test's pair), summary.json, conflicts.json,
@@ -80,11 +80,11 @@ mtrace: $(MTRACE_SO) $(BUILD)/esp.img
 	$(MTRACE_ANALYZE) $(BUILD)/mtrace/ours/trace --log $(BUILD)/mtrace/ours/console.log \
 	  --elf $(BUILD)/kernel.elf --kernel ours --out $(BUILD)/mtrace/ours
 
-KERNEL ?= linux
+MTRACE_KERNEL ?= linux
 mtrace-test:
-	@test -n "$(TEST)" || { echo "usage: make mtrace-test KERNEL=linux|ours TEST=ID"; exit 1; }
-	$(MTRACE_ANALYZE) $(BUILD)/mtrace/$(KERNEL)/trace --log $(BUILD)/mtrace/$(KERNEL)/console.log \
-	  $(if $(filter ours,$(KERNEL)),--elf $(BUILD)/kernel.elf,--kallsyms $(BUILD)/linux/kallsyms) \
-	  --test $(TEST)
+	@test -n "$(MTRACE_TEST)" || { echo "usage: make mtrace-test MTRACE_KERNEL=linux|ours MTRACE_TEST=ID"; exit 1; }
+	$(MTRACE_ANALYZE) $(BUILD)/mtrace/$(MTRACE_KERNEL)/trace --log $(BUILD)/mtrace/$(MTRACE_KERNEL)/console.log \
+	  $(if $(filter ours,$(MTRACE_KERNEL)),--elf $(BUILD)/kernel.elf,--kallsyms $(BUILD)/linux/kallsyms) \
+	  --test $(MTRACE_TEST)
 
 .PHONY: mtrace mtrace-linux mtrace-test
