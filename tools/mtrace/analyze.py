@@ -65,8 +65,10 @@ class Conflict:
     """One line touched by both calls of a test, written by at least one."""
 
     def __init__(self, fields):
+        v = [int(f, 16) for f in fields] + [0] * (14 - len(fields))
         (self.key, self.vaddr, self.w0, self.r0, self.w1, self.r1,
-         self.wpc0, self.rpc0, self.wpc1, self.rpc1) = (int(f, 16) for f in fields)
+         self.wpc0, self.rpc0, self.wpc1, self.rpc1,
+         self.wcall0, self.rcall0, self.wcall1, self.rcall1) = v
 
     def byte_overlap(self):
         """Bytes one call wrote and the other touched."""
@@ -78,6 +80,12 @@ class Conflict:
         if self.w0:
             return self.wpc0, (self.wpc1 or self.rpc1)
         return (self.wpc0 or self.rpc0), self.wpc1
+
+    def calls(self):
+        """The call instructions that entered the functions of pcs()."""
+        if self.w0:
+            return self.wcall0, (self.wcall1 if self.wpc1 else self.rcall1)
+        return (self.wcall0 if self.wpc0 else self.rcall0), self.wcall1
 
     def kind(self):
         return ("W" if self.w0 else "R") + ("W" if self.w1 else "R")
@@ -111,7 +119,7 @@ def read_trace(path):
                 current = Test(int(w[1]), int(kv["n0"]), int(kv["n1"]))
                 tests[current.id] = current
             elif w[0] == "line" and current and int(w[1]) == current.id:
-                current.conflicts.append(Conflict(w[2:12]))
+                current.conflicts.append(Conflict(w[2:16]))
     return tests
 
 
@@ -165,6 +173,11 @@ class Symbols:
     def function(self, pc):
         name, _, _ = self.lookup(pc)
         return name or f"{pc:#x}"
+
+    def site(self, pc, call):
+        """pc's function and, if known, its caller: "memset<-vma_expand"."""
+        fn = self.function(pc)
+        return f"{fn}<-{self.function(call)}" if call else fn
 
     def code(self, pc):
         name, off, _ = self.lookup(pc)
@@ -233,7 +246,8 @@ def analyse(tests, syms, kernel):
     for t in ts:
         for c in t.conflicts:
             pc0, pc1 = c.pcs()
-            site = " / ".join(sorted((syms.function(pc0), syms.function(pc1))))
+            call0, call1 = c.calls()
+            site = " / ".join(sorted((syms.site(pc0, call0), syms.site(pc1, call1))))
             obj = syms.data(c.vaddr)
             sites[(site, obj)] += 1
             site_tests[(site, obj)].add(t.id)
@@ -243,7 +257,9 @@ def analyse(tests, syms, kernel):
                 "line": f"{c.key & ~KEY_VIRT:#x}", "physical": not c.key & KEY_VIRT,
                 "vaddr": f"{c.vaddr:#x}", "object": obj, "kind": c.kind(),
                 "bytes": f"{c.byte_overlap():#018x}",
-                "pc0": syms.code(pc0), "pc1": syms.code(pc1), "site": site})
+                "pc0": syms.code(pc0), "pc1": syms.code(pc1),
+                "call0": syms.code(call0) if call0 else None,
+                "call1": syms.code(call1) if call1 else None, "site": site})
     top = [{"site": s, "object": o, "conflicts": k, "tests": len(site_tests[(s, o)])}
            for (s, o), k in sites.most_common(30)]
     summary = {
@@ -300,16 +316,16 @@ def heatmap(summary, base):
 
 
 def print_test(t, syms):
-    pcs = [p for c in t.conflicts for p in c.pcs()]
+    pcs = [p for c in t.conflicts for p in c.pcs() + c.calls()]
     syms.load_sources(pcs)
     print(f"test {t.id} {' '.join(t.pair)} {t.name}: {t.n0} + {t.n1} kernel accesses, "
           f"{t.lines()} shared lines, {t.bytes()} with shared bytes")
     for c in t.conflicts:
-        pc0, pc1 = c.pcs()
         print(f"  line {c.key & ~KEY_VIRT:#x} (vaddr {c.vaddr:#x}, {syms.data(c.vaddr)}) "
               f"{c.kind()} bytes {c.byte_overlap():#018x}")
-        print(f"    call 0: {syms.source(pc0)}")
-        print(f"    call 1: {syms.source(pc1)}")
+        for n, (pc, call) in enumerate(zip(c.pcs(), c.calls())):
+            caller = f"\n              called from {syms.source(call)}" if call else ""
+            print(f"    call {n}: {syms.source(pc)}{caller}")
 
 
 def main():

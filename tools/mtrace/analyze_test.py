@@ -16,13 +16,14 @@ import analyze  # noqa: E402
 # Test 0: no shared line. Test 1: call 0 wrote bytes 0-7 of a line that call 1
 # read at bytes 8-15 (false sharing: a line conflict, no byte conflict). Test 2:
 # both wrote byte 0 of one line, and one read-read line that is no conflict (the
-# plugin does not emit those; a stray one must not count either).
+# plugin does not emit those). Test 2's first access is in beta called from
+# alpha; the caller of its second access is unknown.
 TRACE = """\
 test 0 n0=10 n1=12 lines=0 bytes=0
 test 1 n0=5 n1=5 lines=1 bytes=0
 line 1 1000 ffff888000001000 ff 0 0 ff00 ffffffff81000010 0 0 ffffffff81000020
 test 2 n0=7 n1=9 lines=1 bytes=1
-line 2 2040 ffff888000002040 1 0 1 0 ffffffff81000030 0 ffffffff81000040 0
+line 2 2040 ffff888000002040 1 0 1 0 ffffffff81000030 0 ffffffff81000040 0 ffffffff81000004 0 0 0
 """
 LOG = """\
 noise
@@ -73,8 +74,10 @@ def main():
               and pairs[("close", "open")]["conflict_free_lines"] == 0
               and pairs[("close", "open")]["conflict_free_bytes"] == 1,
               "per-pair table: (open, close) and (close, open) are one pair")
-        check(len(records) == 2 and records[1]["site"] == "beta / beta",
+        check(len(records) == 2 and records[0]["site"] == "alpha / alpha",
               "conflict records grouped by code site")
+        check(records[1]["site"] == "beta / beta<-alpha",
+              "a site names the function's caller when the plugin knew it")
         out = os.path.join(tmp, "out")
         r = subprocess.run([sys.executable, os.path.join(HERE, "analyze.py"), paths["trace"],
                             "--log", paths["log"], "--kallsyms", paths["kallsyms"],

@@ -27,9 +27,14 @@
 // Output (out=FILE, else QEMU's log), one record per line, all numbers hex but
 // the counts:
 //   test ID n0=ACCESSES n1=ACCESSES lines=CONFLICTING_LINES bytes=CONFLICTING_BYTE_LINES
-//   line ID KEY VADDR W0 R0 W1 R1 WPC0 RPC0 WPC1 RPC1
-// where W/R are 64-bit masks of the bytes each call wrote/read in the line and
-// the PCs are 0 when that kind of access did not happen. "test" comes first.
+//   line ID KEY VADDR W0 R0 W1 R1 WPC0 RPC0 WPC1 RPC1 WCALL0 RCALL0 WCALL1 RCALL1
+// where W/R are 64-bit masks of the bytes each call wrote/read in the line, the
+// PCs are 0 when that kind of access did not happen, and each CALL is the call
+// instruction that entered the function making that access (0 if unknown): for
+// an access in a helper (memset, a spin lock) the caller says more than the
+// helper. The plugin keeps a shadow stack of call instructions per vCPU (push
+// on call, pop on ret, emptied at a context switch); retpolines and return
+// thunks keep it balanced. "test" comes first.
 // Run QEMU with single-threaded TCG (-accel tcg,thread=single) so that the
 // interleaving, and so the result, is deterministic.
 #define MTRACE_NO_HELPERS
@@ -56,6 +61,7 @@ struct line {
     uint64_t vaddr;                      // virtual line address of the first access
     uint64_t rmask, wmask;               // bytes read / written
     uint64_t rpc, wpc;                   // first reading / writing instruction
+    uint64_t rcall, wcall;               // the call that entered the function of each
 };
 
 // A call's footprint: an open-addressing hash table of lines.
@@ -68,6 +74,12 @@ struct footprint {
 static struct footprint calls[NCALLS];
 static int *window;                      // per vCPU: call whose window is open, or NO_CALL
 static int *irq_depth;                   // per vCPU: nesting of interrupts being skipped
+#define SHADOW 64                        // shadow stack entries kept per vCPU
+struct shadow {
+    uint64_t call[SHADOW];               // a ring: deeper frames are overwritten
+    unsigned depth;
+};
+static struct shadow *shadow;            // per vCPU: the kernel's call stack
 static uint64_t *irq_entries, *exc_entries, *switch_entries;  // sorted addresses
 static size_t n_irq_entries, n_exc_entries, n_switch_entries;
 static int nvcpus;
@@ -151,7 +163,7 @@ static void forget(struct footprint *fp)
 }
 
 static void record(struct footprint *fp, uint64_t key, uint64_t vaddr, unsigned size,
-                   bool store, uint64_t pc)
+                   bool store, uint64_t pc, uint64_t call)
 {
     // An access may straddle two lines (or more, for wide vector accesses).
     while (size) {
@@ -162,11 +174,11 @@ static void record(struct footprint *fp, uint64_t key, uint64_t vaddr, unsigned 
         if (store) {
             l->wmask |= bytes;
             if (!l->wpc)
-                l->wpc = pc;
+                l->wpc = pc, l->wcall = call;
         } else {
             l->rmask |= bytes;
             if (!l->rpc)
-                l->rpc = pc;
+                l->rpc = pc, l->rcall = call;
         }
         key += n;
         vaddr += n;
@@ -193,9 +205,10 @@ static void report(void)
         if ((x->wmask & (y->rmask | y->wmask)) | (y->wmask & (x->rmask | x->wmask)))
             bytes++;
         fprintf(body, "line %ld %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64
-                " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 "\n",
+                " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64
+                " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 "\n",
                 test_id, x->key, x->vaddr, x->wmask, x->rmask, y->wmask, y->rmask,
-                x->wpc, x->rpc, y->wpc, y->rpc);
+                x->wpc, x->rpc, y->wpc, y->rpc, x->wcall, x->rcall, y->wcall, y->rcall);
     }
     fclose(body);
     fprintf(out, "test %ld n0=%" PRIu64 " n1=%" PRIu64 " lines=%" PRIu64 " bytes=%" PRIu64 "\n",
@@ -242,6 +255,13 @@ static void on_user_store(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_
     pthread_mutex_unlock(&lock);
 }
 
+// The call that entered the function running on vcpu, or 0.
+static uint64_t caller(unsigned vcpu)
+{
+    struct shadow *sh = &shadow[vcpu];
+    return sh->depth ? sh->call[(sh->depth - 1) % SHADOW] : 0;
+}
+
 // Any access by kernel code; udata is the instruction's address.
 static void on_kernel_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
                              void *udata)
@@ -262,7 +282,7 @@ static void on_kernel_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint
     if (call != NO_CALL) {
         calls[call].accesses++;
         record(&calls[call], key, vaddr, 1u << qemu_plugin_mem_size_shift(info),
-               qemu_plugin_mem_is_store(info), (uint64_t)(uintptr_t)udata);
+               qemu_plugin_mem_is_store(info), (uint64_t)(uintptr_t)udata, caller(vcpu));
     }
     pthread_mutex_unlock(&lock);
 }
@@ -284,8 +304,25 @@ static void on_exc_entry(unsigned int vcpu, void *udata)
 static void on_switch(unsigned int vcpu, void *udata)
 {
     (void)udata;
-    if ((int)vcpu < nvcpus)
+    if ((int)vcpu < nvcpus) {
         irq_depth[vcpu] = 0;
+        shadow[vcpu].depth = 0;          // the next thread's stack is another one
+    }
+}
+
+static void on_call(unsigned int vcpu, void *udata)
+{
+    if ((int)vcpu < nvcpus) {
+        struct shadow *sh = &shadow[vcpu];
+        sh->call[sh->depth++ % SHADOW] = (uint64_t)(uintptr_t)udata;
+    }
+}
+
+static void on_ret(unsigned int vcpu, void *udata)
+{
+    (void)udata;
+    if ((int)vcpu < nvcpus && shadow[vcpu].depth)
+        shadow[vcpu].depth--;
 }
 
 static void on_iret(unsigned int vcpu, void *udata)
@@ -308,6 +345,25 @@ static bool listed(const uint64_t *a, size_t n, uint64_t pc)
             hi = mid;
     }
     return false;
+}
+
+// call rel32 (e8), or an indirect call (ff /2, perhaps after a REX prefix).
+static bool is_call(struct qemu_plugin_insn *insn)
+{
+    const uint8_t *b = qemu_plugin_insn_data(insn);
+    size_t n = qemu_plugin_insn_size(insn), i = (n > 1 && (b[0] & 0xf0) == 0x40);
+    if (n == 5 && b[0] == 0xe8)
+        return true;
+    return n > i + 1 && b[i] == 0xff && ((b[i + 1] >> 3) & 7) == 2;
+}
+
+// ret, ret imm16, rep ret.
+static bool is_ret(struct qemu_plugin_insn *insn)
+{
+    const uint8_t *b = qemu_plugin_insn_data(insn);
+    size_t n = qemu_plugin_insn_size(insn);
+    return (n == 1 && b[0] == 0xc3) || (n == 3 && b[0] == 0xc2) ||
+           (n == 2 && b[0] == 0xf3 && b[1] == 0xc3);
 }
 
 static bool is_iretq(struct qemu_plugin_insn *insn)
@@ -341,6 +397,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             else if (is_iretq(insn))
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_iret,
                                                        QEMU_PLUGIN_CB_NO_REGS, NULL);
+            else if (is_call(insn))
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_call, QEMU_PLUGIN_CB_NO_REGS,
+                                                       (void *)(uintptr_t)pc);
+            else if (is_ret(insn))
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_ret, QEMU_PLUGIN_CB_NO_REGS,
+                                                       NULL);
         }
         else {
             qemu_plugin_register_vcpu_mem_cb(insn, on_user_store, QEMU_PLUGIN_CB_NO_REGS,
@@ -435,7 +497,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     nvcpus = info->system.max_vcpus;
     window = malloc(nvcpus * sizeof *window);
     irq_depth = calloc(nvcpus, sizeof *irq_depth);
-    if (!window || !irq_depth)
+    shadow = calloc(nvcpus, sizeof *shadow);
+    if (!window || !irq_depth || !shadow)
         return -1;
     close_windows(NO_CALL);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
