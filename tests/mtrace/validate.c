@@ -105,6 +105,38 @@ static void close_own_pipe(int side) { close(own_pipe[side][0]), close(own_pipe[
 
 static void call_close_own(int side) { close(own_fd[side]); }
 
+// One page of a memfd, mapped by each side itself after the fork, so at
+// different virtual addresses: the calls share it only physically.
+static int memfd;
+static char *view[2];
+static void make_memfd(void)
+{
+    if ((memfd = memfd_create("mtrace", 0)) < 0 || ftruncate(memfd, 4096) != 0)
+        die("memfd");
+}
+static void map_view(int side)
+{
+    make_own_pipe(side);
+    // Both processes have the same layout: ask for different addresses.
+    void *hint = (void *)(0x200000000000UL + side * 0x100000UL);
+    view[side] = mmap(hint, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+    if (view[side] == MAP_FAILED)
+        die("mmap memfd");
+    view[side][0] = 0;                    // fault it in outside the window
+}
+static void call_read_into_view(int side)
+{
+    if (read(own_pipe[side][0], view[side], 1) != 1)
+        die("read into view");
+}
+static void unmap_view(int side)
+{
+    close_own_pipe(side);
+    munmap(view[side], 4096);
+    if (side == 0)
+        close(memfd);
+}
+
 static void make_dir(void)
 {
     mkdir("/tmp/v", 0755);
@@ -141,6 +173,10 @@ static const struct pair pairs[] = {
     // last fput drops a reference on the shared dentry and on the device.
     { "close-own-devnull-2proc", "close", "close", 0, "shared", nothing, open_devnull,
       call_close_own, nothing_side },
+    // Each process reads from its own pipe into its own mapping of one page: the
+    // kernel writes the same physical line through different virtual addresses.
+    { "read-into-one-page-2proc", "read", "read", 0, "shared", make_memfd, map_view,
+      call_read_into_view, unmap_view },
     { "write-same-pipe-2proc", "write", "write", 0, "shared", make_pipe, nothing_side,
       call_write_pipe, nothing_side },
     { "creat-same-dir-2proc", "open", "open", 0, "shared", make_dir, nothing_side, call_creat,

@@ -50,6 +50,7 @@ LINUX_REGIONS = [
     (0xfffffe0000000000, 0xfffffe8000000000, "cpu_entry_area"),
     (0xffffffff80000000, 0x10000000000000000, "kernel image"),
 ]
+USER_TOP = 1 << 56  # the lower half, with 5-level paging
 # Ours (boot/bootinfo.h, kernel/mmu.h, kernel/kstack.c).
 OURS_REGIONS = [
     (0xffff800000000000, 0xffffc00000000000, "direct map (kmalloc, pages)"),
@@ -65,10 +66,11 @@ class Conflict:
     """One line touched by both calls of a test, written by at least one."""
 
     def __init__(self, fields):
-        v = [int(f, 16) for f in fields] + [0] * (14 - len(fields))
+        v = [int(f, 16) for f in fields] + [0] * (15 - len(fields))
         (self.key, self.vaddr, self.w0, self.r0, self.w1, self.r1,
          self.wpc0, self.rpc0, self.wpc1, self.rpc1,
-         self.wcall0, self.rcall0, self.wcall1, self.rcall1) = v
+         self.wcall0, self.rcall0, self.wcall1, self.rcall1, self.vaddr1) = v
+        self.vaddr1 = self.vaddr1 or self.vaddr
 
     def byte_overlap(self):
         """Bytes one call wrote and the other touched."""
@@ -119,7 +121,7 @@ def read_trace(path):
                 current = Test(int(w[1]), int(kv["n0"]), int(kv["n1"]))
                 tests[current.id] = current
             elif w[0] == "line" and current and int(w[1]) == current.id:
-                current.conflicts.append(Conflict(w[2:16]))
+                current.conflicts.append(Conflict(w[2:17]))
     return tests
 
 
@@ -191,6 +193,8 @@ class Symbols:
         for lo, hi, what in OURS_REGIONS if self.elf else LINUX_REGIONS:
             if lo <= vaddr < hi:
                 return what
+        if vaddr < USER_TOP:
+            return "user memory"
         return "other"
 
     def load_sources(self, pcs):
@@ -255,7 +259,7 @@ def analyse(tests, syms, kernel):
             records.append({
                 "test": t.id, "pair": list(t.pair), "name": t.name,
                 "line": f"{c.key & ~KEY_VIRT:#x}", "physical": not c.key & KEY_VIRT,
-                "vaddr": f"{c.vaddr:#x}", "object": obj, "kind": c.kind(),
+                "vaddr": f"{c.vaddr:#x}", "vaddr1": f"{c.vaddr1:#x}", "object": obj, "kind": c.kind(),
                 "bytes": f"{c.byte_overlap():#018x}",
                 "pc0": syms.code(pc0), "pc1": syms.code(pc1),
                 "call0": syms.code(call0) if call0 else None,
@@ -321,7 +325,8 @@ def print_test(t, syms):
     print(f"test {t.id} {' '.join(t.pair)} {t.name}: {t.n0} + {t.n1} kernel accesses, "
           f"{t.lines()} shared lines, {t.bytes()} with shared bytes")
     for c in t.conflicts:
-        print(f"  line {c.key & ~KEY_VIRT:#x} (vaddr {c.vaddr:#x}, {syms.data(c.vaddr)}) "
+        alias = f" and {c.vaddr1:#x}" if c.vaddr1 != c.vaddr else ""
+        print(f"  line {c.key & ~KEY_VIRT:#x} (vaddr {c.vaddr:#x}{alias}, {syms.data(c.vaddr)}) "
               f"{c.kind()} bytes {c.byte_overlap():#018x}")
         for n, (pc, call) in enumerate(zip(c.pcs(), c.calls())):
             caller = f"\n              called from {syms.source(call)}" if call else ""

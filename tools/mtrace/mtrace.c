@@ -27,8 +27,9 @@
 // Output (out=FILE, else QEMU's log), one record per line, all numbers hex but
 // the counts:
 //   test ID n0=ACCESSES n1=ACCESSES lines=CONFLICTING_LINES bytes=CONFLICTING_BYTE_LINES
-//   line ID KEY VADDR W0 R0 W1 R1 WPC0 RPC0 WPC1 RPC1 WCALL0 RCALL0 WCALL1 RCALL1
-// where W/R are 64-bit masks of the bytes each call wrote/read in the line, the
+//   line ID KEY VADDR0 W0 R0 W1 R1 WPC0 RPC0 WPC1 RPC1 WCALL0 RCALL0 WCALL1 RCALL1 VADDR1
+// where VADDRc is the virtual line address of call c's first access (they differ
+// for a line reached through two mappings), W/R are 64-bit masks of the bytes each call wrote/read in the line, the
 // PCs are 0 when that kind of access did not happen, and each CALL is the call
 // instruction that entered the function making that access (0 if unknown): for
 // an access in a helper (memset, a spin lock) the caller says more than the
@@ -206,9 +207,10 @@ static void report(void)
             bytes++;
         fprintf(body, "line %ld %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64
                 " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64
-                " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 "\n",
+                " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 "\n",
                 test_id, x->key, x->vaddr, x->wmask, x->rmask, y->wmask, y->rmask,
-                x->wpc, x->rpc, y->wpc, y->rpc, x->wcall, x->rcall, y->wcall, y->rcall);
+                x->wpc, x->rpc, y->wpc, y->rpc, x->wcall, x->rcall, y->wcall, y->rcall,
+                y->vaddr);
     }
     fclose(body);
     fprintf(out, "test %ld n0=%" PRIu64 " n1=%" PRIu64 " lines=%" PRIu64 " bytes=%" PRIu64 "\n",
