@@ -88,3 +88,9 @@ mtrace-test:
 	  --test $(MTRACE_TEST)
 
 .PHONY: mtrace mtrace-linux mtrace-test
+
+# Our plugin API declarations against QEMU's own header (downloads Debian's qemu
+# source package once into $(BUILD)/qemu-src; run after a QEMU upgrade).
+mtrace-check-api:
+	tools/mtrace/check-api $(BUILD)
+.PHONY: mtrace-check-api

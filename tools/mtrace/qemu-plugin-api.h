@@ -3,7 +3,9 @@
 // what mtrace.c uses. QEMU's own header is not in any Debian binary package, and
 // fetching the 24 MB source package on every clean CI checkout is slow, so the
 // plugin is built against these. The loader checks the exported
-// qemu_plugin_version against the range it supports and refuses a mismatch.
+// qemu_plugin_version against the range it supports and refuses a mismatch;
+// `make mtrace-check-api` builds the plugin against QEMU's real header and
+// compares the layouts and constants below with it.
 #pragma once
 
 #include <stdbool.h>
