@@ -5,8 +5,10 @@
                [--out DIR] [--kernel NAME] [--test ID]
 
 TRACE is what the plugin wrote (tools/mtrace/mtrace.c: "test" and "line"
-records per test id). RUNNER_LOG is the guest's console output; its lines
-    mtrace-test ID CALL0 CALL1 [NAME...]
+records per test id; a test run twice under one id, e.g. in both orders, is
+conflict-free only if both runs are). RUNNER_LOG is the guest's console output;
+its lines
+    mtrace-test ID CALL0 CALL1 [NAME...]    (or mtrace-test ID CALL0/CALL1 [NAME...])
 name each test's pair of calls (tests/mtrace/validate.c, the conformance
 runner). PCs and data addresses are symbolized against our kernel's ELF
 (nm, addr2line: source lines) or Linux's /proc/kallsyms (tools/linuxguest
@@ -94,21 +96,40 @@ class Conflict:
 
 
 class Test:
-    def __init__(self, tid, n0, n1):
-        self.id, self.n0, self.n1 = tid, n0, n1
-        self.conflicts = []
+    """One test id. A runner may run a test more than once under the same id
+    (the conformance runner runs a commuting pair in both orders): each run is
+    kept, and the test is conflict-free only if every run is."""
+
+    def __init__(self, tid):
+        self.id = tid
+        self.runs = []                  # per run: [n0, n1, [Conflict...]]
         self.pair = ("?", "?")
         self.name = ""
 
+    @property
+    def conflicts(self):
+        return [c for run in self.runs for c in run[2]]
+
+    @property
+    def n0(self):
+        return min((run[0] for run in self.runs), default=0)
+
+    @property
+    def n1(self):
+        return min((run[1] for run in self.runs), default=0)
+
     def lines(self):
-        return len(self.conflicts)
+        """Shared lines in the worst run."""
+        return max((len(run[2]) for run in self.runs), default=0)
 
     def bytes(self):
-        return sum(1 for c in self.conflicts if c.byte_overlap())
+        """Lines with shared bytes in the worst run."""
+        return max((sum(1 for c in run[2] if c.byte_overlap()) for run in self.runs),
+                   default=0)
 
 
 def read_trace(path):
-    """Tests in order, keyed by id (a later run of the same id replaces it)."""
+    """Tests keyed by id, each with its runs in order."""
     tests = {}
     current = None
     with open(path) as f:
@@ -118,14 +139,15 @@ def read_trace(path):
                 continue
             if w[0] == "test":
                 kv = dict(x.split("=") for x in w[2:])
-                current = Test(int(w[1]), int(kv["n0"]), int(kv["n1"]))
-                tests[current.id] = current
+                current = tests.setdefault(int(w[1]), Test(int(w[1])))
+                current.runs.append([int(kv["n0"]), int(kv["n1"]), []])
             elif w[0] == "line" and current and int(w[1]) == current.id:
-                current.conflicts.append(Conflict(w[2:17]))
+                current.runs[-1][2].append(Conflict(w[2:17]))
     return tests
 
 
-RUNNER_LINE = re.compile(r"mtrace-test (\d+) (\S+) (\S+)(?: (.*))?")
+# "mtrace-test ID CALL0 CALL1 [NAME...]", or "mtrace-test ID CALL0/CALL1 [NAME...]".
+RUNNER_LINE = re.compile(r"mtrace-test (\d+) (?:(\S+)/(\S+)|(\S+) (\S+))(?: (.*))?")
 
 
 def read_runner_log(path, tests):
@@ -134,8 +156,8 @@ def read_runner_log(path, tests):
             m = RUNNER_LINE.search(raw)
             if m and int(m.group(1)) in tests:
                 t = tests[int(m.group(1))]
-                t.pair = (m.group(2), m.group(3))
-                t.name = (m.group(4) or "").strip()
+                t.pair = (m.group(2), m.group(3)) if m.group(2) else (m.group(4), m.group(5))
+                t.name = (m.group(6) or "").strip()
 
 
 # ---- symbols -----------------------------------------------------------------
@@ -322,8 +344,9 @@ def heatmap(summary, base):
 def print_test(t, syms):
     pcs = [p for c in t.conflicts for p in c.pcs() + c.calls()]
     syms.load_sources(pcs)
+    runs = f" (worst of {len(t.runs)} runs)" if len(t.runs) > 1 else ""
     print(f"test {t.id} {' '.join(t.pair)} {t.name}: {t.n0} + {t.n1} kernel accesses, "
-          f"{t.lines()} shared lines, {t.bytes()} with shared bytes")
+          f"{t.lines()} shared lines, {t.bytes()} with shared bytes{runs}")
     for c in t.conflicts:
         alias = f" and {c.vaddr1:#x}" if c.vaddr1 != c.vaddr else ""
         print(f"  line {c.key & ~KEY_VIRT:#x} (vaddr {c.vaddr:#x}{alias}, {syms.data(c.vaddr)}) "

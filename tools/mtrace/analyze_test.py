@@ -17,19 +17,25 @@ import analyze  # noqa: E402
 # read at bytes 8-15 (false sharing: a line conflict, no byte conflict). Test 2:
 # both wrote byte 0 of one line, and one read-read line that is no conflict (the
 # plugin does not emit those). Test 2's first access is in beta called from
-# alpha; the caller of its second access is unknown.
+# alpha; the caller of its second access is unknown. Test 0 runs twice, both
+# conflict-free; test 3 runs twice, the second run conflicts.
 TRACE = """\
 test 0 n0=10 n1=12 lines=0 bytes=0
 test 1 n0=5 n1=5 lines=1 bytes=0
 line 1 1000 ffff888000001000 ff 0 0 ff00 ffffffff81000010 0 0 ffffffff81000020
 test 2 n0=7 n1=9 lines=1 bytes=1
 line 2 2040 ffff888000002040 1 0 1 0 ffffffff81000030 0 ffffffff81000040 0 ffffffff81000004 0 0 0
+test 0 n0=11 n1=12 lines=0 bytes=0
+test 3 n0=3 n1=3 lines=0 bytes=0
+test 3 n0=3 n1=3 lines=1 bytes=1
+line 3 3000 ffff888000003000 1 0 1 0 ffffffff81000030 0 ffffffff81000030 0
 """
 LOG = """\
 noise
 mtrace-test 0 getpid getpid a
 mtrace-test 1 open close b
 [    1.0] mtrace-test 2 close open c
+mtrace-test 3 open/close d e
 """
 KALLSYMS = """\
 ffffffff81000000 T alpha
@@ -52,12 +58,16 @@ def main():
                 f.write(text)
         tests = analyze.read_trace(paths["trace"])
         analyze.read_runner_log(paths["log"], tests)
-        check(sorted(tests) == [0, 1, 2], "reads every test record")
-        check([tests[i].lines() for i in range(3)] == [0, 1, 1], "line conflicts per test")
-        check([tests[i].bytes() for i in range(3)] == [0, 0, 1],
+        check(sorted(tests) == [0, 1, 2, 3], "reads every test record")
+        check([tests[i].lines() for i in range(4)] == [0, 1, 1, 1], "line conflicts per test")
+        check([tests[i].bytes() for i in range(4)] == [0, 0, 1, 1],
               "byte conflicts: false sharing is a line conflict only")
-        check(tests[1].pair == ("open", "close") and tests[2].name == "c",
-              "runner-log lines name the pairs, also after a console prefix")
+        check(len(tests[3].runs) == 2 and tests[0].n0 == 10,
+              "a test run twice under one id keeps both runs; it conflicts if one does")
+        check(tests[1].pair == ("open", "close") and tests[2].name == "c"
+              and tests[3].pair == ("open", "close") and tests[3].name == "d e",
+              "runner-log lines name the pairs (CALL0 CALL1 or CALL0/CALL1), "
+              "also after a console prefix")
         c = tests[1].conflicts[0]
         check(c.pcs() == (0xffffffff81000010, 0xffffffff81000020) and c.kind() == "WR",
               "a conflict's PCs: the writer's store and the other call's load")
@@ -68,13 +78,13 @@ def main():
               "names data objects: globals, then kernel regions")
         summary, records = analyze.analyse(tests, syms, "linux")
         check((summary["tests"], summary["conflict_free_lines"],
-               summary["conflict_free_bytes"]) == (3, 1, 2), "summary counts")
+               summary["conflict_free_bytes"]) == (4, 1, 2), "summary counts")
         pairs = {tuple(p["calls"]): p for p in summary["pairs"]}
-        check(pairs.get(("close", "open"), {}).get("tests") == 2
+        check(pairs.get(("close", "open"), {}).get("tests") == 3
               and pairs[("close", "open")]["conflict_free_lines"] == 0
               and pairs[("close", "open")]["conflict_free_bytes"] == 1,
               "per-pair table: (open, close) and (close, open) are one pair")
-        check(len(records) == 2 and records[0]["site"] == "alpha / alpha",
+        check(len(records) == 3 and records[0]["site"] == "alpha / alpha",
               "conflict records grouped by code site")
         check(records[1]["site"] == "beta / beta<-alpha",
               "a site names the function's caller when the plugin knew it")
