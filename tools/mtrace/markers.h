@@ -29,9 +29,11 @@
 //
 // Naming the tests: the analysis (tools/mtrace/analyze.py) reads the guest's
 // console output for lines
-//   mtrace-test ID CALL0 CALL1 [NAME...]
+//   mtrace-test ID CALL0 CALL1 [NAME...]   or   mtrace-test ID CALL0/CALL1 [NAME...]
 // (e.g. "mtrace-test 17 open close open-close-same-fd"), which give each test id
-// its pair of calls for the per-pair table and the heat map.
+// its pair of calls for the per-pair table and the heat map. A test may run more
+// than once under one id (e.g. in both orders); it is conflict-free only if every
+// run is.
 #pragma once
 
 #define MTRACE_BASE 0x100000000000UL     // 16 TiB: free in our and Linux's layouts
