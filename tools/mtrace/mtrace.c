@@ -29,15 +29,19 @@
 //   test ID n0=ACCESSES n1=ACCESSES lines=CONFLICTING_LINES bytes=CONFLICTING_BYTE_LINES
 //   line ID KEY VADDR0 W0 R0 W1 R1 WPC0 RPC0 WPC1 RPC1 WCALL0 RCALL0 WCALL1 RCALL1 VADDR1
 // where VADDRc is the virtual line address of call c's first access (they differ
-// for a line reached through two mappings), W/R are 64-bit masks of the bytes each call wrote/read in the line, the
-// PCs are 0 when that kind of access did not happen, and each CALL is the call
+// for a line reached through two mappings), W/R are 64-bit masks of the bytes
+// each call wrote/read in the line, the PCs are 0 when that kind of access did
+// not happen, and each CALL is the call
 // instruction that entered the function making that access (0 if unknown): for
 // an access in a helper (memset, a spin lock) the caller says more than the
 // helper. The plugin keeps a shadow stack of call instructions per vCPU (push
 // on call, pop on ret, emptied at a context switch); retpolines and return
 // thunks keep it balanced. "test" comes first.
-// Run QEMU with single-threaded TCG (-accel tcg,thread=single) so that the
-// interleaving, and so the result, is deterministic.
+// Run QEMU with single-threaded TCG (-accel tcg,thread=single; tools/runqemu
+// --plugin does): the vCPUs then take turns on one host thread, so the calls'
+// windows never overlap in time and no callback runs concurrently. Guest
+// timing still follows the host clock, so interrupts land at different points
+// from run to run -- which is why they are skipped.
 #define MTRACE_NO_HELPERS
 #include "markers.h"
 #include "qemu-plugin-api.h"
