@@ -4,7 +4,11 @@
 // isa-debug-exit port (QEMU then exits with 2*status+1), with a last serial line
 // "linuxguest: exit N" as a second channel. Powers off if the port is missing.
 // The program "--cat" is built in: it copies the named files to the console
-// (tools/linuxguest --kallsyms uses it for /proc/kallsyms).
+// (tools/linuxguest --kallsyms uses it for /proc/kallsyms). After the program,
+// each file named in /linuxguest/outputs goes to the console in base64 between
+//   linuxguest-output BEGIN N   and   linuxguest-output END N STATUS
+// lines (N counts from 0; STATUS 0, or the errno that stopped it), which the
+// host side turns back into files (tools/linuxguest --output).
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +19,7 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #define DEBUG_EXIT_PORT 0xf4
@@ -43,20 +48,54 @@ static void mounts(void)
     mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
 }
 
-// /linuxguest/argv: the program's arguments, each ended by a NUL byte.
-static int read_argv(char **argv)
+// A list of strings, each ended by a NUL byte (/linuxguest/argv: the program
+// and its arguments; /linuxguest/outputs: files to send back).
+static int read_list(const char *path, char **list, char *buf, size_t size)
 {
-    static char buf[65536];
-    int fd = open("/linuxguest/argv", O_RDONLY);
+    int fd = open(path, O_RDONLY);
     if (fd < 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
+    ssize_t n = read(fd, buf, size - 1);
     close(fd);
-    int argc = 0;
-    for (ssize_t i = 0; i < n && argc < MAX_ARGS; i += strlen(buf + i) + 1)
-        argv[argc++] = buf + i;
-    argv[argc] = NULL;
-    return argc;
+    int count = 0;
+    for (ssize_t i = 0; i < n && count < MAX_ARGS; i += strlen(buf + i) + 1)
+        list[count++] = buf + i;
+    list[count] = NULL;
+    return count;
+}
+
+static void send_output(int index, const char *path)
+{
+    static const char b64[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    unsigned char in[57];                // 57 bytes -> one 76-character line
+    char line[80];
+    int err = 0;
+    printf("linuxguest-output BEGIN %d\n", index);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        err = errno;
+    for (ssize_t n; !err && (n = read(fd, in, sizeof in)) != 0;) {
+        if (n < 0) {
+            err = errno;
+            break;
+        }
+        // A short read is fine: every line is decoded on its own.
+        size_t k = 0;
+        for (ssize_t i = 0; i < n; i += 3) {
+            unsigned v = in[i] << 16 | (i + 1 < n ? in[i + 1] << 8 : 0) |
+                         (i + 2 < n ? in[i + 2] : 0);
+            line[k++] = b64[v >> 18 & 63];
+            line[k++] = b64[v >> 12 & 63];
+            line[k++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+            line[k++] = i + 2 < n ? b64[v & 63] : '=';
+        }
+        line[k] = 0;
+        puts(line);
+    }
+    if (fd >= 0)
+        close(fd);
+    printf("linuxguest-output END %d %d\n", index, err);
 }
 
 static int cat(char **files)
@@ -92,8 +131,8 @@ static int run(char **argv)
     }
     int status;
     // Orphans are reparented to us: wait for the program itself.
-    while (waitpid(-1, &status, 0) != pid) {
-        if (errno == ECHILD)
+    for (pid_t w; (w = waitpid(-1, &status, 0)) != pid;) {
+        if (w < 0 && errno != EINTR)
             return 127;
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -103,14 +142,22 @@ int main(void)
 {
     console();
     mounts();
-    char *argv[MAX_ARGS + 1];
+    static char argbuf[65536], outbuf[65536];
+    char *argv[MAX_ARGS + 1], *outputs[MAX_ARGS + 1];
     int status = 127;
-    if (read_argv(argv) == 0)
+    if (read_list("/linuxguest/argv", argv, argbuf, sizeof argbuf) == 0)
         fprintf(stderr, "linuxguest: no program in /linuxguest/argv\n");
     else
         status = run(argv);
+    fflush(stdout);
+    int n = read_list("/linuxguest/outputs", outputs, outbuf, sizeof outbuf);
+    for (int i = 0; i < n; i++)
+        send_output(i, outputs[i]);
     printf("linuxguest: exit %d\n", status);
     fflush(stdout);
+    // The serial driver sends in the background: let it finish before QEMU
+    // goes away, or the end of the output is lost.
+    tcdrain(STDOUT_FILENO);
     sync();
     // The port carries 0..127 (QEMU's exit status is 2*byte+1, 8 bits).
     if (ioperm(DEBUG_EXIT_PORT, 1, 1) == 0)
