@@ -1,14 +1,16 @@
 // Guest program for mtrace's self-test: pairs of calls whose footprints are
 // known to share a cache line in Linux 6.1 (a written pipe, a directory, a
-// process's fd table or address space, the dentry of a file both close) or
-// known not to (calls that only touch the caller's own task, fd table, files,
-// pipes and address space). The private pairs also check that the plugin skips
-// interrupts: without that, a timer tick inside one window writes jiffies and
-// the clock, which the other call reads (mmap-2proc did in most runs). mmap in
-// two processes is private at byte granularity only: now and then one call
-// zeroes a new object in a line where the other reads a neighbouring one. Each pair runs as one mtrace test,
-// call 0 on CPU 0 and call 1 on CPU 1, one after the other; the host side
-// (tools/mtrace/validate) checks the plugin's verdict against the expectation.
+// process's fd table or address space, the dentry of a file both close, a page
+// both read into) or known not to (calls that only touch the caller's own task,
+// fd table, files, pipes and address space). Each pair runs as one mtrace test,
+// call 0 on CPU 0 and call 1 on CPU 1, one after the other, REPEAT times; the
+// host side (tools/mtrace/validate) checks the plugin's verdicts.
+//
+// The private pairs also check that the plugin skips interrupts: without that,
+// a timer tick inside one window writes jiffies and the clock, which the other
+// call reads (mmap-2proc did in most runs). mmap in two processes is private at
+// byte granularity only: now and then one call zeroes a new object in a line
+// where the other reads a neighbouring one.
 //
 // For each test it prints the runner-log line the analysis reads:
 //   mtrace-test ID CALL0 CALL1 NAME expect=shared|private|bytes-private
