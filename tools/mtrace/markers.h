@@ -22,7 +22,7 @@
 // The region needs no pre-faulting: a store that faults reaches the plugin only
 // once it completes, after the fault was handled, so the fault of an "open"
 // store is not in the window (and never memset the region: every store is a
-// message). Keep the other call's thread or process parked on its own CPU while
+// message; loads are not). Keep the other call's thread or process parked on its own CPU while
 // a window is open, so that its kernel work is not counted in the window, and
 // run the two calls in different threads or processes: one thread running both
 // calls "shares" its own kernel stack and task structure with itself.

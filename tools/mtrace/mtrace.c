@@ -24,7 +24,8 @@
 // a context switch or any user-mode store on the vCPU ends the skipping (at
 // worst the tail of a handler resumed later is recorded).
 //
-// Output (out=FILE, else QEMU's log), one record per line, all numbers hex but
+// Output (out=FILE, else QEMU's log; markers=1 adds a "marker" line per message
+// received, for debugging a guest program), one record per line, all numbers hex but
 // the counts:
 //   test ID n0=ACCESSES n1=ACCESSES lines=CONFLICTING_LINES bytes=CONFLICTING_BYTE_LINES
 //   line ID KEY VADDR0 W0 R0 W1 R1 WPC0 RPC0 WPC1 RPC1 WCALL0 RCALL0 WCALL1 RCALL1 VADDR1
@@ -91,6 +92,7 @@ static int nvcpus;
 static long test_id = -1;
 static uint64_t tests_reported;
 static FILE *out;
+static bool log_markers;                 // markers=1: log each message (debugging a runner)
 // Callbacks run one at a time under single-threaded TCG; the lock keeps the
 // tables sane if someone runs multi-threaded TCG anyway.
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -235,18 +237,22 @@ static void close_windows(int call)
     }
 }
 
-// A user-mode store: a message if it lands in the marker region.
+// A user-mode store: a message if it lands in the marker region. QEMU 7.2
+// calls a callback registered for stores on loads too, so check.
 static void on_user_store(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
                           void *udata)
 {
-    (void)info, (void)udata;
+    (void)udata;
     if ((int)vcpu >= nvcpus)
         return;
     irq_depth[vcpu] = 0;                 // user code runs: no handler is
-    if (vaddr - MTRACE_BASE >= MTRACE_SIZE)
+    if (vaddr - MTRACE_BASE >= MTRACE_SIZE || !qemu_plugin_mem_is_store(info))
         return;
     uint64_t off = vaddr - MTRACE_BASE;
     pthread_mutex_lock(&lock);
+    if (log_markers)
+        fprintf(out, "marker vcpu=%u off=%#" PRIx64 " n0=%" PRIu64 " n1=%" PRIu64 "\n", vcpu,
+                off, calls[0].accesses, calls[1].accesses);
     if (off >= MTRACE_ID) {
         test_id = off - MTRACE_ID;
     } else if (off == MTRACE_DONE) {
@@ -486,12 +492,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     for (int i = 0; i < argc; i++) {
         if (strncmp(argv[i], "out=", 4) == 0) {
             path = argv[i] + 4;
+        } else if (strcmp(argv[i], "markers=1") == 0) {
+            log_markers = true;
         } else if (strncmp(argv[i], "entries=", 8) == 0) {
             if (read_entries(argv[i] + 8) != 0)
                 return -1;
         } else {
-            fprintf(stderr, "mtrace: unknown argument %s (expected out=FILE, entries=FILE)\n",
-                    argv[i]);
+            fprintf(stderr, "mtrace: unknown argument %s (expected out=FILE, entries=FILE, "
+                    "markers=1)\n", argv[i]);
             return -1;
         }
     }
