@@ -8,6 +8,11 @@
 // When the test is done the plugin writes every line touched by both calls where
 // at least one wrote it, then forgets both footprints.
 //
+// A window belongs to a vCPU, not to a thread (QEMU 7.2 shows a plugin no
+// registers): if the call's thread blocks or is preempted inside its window,
+// whatever runs on that vCPU meanwhile is counted. The guest program keeps
+// everything else off the calls' CPUs.
+//
 // Lines are keyed on the physical address, so a line reached through two virtual
 // aliases (the direct map and the kernel image, or two processes' mappings) is
 // one line; an access without a physical address (none in system emulation, in
