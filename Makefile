@@ -46,6 +46,7 @@ KOBJS := $(patsubst %,$(BUILD)/%.o,$(KSRCS))
 include libc/libc.mk
 include user/user.mk
 include user/progs.mk
+include tools/mtrace/mtrace.mk
 
 $(BUILD)/%.c.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)

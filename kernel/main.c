@@ -87,24 +87,33 @@ static void run_sbin_init(void *arg)
 }
 
 // `init=NAME` runs the built-in user program NAME instead of /sbin/init (small
-// test and benchmark programs) and reports how it ended.
-static void run_init(void *arg)
+// test and benchmark programs) and reports how it ended; with `exit` on the
+// command line QEMU then exits with the program's exit status (make mtrace runs
+// the pairwise suite this way).
+static int init_status(const char *name)
 {
-    const char *name = arg;
     const struct user_program *prog = user_program_find(name);
     if (!prog) {
         kprintf("init: no built-in program \"%s\"\n", name);
-        return;
+        return 127;
     }
     const char *argv[] = {name, NULL}, *envp[] = {"HOME=/", "TERM=vt100", NULL};
     struct proc *p;
     int err = proc_spawn(name, prog->start, prog->len, argv, envp, NULL, NULL, &p);
     if (err) {
         kprintf("init: %s: error %d\n", name, err);
-        return;
+        return 127;
     }
     int st = proc_wait_kernel(p);
     kprintf("init: %s exited, wait status 0x%x\n", name, st);
+    return (st & 0x7f) ? 127 : (st >> 8) & 0x7f;  // killed, or its exit code
+}
+
+static void run_init(void *arg)
+{
+    int status = init_status(arg);
+    if (cmdline_has("exit"))
+        qemu_exit(status);
 }
 
 static char init_name[64];

@@ -16,7 +16,24 @@
 //                         then forgets both windows
 // While a window is open on a vCPU the plugin records every access made by
 // kernel code (instruction address in the upper half) on that vCPU. Accesses by
-// user code, outside windows, or on other vCPUs are ignored.
+// user code, outside windows, on other vCPUs, or by interrupt handlers (when the
+// plugin is given the kernel's entry points) are ignored.
+//
+// The region needs no pre-faulting: a store that faults reaches the plugin only
+// once it completes, after the fault was handled, so the fault of an "open"
+// store is not in the window (and never memset the region: every store is a
+// message; loads are not). Keep the other call's thread or process parked on its own CPU while
+// a window is open, so that its kernel work is not counted in the window, and
+// run the two calls in different threads or processes: one thread running both
+// calls "shares" its own kernel stack and task structure with itself.
+//
+// Naming the tests: the analysis (tools/mtrace/analyze.py) reads the guest's
+// console output for lines
+//   mtrace-test ID CALL0 CALL1 [NAME...]   or   mtrace-test ID CALL0/CALL1 [NAME...]
+// (e.g. "mtrace-test 17 open close open-close-same-fd"), which give each test id
+// its pair of calls for the per-pair table and the heat map. A test may run more
+// than once under one id (e.g. in both orders); it is conflict-free only if every
+// run is.
 #pragma once
 
 #define MTRACE_BASE 0x100000000000UL     // 16 TiB: free in our and Linux's layouts

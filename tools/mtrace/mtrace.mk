@@ -1,0 +1,98 @@
+# mtrace: the QEMU plugin that finds cache lines shared by two commuting calls.
+# Included by the top-level Makefile.
+#   $(MTRACE_SO)  the plugin, built against our declarations of QEMU's plugin API
+#                 (tools/mtrace/qemu-plugin-api.h), so no QEMU source is needed
+MTRACE_SO := $(BUILD)/mtrace/mtrace.so
+MTRACE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared \
+	-fvisibility=hidden
+
+$(MTRACE_SO): tools/mtrace/mtrace.c tools/mtrace/markers.h tools/mtrace/qemu-plugin-api.h \
+		| $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)gcc $(MTRACE_CFLAGS) -o $@ tools/mtrace/mtrace.c -lpthread
+
+mtrace-plugin: $(MTRACE_SO)
+.PHONY: mtrace-plugin
+
+# The self-test (make test): Linux 6.1 under the plugin runs pairs of calls known
+# to share a cache line or not (tests/mtrace/validate.c, static, built with
+# $(MTRACE_GUEST_CC) until our own libc can build it).
+MTRACE_GUEST_CC ?= musl-gcc
+MTRACE_GUEST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -static
+MTRACE_VALIDATE := $(BUILD)/mtrace/validate
+
+$(MTRACE_VALIDATE): tests/mtrace/validate.c tools/mtrace/markers.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "  UCC     $@"
+	$(Q)$(MTRACE_GUEST_CC) $(MTRACE_GUEST_CFLAGS) -o $@ $< -lpthread
+
+# HOST_TESTS entries are single words: a generated script carries the arguments.
+MTRACE_VALIDATE_CMD := $(BUILD)/mtrace/validate-linux
+$(MTRACE_VALIDATE_CMD): tools/mtrace/mtrace.mk
+	@mkdir -p $(@D)
+	$(Q)printf '#!/bin/sh\nexec tools/mtrace/validate --build %s --plugin %s --program %s "$$@"\n' \
+	  $(BUILD) $(MTRACE_SO) $(MTRACE_VALIDATE) > $@ && chmod +x $@
+
+HOST_TESTS += tools/mtrace/analyze_test.py $(MTRACE_VALIDATE_CMD)
+HOST_TEST_DEPS += $(MTRACE_SO) $(MTRACE_VALIDATE) $(MTRACE_VALIDATE_CMD)
+
+# ---- the pairwise suite under the plugin -----------------------------------
+#   make mtrace-linux   the runner as the only program of Debian's Linux 6.1
+#   make mtrace         the runner as init of our kernel (init=$(MTRACE_INIT))
+#   make mtrace-test MTRACE_KERNEL=linux|ours MTRACE_TEST=ID   one test's conflicts, with
+#                       source lines (from the last run's trace)
+# Results in $(BUILD)/mtrace/<kernel>/: trace (the plugin's records), console.log
+# (the runner's output, naming each test's pair), summary.json, conflicts.json,
+# pairs.txt, heatmap.svg/.png. The runner is the conformance runner's static
+# binary (tests/commuter/, built by its own rule once merged; -L there skips the
+# tests that rely on our O_ANYFD); any program that follows
+# tools/mtrace/markers.h will do, e.g. MTRACE_RUNNER=$(MTRACE_VALIDATE). Three
+# CPUs: the runner sets tests up on CPU 2 when there is one, away from the two
+# calls' CPUs.
+MTRACE_RUNNER ?= $(BUILD)/commuter/commuter
+MTRACE_RUNNER_ARGS ?= -L
+MTRACE_INIT ?= commuter
+MTRACE_CPUS ?= 3
+MTRACE_TIMEOUT ?= 3600
+MTRACE_ANALYZE := /usr/bin/python3 tools/mtrace/analyze.py
+LINUXGUEST := tools/linuxguest/linuxguest --build $(BUILD)
+
+mtrace-linux: $(MTRACE_SO) $(MTRACE_RUNNER) | $(DEPS_OK)
+	tools/deps mtrace
+	$(LINUXGUEST) --kallsyms >/dev/null
+	@mkdir -p $(BUILD)/mtrace/linux
+	tools/mtrace/entries.py --kallsyms $(BUILD)/linux/kallsyms > $(BUILD)/mtrace/linux/entries
+	-$(LINUXGUEST) --cpus $(MTRACE_CPUS) --timeout $(MTRACE_TIMEOUT) \
+	  --log $(BUILD)/mtrace/linux/console.log \
+	  --plugin $(MTRACE_SO),out=$(BUILD)/mtrace/linux/trace,entries=$(BUILD)/mtrace/linux/entries \
+	  $(MTRACE_RUNNER) $(MTRACE_RUNNER_ARGS) >/dev/null
+	$(MTRACE_ANALYZE) $(BUILD)/mtrace/linux/trace --log $(BUILD)/mtrace/linux/console.log \
+	  --kallsyms $(BUILD)/linux/kallsyms --kernel linux --out $(BUILD)/mtrace/linux
+
+mtrace: $(MTRACE_SO) $(BUILD)/esp.img
+	tools/deps mtrace
+	@mkdir -p $(BUILD)/mtrace/ours
+	tools/mtrace/entries.py --elf $(BUILD)/kernel.elf > $(BUILD)/mtrace/ours/entries
+	-tools/runqemu --esp $(BUILD)/esp.img --cpus $(MTRACE_CPUS) --mem $(MEM) \
+	  --timeout $(MTRACE_TIMEOUT) --cmdline "init=$(MTRACE_INIT) exit" \
+	  --log $(BUILD)/mtrace/ours/console.log \
+	  --plugin $(MTRACE_SO),out=$(BUILD)/mtrace/ours/trace,entries=$(BUILD)/mtrace/ours/entries \
+	  >/dev/null
+	$(MTRACE_ANALYZE) $(BUILD)/mtrace/ours/trace --log $(BUILD)/mtrace/ours/console.log \
+	  --elf $(BUILD)/kernel.elf --kernel ours --out $(BUILD)/mtrace/ours
+
+MTRACE_KERNEL ?= linux
+mtrace-test:
+	@test -n "$(MTRACE_TEST)" || { echo "usage: make mtrace-test MTRACE_KERNEL=linux|ours MTRACE_TEST=ID"; exit 1; }
+	$(MTRACE_ANALYZE) $(BUILD)/mtrace/$(MTRACE_KERNEL)/trace --log $(BUILD)/mtrace/$(MTRACE_KERNEL)/console.log \
+	  $(if $(filter ours,$(MTRACE_KERNEL)),--elf $(BUILD)/kernel.elf,--kallsyms $(BUILD)/linux/kallsyms) \
+	  --test $(MTRACE_TEST)
+
+.PHONY: mtrace mtrace-linux mtrace-test
+
+# Our plugin API declarations against QEMU's own header (downloads Debian's qemu
+# source package once into $(BUILD)/qemu-src; run after a QEMU upgrade).
+mtrace-check-api:
+	tools/mtrace/check-api $(BUILD)
+.PHONY: mtrace-check-api
