@@ -55,9 +55,18 @@ $(USER_SCRIPTS): user/user.mk
 	@mkdir -p $(@D)
 	$(Q)$(call user_scripts,$(abspath $(BUILD)/user),$(abspath $(BUILD)/user))
 HOST_TEST_DEPS += $(USER_SCRIPTS) $(USER_BINS)
-# In the guest they live in /tests/bin, for the exec tests.
-ROOT_DEPS += $(USER_BINS) $(USER_SCRIPTS)
-ROOT_STAGE += mkdir -p tests/bin && cp $(abspath $(USER_BINS)) tests/bin/ && \
+# Benchmark programs (user/bench/*.c), against our libc: `make bench` runs the
+# same binary in our guest and in Linux (tools/bench).
+BENCH_BINS := $(patsubst user/bench/%.c,$(BUILD)/user/%,$(wildcard user/bench/*.c))
+$(BUILD)/user/%: user/bench/%.c kernel/uapi/ext.h $(LIBC_DEPS) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "  LIBCC   $@"
+	$(Q)$(LIBC_CC) $(LIBC_CFLAGS) -O2 -g -Wall -Wextra -Werror -c -o $@.o $<
+	$(Q)$(call LIBC_LINK,$@,$@.o)
+
+# In the guest they live in /tests/bin, for the exec tests and benchmarks.
+ROOT_DEPS += $(USER_BINS) $(USER_SCRIPTS) $(BENCH_BINS)
+ROOT_STAGE += mkdir -p tests/bin && cp $(abspath $(USER_BINS) $(BENCH_BINS)) tests/bin/ && \
 	$(call user_scripts,tests/bin,/tests/bin);
 
 # One .incbin per program plus a table {name, start, length}, NULL-terminated.

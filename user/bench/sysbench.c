@@ -1,0 +1,191 @@
+// System-call costs, measured the same way on our kernel and on Linux: one
+// static binary (our libc), run in the guest by `make bench` and as the only
+// program of Debian's Linux 6.1 in the same QEMU (tools/linuxguest).
+//
+//   sysbench [NAME...]     run the named benchmarks (default: all)
+//
+// Prints `bench: NAME VALUE ns/op` lines (tools/bench reads them). Figures only:
+// under TCG on a loaded machine compare ratios within one run, not absolutes.
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdbool.h>
+#include <sched.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "../../kernel/uapi/ext.h"
+
+#define FILE_PATH "/tmp/sysbench.f"
+
+extern char **environ;
+static const char *self; // our own path, for the exec benchmarks
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void report(const char *name, long long ns, long n)
+{
+    printf("bench: %s %lld ns/op\n", name, ns / n);
+    fflush(stdout);
+}
+
+static void bench_getpid(void)
+{
+    long n = 20000;
+    long long t0 = now_ns();
+    for (long i = 0; i < n; i++)
+        syscall(SYS_getpid); // not getpid(): a libc may cache it
+    report("getpid", now_ns() - t0, n);
+}
+
+static void open_close(const char *name, int extra)
+{
+    long n = 5000;
+    long long t0 = now_ns();
+    for (long i = 0; i < n; i++) {
+        int fd = open(FILE_PATH, O_RDONLY | extra);
+        if (fd < 0) {
+            perror("open");
+            exit(1);
+        }
+        close(fd);
+    }
+    report(name, now_ns() - t0, n);
+}
+
+static void bench_open_close(void) { open_close("open_close", 0); }
+static void bench_open_close_anyfd(void) { open_close("open_close_anyfd", O_ANYFD); }
+
+static void bench_stat(void)
+{
+    long n = 5000;
+    struct stat st;
+    long long t0 = now_ns();
+    for (long i = 0; i < n; i++)
+        if (stat(FILE_PATH, &st) != 0) {
+            perror("stat");
+            exit(1);
+        }
+    report("stat", now_ns() - t0, n);
+}
+
+// One byte there and back between two processes; the figure is per round trip.
+static void bench_pipe_pingpong(void)
+{
+    long n = 2000;
+    int ab[2], ba[2];
+    if (pipe(ab) || pipe(ba)) {
+        perror("pipe");
+        exit(1);
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ab[1]); // so the parent's close is our end of file
+        close(ba[0]);
+        char c;
+        while (read(ab[0], &c, 1) == 1)
+            write(ba[1], &c, 1);
+        _exit(0);
+    }
+    close(ab[0]);
+    close(ba[1]);
+    char c = 'x';
+    long long t0 = now_ns();
+    for (long i = 0; i < n; i++) {
+        write(ab[1], &c, 1);
+        read(ba[0], &c, 1);
+    }
+    long long dt = now_ns() - t0;
+    close(ab[1]);
+    close(ba[0]);
+    waitpid(pid, NULL, 0);
+    report("pipe_pingpong", dt, n);
+}
+
+static char *const child_argv[] = {"sysbench", "--exit", NULL};
+
+static void bench_fork_exec_wait(void)
+{
+    long n = 100;
+    long long t0 = now_ns();
+    for (long i = 0; i < n; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            execve(self, child_argv, environ);
+            _exit(127);
+        }
+        int st;
+        if (waitpid(pid, &st, 0) != pid || st != 0) {
+            fprintf(stderr, "fork+exec: child failed (status %d)\n", st);
+            exit(1);
+        }
+    }
+    report("fork_exec_wait", now_ns() - t0, n);
+}
+
+static void bench_spawn_wait(void)
+{
+    long n = 100;
+    long long t0 = now_ns();
+    for (long i = 0; i < n; i++) {
+        pid_t pid;
+        int err = posix_spawn(&pid, self, NULL, NULL, child_argv, environ);
+        int st;
+        if (err || waitpid(pid, &st, 0) != pid || st != 0) {
+            fprintf(stderr, "posix_spawn: failed (%d)\n", err);
+            exit(1);
+        }
+    }
+    report("posix_spawn_wait", now_ns() - t0, n);
+}
+
+static const struct {
+    const char *name;
+    void (*fn)(void);
+} benches[] = {
+    {"getpid", bench_getpid},
+    {"open_close", bench_open_close},
+    {"open_close_anyfd", bench_open_close_anyfd},
+    {"stat", bench_stat},
+    {"pipe_pingpong", bench_pipe_pingpong},
+    {"fork_exec_wait", bench_fork_exec_wait},
+    {"posix_spawn_wait", bench_spawn_wait},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--exit") == 0)
+        return 0; // the exec benchmarks' child
+    self = argv[0];
+    mkdir("/tmp", 01777);
+    int fd = open(FILE_PATH, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        perror(FILE_PATH);
+        return 1;
+    }
+    close(fd);
+    // Pinned to one CPU: the figures are per-call costs, not migrations.
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    sched_setaffinity(0, sizeof one, &one);
+    for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) {
+        bool run = argc == 1;
+        for (int a = 1; a < argc; a++)
+            run |= strcmp(argv[a], benches[i].name) == 0;
+        if (run)
+            benches[i].fn();
+    }
+    unlink(FILE_PATH);
+    return 0;
+}
