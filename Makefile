@@ -43,6 +43,7 @@ KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
 KSRCS := $(wildcard kernel/*.c kernel/*.S fs/*.c tests/kernel/*.c)
 KOBJS := $(patsubst %,$(BUILD)/%.o,$(KSRCS))
 include user/user.mk
+include tests/commuter/commuter.mk
 
 $(BUILD)/%.c.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
