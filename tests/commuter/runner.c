@@ -9,9 +9,14 @@
 // ready. The runner unlinks the temporary names and lets the calls go: call c
 // runs on CPU c (a thread of its process, pinned), strictly one after the
 // other behind a turn counter in shared memory, bracketed by the mtrace
-// markers. Each result is checked against the model's; for a commuting test
-// both orders must match it, so they agree with each other. Everything a test
-// made dies with its processes and its names are unlinked before the next.
+// markers (per order: mtrace_test_id(test id), open/close around each call on
+// its CPU, mtrace_test_done()). Each result is checked against the model's;
+// for a commuting test both orders must match it, and must leave states that
+// later operations cannot tell apart: afterwards each process observes its
+// descriptors (kind, inode, offset, mode, size, link count, what a pipe holds)
+// and test pages, and the runner the names and their contents; the two
+// orders' observations must be equal. Everything a test made dies with its
+// processes, and its names are unlinked before the next test.
 //
 // usage: commuter [-n SHARDS -p SHARD] [-f PAIR,...] [-t NAME-SUBSTRING]
 //                 [-s PER-PAIR] [-L] [-J summary.json] [-d DIR]
@@ -66,12 +71,33 @@ struct outcome {
     int fds[2];
 };
 
+// What a process can observe of its state after both calls, and what anyone
+// can observe of the names: for a commuting test both orders must agree on
+// all of it (SIM commutativity's "indistinguishable states").
+#define OBS_FDS 6
+struct file_obs {
+    int8_t kind;        // 0 none, 1 regular file, 2 pipe
+    int8_t ino;         // which inode: see canonical_inodes
+    ino_t raw;          // its number (a freed inode's may be reused: not compared)
+    int8_t mode;        // O_ACCMODE bits
+    int8_t n;           // bytes of data[] (file contents, or what the pipe held)
+    int16_t off, size;
+    int16_t nlink;
+    uint8_t data[8];
+};
+struct proc_obs {
+    struct file_obs fd[OBS_FDS];
+    int8_t sig[2];
+    uint8_t page[2][4];
+};
+
 struct shared {
     volatile int ready;         // processes done with their setup
     volatile int go;            // the runner unlinked the temporary names
     volatile int turn;          // position in the order of the call allowed to run
     char setup_error[128];
     struct outcome out[2];
+    struct proc_obs obs[2];     // by model process
 };
 
 static struct shared *shm;
@@ -352,6 +378,67 @@ static void setup_pages(const struct ct_proc *p)
     }
 }
 
+static ino_t initial_ino[2];
+
+// A file's or pipe's observable state through descriptor fd (or a path).
+static void observe_file(int fd, struct file_obs *o)
+{
+    struct stat st;
+    memset(o, 0, sizeof *o);
+    o->ino = -1;
+    if (fstat(fd, &st) < 0)
+        return;
+    o->mode = fcntl(fd, F_GETFL) & O_ACCMODE;
+    if (S_ISFIFO(st.st_mode)) {
+        o->kind = 2;
+        if (o->mode == O_RDONLY) {
+            fcntl(fd, F_SETFL, O_NONBLOCK);
+            long n = read(fd, o->data, sizeof o->data);
+            o->n = n > 0 ? n : 0;
+        }
+        return;
+    }
+    o->kind = 1;
+    o->raw = st.st_ino;
+    o->size = st.st_size;
+    o->nlink = st.st_nlink;
+    o->off = lseek(fd, 0, SEEK_CUR);
+}
+
+static void observe_process(const struct ct_test *t, int p)
+{
+    struct proc_obs *o = &shm->obs[p];
+    for (int fd = 0; fd < OBS_FDS; fd++) {
+        // Where O_ANYFD put a descriptor is the kernel's choice.
+        int any = 0;
+        for (int c = 0; c < 2; c++)
+            any |= t->calls[c].proc == p && t->expect[c].kind == R_ANYFD && shm->out[c].ret == fd;
+        if (!any)
+            observe_file(fd, &o->fd[fd]);
+    }
+    for (int k = 0; k < 2; k++)
+        for (int b = 0; b < 4 && !o->sig[k]; b++)
+            o->sig[k] = guarded_read((unsigned char *)page_va(k) + b, &o->page[k][b]);
+}
+
+// The names, observed by the runner once the processes are gone.
+static void observe_names(struct file_obs names[3])
+{
+    char b[8];
+    for (int n = 0; n < 3; n++) {
+        name_of(b, n);
+        int fd = open(b, O_RDONLY);
+        memset(&names[n], 0, sizeof names[n]);
+        if (fd < 0)
+            continue;
+        observe_file(fd, &names[n]);
+        names[n].mode = names[n].off = 0;
+        long r = pread(fd, names[n].data, sizeof names[n].data, 0);
+        names[n].n = r > 0 ? r : 0;
+        close(fd);
+    }
+}
+
 // The body of the forked process that plays model process p.
 static void process_main(const struct ct_test *t, int p, const struct ct_proc *pr, int order)
 {
@@ -384,10 +471,12 @@ static void process_main(const struct ct_test *t, int p, const struct ct_proc *p
     execute(&ex[0]);
     if (n == 2)
         pthread_join(th, NULL);
+    pin(setup_cpu);
+    while (shm->turn != 2)
+        sched_yield();
+    observe_process(t, p);
     _exit(0);
 }
-
-static ino_t initial_ino[2];
 
 // Runs the test's calls in one order (0: A then B, 1: B then A). Returns 0, or
 // -1 with a reason in why.
@@ -397,6 +486,7 @@ static int run_order(const struct ct_test *t, int order, char *why, size_t whyle
     pin(setup_cpu);
     clean_dir();
     memset(shm, 0, sizeof *shm);
+    memset(initial_ino, 0, sizeof initial_ino);
     for (int k = 0; k < t->ninodes; k++) {
         const struct ct_inode *in = &t->inodes[k];
         struct stat st;
@@ -557,9 +647,39 @@ static int check(const struct ct_test *t, int c, const struct outcome *o, char *
     return ok;
 }
 
+// Which files share an inode is observable; the inode numbers are not
+// comparable across orders (a number freed by an unlink may be reused by a
+// create). Number the inodes by first appearance: names, then each process's
+// descriptors.
+static void canonical_inodes(struct file_obs names[3], struct proc_obs obs[2])
+{
+    struct file_obs *all[3 + 2 * OBS_FDS];
+    int n = 0;
+    for (int k = 0; k < 3; k++)
+        all[n++] = &names[k];
+    for (int p = 0; p < 2; p++)
+        for (int fd = 0; fd < OBS_FDS; fd++)
+            all[n++] = &obs[p].fd[fd];
+    for (int i = 0; i < n; i++) {
+        all[i]->ino = -1;
+        for (int j = 0; j < i && all[i]->kind == 1; j++)
+            if (all[j]->kind == 1 && all[j]->raw == all[i]->raw) {
+                all[i]->ino = all[j]->ino;
+                break;
+            }
+        if (all[i]->kind == 1 && all[i]->ino < 0)
+            all[i]->ino = i;
+    }
+    for (int i = 0; i < n; i++)
+        all[i]->raw = 0;
+}
+
 // 1 passed, 0 failed.
 static int run_test(unsigned id, const struct ct_test *t, char *why, size_t n)
 {
+    static const char *const order_name[2] = {"AB", "BA"};
+    struct file_obs names[2][3];
+    struct proc_obs obs[2][2];
     for (int order = 0; order < (t->commute ? 2 : 1); order++) {
         struct outcome out[2];
         mtrace_test_id(id);
@@ -568,16 +688,39 @@ static int run_test(unsigned id, const struct ct_test *t, char *why, size_t n)
         if (r < 0)
             return 0;
         memcpy(out, shm->out, sizeof out);
+        memcpy(obs[order], shm->obs, sizeof obs[order]);
+        observe_names(names[order]);
+        canonical_inodes(names[order], obs[order]);
         for (int c = 0; c < 2; c++) {
             if (!out[c].done) {
-                snprintf(why, n, "order %d: call %d did not run", order, c);
+                snprintf(why, n, "order %s: call %d did not run", order_name[order], c);
                 return 0;
             }
             char w[200];
             if (!check(t, c, &out[c], w, sizeof w)) {
-                snprintf(why, n, "order %s: %s", order ? "BA" : "AB", w);
+                snprintf(why, n, "order %s: %s", order_name[order], w);
                 return 0;
             }
+        }
+    }
+    if (!t->commute)
+        return 1;
+    // Both orders must leave states no later operation can tell apart.
+    for (int k = 0; k < 3; k++)
+        if (memcmp(&names[0][k], &names[1][k], sizeof names[0][k]) != 0) {
+            snprintf(why, n, "orders disagree on name f%d afterwards", k);
+            return 0;
+        }
+    for (int p = 0; p < 2; p++) {
+        for (int fd = 0; fd < OBS_FDS; fd++)
+            if (memcmp(&obs[0][p].fd[fd], &obs[1][p].fd[fd], sizeof obs[0][p].fd[fd]) != 0) {
+                snprintf(why, n, "orders disagree on process %d fd %d afterwards", p, fd);
+                return 0;
+            }
+        if (memcmp(obs[0][p].sig, obs[1][p].sig, 2) != 0 ||
+            memcmp(obs[0][p].page, obs[1][p].page, sizeof obs[0][p].page) != 0) {
+            snprintf(why, n, "orders disagree on process %d's test pages afterwards", p);
+            return 0;
         }
     }
     return 1;

@@ -108,10 +108,20 @@ class Pair:
         # Non-empty files and pipes where the path allows: reads then see data.
         prefs += [(f'i{i}_len', z3.IntVal(3 - i)) for i in range(model.NINODES)]
         prefs += [(n, z3.IntVal(2)) for n in self.V.names if n.endswith('_len') and 'pipe' in n]
+        # Where the path leaves them free, open descriptors (files read-write,
+        # a pipe's read end), mapped pages, existing names and two-byte
+        # transfers: a test then exercises more than EBADF and SIGSEGV.
+        rich = {'_fd0_kind': 1, '_fd1_kind': 1, '_fd2_kind': 2, '_fd0_mode': 2, '_fd1_mode': 0,
+                '_fd0_off': 1, '_pg0_mapped': True, '_pg1_mapped': True, '_pg0_anon': True,
+                '_pg0_prot': 2, '_pg1_prot': 2, '_pg1_fw': True, '_exists': True, '_count': 2}
+        for n in self.V.names:
+            for suffix, v in rich.items():
+                if n.endswith(suffix) and not n.startswith('n2'):
+                    prefs.append((n, z3.BoolVal(v) if isinstance(v, bool) else z3.IntVal(v)))
         self.lits = []
         for k, (name, val) in enumerate(prefs):
             lit = z3.Bool(f'pref{k}')
-            s.add(z3.Implies(lit, z3.Int(name) == val))
+            s.add(z3.Implies(lit, self.var(name) == val))
             self.lits.append(lit)
         self._solver = s
         return s
