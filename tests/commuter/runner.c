@@ -776,6 +776,12 @@ int main(int argc, char **argv)
         perror("commuter: mapping the mtrace markers");
         return 2;
     }
+    // Opened before moving into the scratch directory: the path may be relative.
+    FILE *jf = json ? fopen(json, "w") : NULL;
+    if (json && !jf) {
+        perror(json);
+        return 2;
+    }
     shm = mmap(NULL, sizeof *shm, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     char path[256];
     snprintf(path, sizeof path, "%s/commuter.XXXXXX", dir);
@@ -809,6 +815,7 @@ int main(int argc, char **argv)
     }
 
     unsigned *tests = calloc(ct_npairs, sizeof *tests), *passed = calloc(ct_npairs, sizeof *passed);
+    unsigned *skipped = calloc(ct_npairs, sizeof *skipped);
     unsigned n = 0, npass = 0, nfail = 0, nskip = 0;
     for (unsigned i = 0; i < ct_ntests; i++) {
         if (!chosen[i])
@@ -819,6 +826,7 @@ int main(int argc, char **argv)
         tests[t->pair]++;
         if (linux_mode && t->linux_skip) {
             nskip++;
+            skipped[t->pair]++;
             printf("ok %u - %s # SKIP Linux ignores O_ANYFD\n", n, t->name);
             continue;
         }
@@ -839,18 +847,19 @@ int main(int argc, char **argv)
 
     for (unsigned p = 0; p < ct_npairs; p++)
         if (tests[p])
-            printf("# pair %-18s tests %5u passed %5u\n", ct_pairs[p], tests[p], passed[p]);
-    if (json) {
-        FILE *f = fopen(json, "w");
-        if (f) {
+            printf("# pair %-18s tests %5u passed %5u skipped %4u\n", ct_pairs[p], tests[p],
+                   passed[p], skipped[p]);
+    if (jf) {
+        FILE *f = jf;
+        {
             fprintf(f, "{\"tests\": %u, \"passed\": %u, \"failed\": %u, \"skipped\": %u,\n"
                        " \"per_pair\": {", n, npass, nfail, nskip);
             int first = 1;
             for (unsigned p = 0; p < ct_npairs; p++) {
                 if (!tests[p])
                     continue;
-                fprintf(f, "%s\n  \"%s\": {\"tests\": %u, \"passed\": %u}", first ? "" : ",",
-                        ct_pairs[p], tests[p], passed[p]);
+                fprintf(f, "%s\n  \"%s\": {\"tests\": %u, \"passed\": %u, \"skipped\": %u}",
+                        first ? "" : ",", ct_pairs[p], tests[p], passed[p], skipped[p]);
                 first = 0;
             }
             fprintf(f, "}}\n");
