@@ -19,13 +19,15 @@
 // processes, and its names are unlinked before the next test.
 //
 // usage: commuter [-n SHARDS -p SHARD] [-f PAIR,...] [-t NAME-SUBSTRING]
-//                 [-s PER-PAIR] [-L] [-J summary.json] [-d DIR]
+//                 [-s PER-PAIR] [-L] [-J summary.json] [-d DIR] [-l]
 //   -n/-p  run shard p of n (tests whose id % n == p)
 //   -f     only these pairs (open/link,...); -t only names containing NAME
 //   -s     a sample: about PER-PAIR tests spread over each pair's tests
 //   -L     on Linux: skip tests that rely on O_ANYFD (Linux ignores it)
 //   -J     write {tests, passed, failed, skipped, per_pair} as JSON
 //   -d     where to make the scratch directory (default /tmp)
+//   -l     list every test (id, name, commute or sequential) and run none:
+//          the id is what mtrace_test_id() reports to the mtrace plugin
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -744,7 +746,8 @@ int main(int argc, char **argv)
 {
     int shards = 1, shard = 0, per_pair = 0, linux_mode = 0, opt;
     const char *pairs = NULL, *name = NULL, *json = NULL, *dir = "/tmp";
-    while ((opt = getopt(argc, argv, "n:p:f:t:s:LJ:d:")) != -1) {
+    int list = 0;
+    while ((opt = getopt(argc, argv, "n:p:f:t:s:LJ:d:l")) != -1) {
         switch (opt) {
         case 'n': shards = atoi(optarg); break;
         case 'p': shard = atoi(optarg); break;
@@ -754,13 +757,19 @@ int main(int argc, char **argv)
         case 'L': linux_mode = 1; break;
         case 'J': json = optarg; break;
         case 'd': dir = optarg; break;
+        case 'l': list = 1; break;
         default:
             fprintf(stderr, "usage: %s [-n SHARDS -p SHARD] [-f PAIR,...] [-t NAME] [-s PER-PAIR] "
-                            "[-L] [-J FILE] [-d DIR]\n", argv[0]);
+                            "[-L] [-J FILE] [-d DIR] [-l]\n", argv[0]);
             return 2;
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (list) {
+        for (unsigned i = 0; i < ct_ntests; i++)
+            printf("%u %s %s\n", i, ct_tests[i].name, ct_tests[i].commute ? "commute" : "sequential");
+        return 0;
+    }
 
     cpu_set_t set;
     sched_getaffinity(0, sizeof set, &set);
@@ -771,8 +780,17 @@ int main(int argc, char **argv)
     else if (ncpus == 2)
         printf("# 2 CPUs: setup runs on CPU 0 (no third CPU)\n");
 
-    if (mmap((void *)MTRACE_BASE, MTRACE_SIZE, PROT_READ | PROT_WRITE,
-             MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != (void *)MTRACE_BASE) {
+    // Shared, so that the forked test processes store to the same pages
+    // without copy-on-write faults inside a call's window. A kernel without
+    // MAP_FIXED_NOREPLACE may put the mapping elsewhere: then ask for MAP_FIXED.
+    void *mt = mmap((void *)MTRACE_BASE, MTRACE_SIZE, PROT_READ | PROT_WRITE,
+                    MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (mt != MAP_FAILED && mt != (void *)MTRACE_BASE)
+        munmap(mt, MTRACE_SIZE);
+    if (mt != (void *)MTRACE_BASE)
+        mt = mmap((void *)MTRACE_BASE, MTRACE_SIZE, PROT_READ | PROT_WRITE,
+                  MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (mt != (void *)MTRACE_BASE) {
         perror("commuter: mapping the mtrace markers");
         return 2;
     }
