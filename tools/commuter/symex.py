@@ -76,10 +76,6 @@ def Not(x):
     return (not x) if isinstance(x, bool) else z3.Not(x)
 
 
-def Implies(a, b):
-    return Or(Not(a), b)
-
-
 def If(c, a, b):
     if isinstance(c, bool):
         return a if c else b

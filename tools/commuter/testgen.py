@@ -32,6 +32,8 @@ COMMUTE_PER_PATH = 8
 SEQ_PER_PAIR = 30            # sequential tests per pair
 SEQ_PER_PATH = 1
 SOLVE_TIMEOUT_MS = 10000
+# Initial-state variables that give a state its shape (see tests_for).
+SHAPE = ('_exists', '_kind', '_mapped', '_anon', '_prot')
 
 
 def const_names(terms):
@@ -152,7 +154,12 @@ class Pair:
 
     def tests_for(self, pc, out, limit):
         z3 = self.z3
+        # Block on what the path depends on, and on the shape of the state the
+        # pair's calls look at: a pair with few paths then also gets tests
+        # from differently shaped states (munmap of an anonymous page, a file
+        # page, nothing), which a kernel handles on different code paths.
         keys = [n for n in const_names(pc) if not n.startswith('d_')]
+        keys += [n for n in self.V.names if n.endswith(SHAPE) and n not in keys]
         blocks, tests, unknown = [], [], 0
         for _ in range(limit):
             m, status = self.solve(pc, blocks)
