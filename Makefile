@@ -47,6 +47,7 @@ include libc/libc.mk
 include user/user.mk
 include user/progs.mk
 include tools/mtrace/mtrace.mk
+include tests/commuter/commuter.mk
 
 $(BUILD)/%.c.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -102,7 +103,7 @@ HOST_TESTS ?=
 HOST_TEST_DEPS ?=
 
 # User-space suites in the guest: N:PROGRAM boots N CPUs with RUN=PROGRAM.
-GUEST_RUNS ?= 2:/tests/progs/run
+GUEST_RUNS ?= 2:/tests/progs/run 3:/tests/commuter-sample
 
 test: $(BUILD)/esp.img $(HOST_TEST_DEPS)
 	tools/runtests --esp $(BUILD)/esp.img --cpus "$(TEST_CPUS)" \

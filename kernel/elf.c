@@ -1,10 +1,11 @@
 // The program loader: maps a static ELF64 executable (ET_EXEC, or ET_DYN for
-// static-pie) from an in-memory image into a fresh address space and builds the
-// Linux initial stack (argc, argv, envp, auxv). The image is a buffer for now;
-// once there is a file system the same code will read from a file.
-// Anything malformed -- bad header, segments outside the image or user space,
-// a dynamic loader request -- is -ENOEXEC.
+// static-pie) into a fresh address space and builds the Linux initial stack
+// (argc, argv, envp, auxv). The executable is a buffer (programs built into the
+// kernel) or a ScaleFS file, read a page at a time, so its size is not limited
+// by contiguous kernel memory. Anything malformed -- bad header, segments
+// outside the file or user space, a dynamic loader request -- is -ENOEXEC.
 #include "elf64.h"
+#include "fs.h"
 #include "mm.h"
 #include "proc.h"
 #include "random.h"
@@ -34,12 +35,47 @@ static int prot_of(uint32_t flags)
            (flags & PF_X ? VM_EXEC : 0);
 }
 
+// Where the executable's bytes come from: all of it in memory, or a file of
+// which only the first bytes (the headers) are in memory.
+struct elf_src {
+    const char *head;  // the first headlen bytes
+    size_t headlen;
+    size_t len;        // the whole executable
+    struct inode *ip;  // NULL: head holds all of it
+};
+
+// Copy n bytes at file offset off to va in vs.
+static int copy_out(struct vmspace *vs, uintptr_t va, const struct elf_src *src, uint64_t off,
+                    size_t n)
+{
+    if (!src->ip)
+        return uvm_write(vs, va, src->head + off, n) < 0 ? -ENOMEM : 0;
+    char *buf = page_alloc();
+    if (!buf)
+        return -ENOMEM;
+    int err = 0;
+    while (n > 0 && !err) {
+        size_t m = MIN(n, PGSIZE);
+        int64_t got = fs_read(src->ip, buf, m, off);
+        if (got != (int64_t)m)
+            err = got < 0 ? (int)got : -ENOEXEC; // shorter than its headers say
+        else if (uvm_write(vs, va, buf, m) < 0)
+            err = -ENOMEM;
+        va += m;
+        off += m;
+        n -= m;
+    }
+    page_free(buf);
+    return err;
+}
+
 // Map and fill one PT_LOAD segment. Pages it shares with the segment before it
 // (when segments are not page aligned) get the union of both protections.
-static int load_segment(struct vmspace *vs, const char *image, size_t len,
+static int load_segment(struct vmspace *vs, const struct elf_src *src,
                         const struct elf64_phdr *ph, uintptr_t bias, uintptr_t *mapped_end)
 {
     uintptr_t va = ph->vaddr + bias;
+    size_t len = src->len;
     if (ph->filesz > ph->memsz || ph->offset > len || ph->filesz > len - ph->offset ||
         ph->memsz > USER_TOP || va < USER_MIN || va > USER_TOP - ph->memsz ||
         va % PGSIZE != ph->offset % PGSIZE)
@@ -56,7 +92,7 @@ static int load_segment(struct vmspace *vs, const char *image, size_t len,
     if (end > start && uvm_map(vs, start, end - start, prot, true) < 0)
         return -ENOMEM;
     *mapped_end = MAX(*mapped_end, end);
-    return uvm_write(vs, va, image + ph->offset, ph->filesz) < 0 ? -ENOMEM : 0;
+    return copy_out(vs, va, src, ph->offset, ph->filesz);
 }
 
 struct stack_builder {
@@ -156,13 +192,13 @@ out:
     return err;
 }
 
-int elf_exec(struct vmspace *vs, const void *image, size_t len, const char *const argv[],
-             const char *const envp[], const char *execfn, struct exec_info *out)
+static int load(struct vmspace *vs, const struct elf_src *src, const char *const argv[],
+                const char *const envp[], const char *execfn, struct exec_info *out)
 {
-    const struct elf64_ehdr *eh = image;
-    if (!header_ok(eh, len))
+    const struct elf64_ehdr *eh = (const void *)src->head;
+    if (!header_ok(eh, src->headlen)) // the program headers must be in the head
         return -ENOEXEC;
-    const struct elf64_phdr *ph = (const void *)((const char *)image + eh->phoff);
+    const struct elf64_phdr *ph = (const void *)(src->head + eh->phoff);
 
     // static-pie: place the lowest segment at PIE_BASE.
     uintptr_t lowest = UINTPTR_MAX;
@@ -185,7 +221,7 @@ int elf_exec(struct vmspace *vs, const void *image, size_t len, const char *cons
             continue;
         if (ph[i].offset == 0 && !ii.phdr)
             ii.phdr = ph[i].vaddr + bias + eh->phoff;
-        int err = load_segment(vs, image, len, &ph[i], bias, &mapped_end);
+        int err = load_segment(vs, src, &ph[i], bias, &mapped_end);
         if (err)
             return err;
     }
@@ -200,4 +236,19 @@ int elf_exec(struct vmspace *vs, const void *image, size_t len, const char *cons
     out->entry = ii.entry;
     out->brk = PGROUNDUP(mapped_end);
     return 0;
+}
+
+int elf_exec(struct vmspace *vs, const void *image, size_t len, const char *const argv[],
+             const char *const envp[], const char *execfn, struct exec_info *out)
+{
+    struct elf_src src = {.head = image, .headlen = len, .len = len};
+    return load(vs, &src, argv, envp, execfn, out);
+}
+
+int elf_exec_file(struct vmspace *vs, struct inode *ip, size_t len, const void *head,
+                  size_t headlen, const char *const argv[], const char *const envp[],
+                  const char *execfn, struct exec_info *out)
+{
+    struct elf_src src = {.head = head, .headlen = headlen, .len = len, .ip = ip};
+    return load(vs, &src, argv, envp, execfn, out);
 }

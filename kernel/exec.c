@@ -21,7 +21,6 @@
 #include "uvm.h"
 #include "x86.h"
 
-#define EXEC_MAX_PAGES 1024  // largest executable read: 4 MiB
 #define ARG_BYTES (64 * 1024) // the loader's limit for strings and vectors (elf.c)
 #define ARGV_MAX 1024
 #define INTERP_DEPTH 4        // nested #! interpreters (Linux: ELOOP past 4)
@@ -97,39 +96,45 @@ static int copy_vector(struct args *a, uint64_t uvec, const char **vec, int *cou
     return 0;
 }
 
-// The whole file, in a contiguous kernel buffer of *npages pages.
-static int read_file(const char *path, void **buf, size_t *len, size_t *npages)
-{
+// An executable file: referenced inode, size, and its first page in memory
+// (enough for a #! line and the ELF headers; the loader reads the rest).
+struct image {
     struct inode *ip;
-    int err = exec_lookup(path, &ip);
+    size_t len;
+    char *head;
+    size_t headlen;
+};
+
+static int image_open(const char *path, struct image *im)
+{
+    int err = exec_lookup(path, &im->ip);
     if (err)
         return err;
     struct fs_stat st;
-    err = fs_stat(ip, STATX_MODE | STATX_SIZE, &st);
-    if (!err && !S_ISREG(st.mode))
+    err = fs_stat(im->ip, STATX_MODE | STATX_SIZE, &st);
+    if (!err && (!S_ISREG(st.mode) || !(st.mode & 0111)))
         err = -EACCES;
-    else if (!err && !(st.mode & 0111))
-        err = -EACCES;
-    else if (!err && st.size > (uint64_t)EXEC_MAX_PAGES * PGSIZE)
+    if (!err && !(im->head = page_alloc()))
         err = -ENOMEM;
-    if (err) {
-        fs_iput(ip);
-        return err;
+    if (!err) {
+        int64_t n = fs_read(im->ip, im->head, MIN(st.size, (uint64_t)PGSIZE), 0);
+        if (n < 0) {
+            page_free(im->head);
+            err = n;
+        } else {
+            im->headlen = n;
+            im->len = st.size;
+        }
     }
-    *npages = MAX(1, PGROUNDUP(st.size) / PGSIZE);
-    *buf = page_alloc_contig(*npages);
-    if (!*buf) {
-        fs_iput(ip);
-        return -ENOMEM;
-    }
-    int64_t n = fs_read(ip, *buf, st.size, 0);
-    fs_iput(ip);
-    if (n < 0) {
-        page_free_contig(*buf, *npages);
-        return n;
-    }
-    *len = n;
-    return 0;
+    if (err)
+        fs_iput(im->ip);
+    return err;
+}
+
+static void image_close(struct image *im)
+{
+    page_free(im->head);
+    fs_iput(im->ip);
 }
 
 // "#!interp [arg]\n": put interp, arg and the script's path in front of
@@ -223,14 +228,13 @@ static int load(struct args *a, const char *path, struct vmspace **vsp, struct e
 {
     const char *execfn = path;
     for (int depth = 0;; depth++) {
-        void *image = NULL;
-        size_t len = 0, npages = 0;
-        int err = read_file(path, &image, &len, &npages);
+        struct image im;
+        int err = image_open(path, &im);
         if (err)
             return err;
-        err = shebang(a, image, len, &path);
+        err = shebang(a, im.head, im.headlen, &path);
         if (err != -ENOEXEC) {
-            page_free_contig(image, npages);
+            image_close(&im);
             if (err)
                 return err;
             if (depth == INTERP_DEPTH)
@@ -238,8 +242,10 @@ static int load(struct args *a, const char *path, struct vmspace **vsp, struct e
             continue;
         }
         struct vmspace *vs = vmspace_new();
-        err = vs ? elf_exec(vs, image, len, a->argv, a->envp, execfn, ei) : -ENOMEM;
-        page_free_contig(image, npages);
+        err = vs ? elf_exec_file(vs, im.ip, im.len, im.head, im.headlen, a->argv, a->envp,
+                                 execfn, ei)
+                 : -ENOMEM;
+        image_close(&im);
         if (err) {
             if (vs)
                 vmspace_free(vs);
@@ -253,14 +259,21 @@ static int load(struct args *a, const char *path, struct vmspace **vsp, struct e
 int proc_spawn_file(const char *path, const char *const argv[], const char *const envp[],
                     struct proc **out)
 {
-    void *image;
-    size_t len, npages;
-    int err = read_file(path, &image, &len, &npages);
+    struct image im;
+    int err = image_open(path, &im);
     if (err)
         return err;
-    err = proc_spawn(path, image, len, argv, envp, NULL, NULL, out);
-    page_free_contig(image, npages);
-    return err;
+    struct vmspace *vs = vmspace_new();
+    struct exec_info ei;
+    err = vs ? elf_exec_file(vs, im.ip, im.len, im.head, im.headlen, argv, envp, path, &ei)
+             : -ENOMEM;
+    image_close(&im);
+    if (err) {
+        if (vs)
+            vmspace_free(vs);
+        return err;
+    }
+    return proc_start(path, vs, &ei, NULL, NULL, out);
 }
 
 // Past the point of no return only if the new program loaded.

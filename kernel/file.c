@@ -225,13 +225,14 @@ static long check_rw(struct file *f, uint64_t ubuf, size_t n, bool write)
 
 static long rw(struct file *f, uint64_t ubuf, size_t n, const int64_t *upos, bool write)
 {
+    // pread/pwrite on a stream: ESPIPE before the access mode (Linux's order).
+    if (upos && !f->ops->seekable)
+        return -ESPIPE;
     long err = check_rw(f, ubuf, n, write);
     if (err)
         return err;
     n = MIN(n, MAX_RW_COUNT);
     if (upos) { // pread/pwrite: an explicit offset, the file's own untouched
-        if (!f->ops->seekable)
-            return -ESPIPE;
         if (*upos < 0)
             return -EINVAL;
         uint64_t pos = (uint64_t)*upos;

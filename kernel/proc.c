@@ -134,40 +134,34 @@ static void add_thread(struct proc *p, struct thread *t)
     p->nthreads++;
 }
 
-int proc_spawn(const char *name, const void *image, size_t len, const char *const argv[],
-               const char *const envp[], const cpumask_t *affinity, struct capture *cap,
-               struct proc **out)
+int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
+               const cpumask_t *affinity, struct capture *cap, struct proc **out)
 {
     struct proc *p = proc_alloc(name);
-    if (!p)
-        return -ENOMEM;
-    p->vm = vmspace_new();
-    struct thread *t = p->vm ? uthread_new(p) : NULL;
-    if (!t) {
-        if (p->vm)
-            vmspace_free(p->vm);
-        kfree(p);
-        return -ENOMEM;
+    struct thread *t = NULL;
+    if (p) {
+        p->vm = vs;
+        t = uthread_new(p);
     }
-    struct exec_info ei;
-    int err = std_files(p, cap);
-    if (!err)
-        err = elf_exec(p->vm, image, len, argv, envp, name, &ei);
+    int err = t ? std_files(p, cap) : -ENOMEM;
     if (err) {
-        release_files(p);
-        vmspace_free(p->vm);
-        uthread_discard(t);
-        kfree(p);
+        if (t) {
+            release_files(p);
+            uthread_discard(t);
+        }
+        vmspace_free(vs);
+        if (p)
+            kfree(p);
         return err;
     }
     struct trapframe *tf = thread_trapframe(t);
     memset(tf, 0, sizeof *tf);
-    tf->rip = ei.entry;
-    tf->rsp = ei.sp;
+    tf->rip = ei->entry;
+    tf->rsp = ei->sp;
     tf->cs = GDT_UCODE | 3;
     tf->ss = GDT_UDATA | 3;
     tf->rflags = RFLAGS_IF | 2;
-    p->vm->brk_start = p->vm->brk = ei.brk;
+    p->vm->brk_start = p->vm->brk = ei->brk;
 
     p->capture = cap;
     p->kernel_waited = true;
@@ -178,6 +172,22 @@ int proc_spawn(const char *name, const void *image, size_t len, const char *cons
     *out = p;
     thread_start(t, affinity);
     return 0;
+}
+
+int proc_spawn(const char *name, const void *image, size_t len, const char *const argv[],
+               const char *const envp[], const cpumask_t *affinity, struct capture *cap,
+               struct proc **out)
+{
+    struct vmspace *vs = vmspace_new();
+    if (!vs)
+        return -ENOMEM;
+    struct exec_info ei;
+    int err = elf_exec(vs, image, len, argv, envp, name, &ei);
+    if (err) {
+        vmspace_free(vs);
+        return err;
+    }
+    return proc_start(name, vs, &ei, affinity, cap, out);
 }
 
 // ---- clone, fork, vfork ---------------------------------------------------------

@@ -96,6 +96,11 @@ struct proc *proc_current(void);
 int proc_spawn(const char *name, const void *image, size_t len, const char *const argv[],
                const char *const envp[], const cpumask_t *affinity, struct capture *cap,
                struct proc **out);
+struct exec_info;
+// The same with the program already loaded into vs (ei); vs is the new
+// process's, or freed on failure.
+int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
+               const cpumask_t *affinity, struct capture *cap, struct proc **out);
 int proc_wait_kernel(struct proc *p); // wait for exit, free it, return the wait status
 // exec.c: proc_spawn of the ELF executable at path in ScaleFS (the first process).
 int proc_spawn_file(const char *path, const char *const argv[], const char *const envp[],
@@ -144,6 +149,12 @@ struct exec_info {
 };
 int elf_exec(struct vmspace *vs, const void *image, size_t len, const char *const argv[],
              const char *const envp[], const char *execfn, struct exec_info *out);
+// The same from a ScaleFS file of len bytes whose first headlen bytes (at least
+// the ELF and program headers) are in head; the segments are read from ip.
+struct inode;
+int elf_exec_file(struct vmspace *vs, struct inode *ip, size_t len, const void *head,
+                  size_t headlen, const char *const argv[], const char *const envp[],
+                  const char *execfn, struct exec_info *out);
 
 // Programs built into the image (user/user.mk).
 struct user_program {

@@ -596,6 +596,107 @@ long sys_rt_sigsuspend(uint64_t umask, size_t size)
 
 long sys_pause(void) { return suspend_with(thread_current()->sig->blocked); }
 
+// Take a pending signal of set (the thread's own first, lowest number first).
+// Locked. 0 if none.
+static int take_from(struct thread *t, uint64_t set, struct ksiginfo *info)
+{
+    struct proc *p = t->proc;
+    uint64_t mine = t->sig->pending & set, shared = p->sigpending & set;
+    if (mine) {
+        int sig = __builtin_ctzl(mine) + 1;
+        t->sig->pending &= ~BIT(sig);
+        *info = t->sig->info[sig - 1];
+        return sig;
+    }
+    if (shared) {
+        int sig = __builtin_ctzl(shared) + 1;
+        p->sigpending &= ~BIT(sig);
+        *info = p->siginfo[sig - 1];
+        return sig;
+    }
+    return 0;
+}
+
+// rt_sigtimedwait: wait for a signal of set (normally blocked by the caller) and
+// take it without running a handler. While waiting, set is unblocked so that
+// senders wake us; the mask is restored before we return to user mode, so no
+// handler runs for it. Another signal ends the wait with EINTR; the timeout
+// with EAGAIN.
+static int sigwait_set(struct thread *t, uint64_t set, uint64_t deadline, struct ksiginfo *info)
+{
+    struct proc *p = t->proc;
+    spin_lock(&p->lock);
+    uint64_t saved = t->sig->blocked;
+    t->sig->blocked &= ~set;
+    int ret;
+    for (;;) {
+        __atomic_store_n(&t->state, T_SLEEPING, __ATOMIC_SEQ_CST);
+        if ((ret = take_from(t, set, info)) != 0)
+            break;
+        spin_unlock(&p->lock);
+        if (signal_pending(t)) {
+            spin_lock(&p->lock);
+            if ((ret = take_from(t, set, info)) == 0) // one of ours came meanwhile?
+                ret = -EINTR;
+            break;
+        }
+        if (deadline && nsec_now() >= deadline)
+            ret = -EAGAIN;
+        else {
+            if (deadline)
+                schedule_until(deadline);
+            else
+                schedule();
+            spin_lock(&p->lock);
+            continue;
+        }
+        spin_lock(&p->lock);
+        break;
+    }
+    t->sig->blocked = saved;
+    spin_unlock(&p->lock);
+    // Running again (a waker's compare-and-swap may still be on its way: let the
+    // run queue settle it, as waitq_finish does).
+    int want = T_SLEEPING;
+    if (!__atomic_compare_exchange_n(&t->state, &want, T_RUNNING, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_RELAXED) &&
+        want == T_RUNNABLE)
+        schedule();
+    return ret;
+}
+
+long sys_rt_sigtimedwait(uint64_t uset, uint64_t uinfo, uint64_t uts, size_t size)
+{
+    if (size != sizeof(uint64_t))
+        return -EINVAL;
+    uint64_t set;
+    if (copy_from_user(&set, uset, sizeof set) < 0)
+        return -EFAULT;
+    set &= ~UNBLOCKABLE;
+    uint64_t deadline = 0;
+    if (uts) {
+        struct timespec ts;
+        if (copy_from_user(&ts, uts, sizeof ts) < 0)
+            return -EFAULT;
+        if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+            return -EINVAL;
+        deadline = nsec_now() + (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        if (deadline == 0)
+            deadline = 1;
+    }
+    struct ksiginfo k;
+    int sig = sigwait_set(thread_current(), set, deadline, &k);
+    if (sig < 0)
+        return sig;
+    if (uinfo) {
+        struct siginfo_k si = {0};
+        fill_siginfo(&si, &k);
+        if (copy_to_user(uinfo, &si, sizeof si) < 0)
+            return -EFAULT;
+    }
+    return sig;
+}
+
 long sys_sigaltstack(uint64_t uss, uint64_t uoss)
 {
     struct thread *t = thread_current();

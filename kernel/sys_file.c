@@ -44,6 +44,8 @@ long sys_write(int fd, uint64_t buf, size_t n)
 
 long sys_pread64(int fd, uint64_t buf, size_t n, int64_t off)
 {
+    if (off < 0)
+        return -EINVAL; // before the fd, as Linux
     GET_FD(r, fd);
     long ret = file_read(r.f, buf, n, &off);
     fd_put(r);
@@ -52,6 +54,8 @@ long sys_pread64(int fd, uint64_t buf, size_t n, int64_t off)
 
 long sys_pwrite64(int fd, uint64_t buf, size_t n, int64_t off)
 {
+    if (off < 0)
+        return -EINVAL;
     GET_FD(r, fd);
     long ret = file_write(r.f, buf, n, &off);
     fd_put(r);

@@ -19,24 +19,26 @@ long sys_brk(uint64_t addr) { return uvm_brk(cur_vm(), addr); }
 // Linux's errnos: EBADF for a bad fd (or an O_PATH one), EACCES if the file is
 // not open for reading, or for MAP_SHARED with PROT_WRITE if it is not open for
 // writing; ENODEV if it is not a regular file.
-static int mmap_fd_inode(int fd, int prot, int type, struct inode **ipp)
+static int mmap_fd_inode(int fd, int prot, int type, struct inode **ipp, bool *writable)
 {
     struct fd_ref r = fd_get(proc_current()->fdt, fd);
     if (!r.f)
         return -EBADF;
     struct file *f = r.f;
+    // Linux's order: the access checks, then whether the file can be mapped.
     int acc = f->flags & O_ACCMODE, err = 0;
     if (f->flags & O_PATH)
         err = -EBADF;
-    else if (f->ops != &inode_file_ops)
-        err = -ENODEV;
-    else if (acc == O_WRONLY)
-        err = -EACCES;
     else if (type == MAP_SHARED && (prot & PROT_WRITE) && acc != O_RDWR)
         err = -EACCES; // (Linux refuses append-only inodes, not O_APPEND descriptors)
+    else if (acc == O_WRONLY)
+        err = -EACCES;
+    else if (f->ops != &inode_file_ops)
+        err = -ENODEV;
     if (!err) {
         fs_iget(f->ip);
         *ipp = f->ip;
+        *writable = acc == O_RDWR;
     }
     fd_put(r);
     return err;
@@ -57,14 +59,17 @@ long sys_mmap(uint64_t addr, size_t len, int prot, int flags, int fd, long off)
     if (len > USER_TOP)
         return -ENOMEM;
     struct inode *ip = NULL;
+    bool writable = true;
     if (!(flags & MAP_ANONYMOUS)) {
         if (off < 0)
             return -EINVAL;
-        int err = mmap_fd_inode(fd, prot, type, &ip);
+        int err = mmap_fd_inode(fd, prot, type, &ip, &writable);
         if (err)
             return err;
     }
     int uflags = 0;
+    if (type == MAP_SHARED && !writable)
+        uflags |= UVM_NOWRITE; // mprotect(PROT_WRITE) on it is EACCES
     if (flags & MAP_FIXED_NOREPLACE)
         uflags |= UVM_NOREPLACE; // Linux: -EEXIST if anything is mapped there
     else if (flags & MAP_FIXED)

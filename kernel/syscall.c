@@ -109,6 +109,7 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
     SYS(getegid),
     SYS(getrandom),
     SYS(reboot),
+    SYS(rt_sigtimedwait),
     SYS(rt_sigprocmask),
     SYS(rt_sigaction),
     SYS(clone),

@@ -70,6 +70,7 @@
 #define VP_COW (1UL << 2)    // page shared with another address space: copy on write
 #define VP_SHARED (1UL << 3) // MAP_SHARED: fork shares the page
 #define VP_PROT_SHIFT 4      // VM_READ | VM_WRITE | VM_EXEC
+#define VP_NOWRITE (1UL << 7) // mprotect may not add VM_WRITE (UVM_NOWRITE)
 #define VP_PA(w) PTE_ADDR(w)
 #define VP_PROT(w) ((int)((w) >> VP_PROT_SHIFT) & 7)
 
@@ -715,7 +716,8 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
     }
     if (flags & UVM_FIXED)
         unmap_locked(vs, vc, addr, addr + len, &z);
-    uint64_t w = VP_MAPPED | (uint64_t)prot << VP_PROT_SHIFT | ((flags & UVM_SHARED) ? VP_SHARED : 0);
+    uint64_t w = VP_MAPPED | (uint64_t)prot << VP_PROT_SHIFT | ((flags & UVM_SHARED) ? VP_SHARED : 0) |
+                 ((flags & UVM_NOWRITE) ? VP_NOWRITE : 0);
     // Shared anonymous memory must exist before a fork can share it; a file is
     // its own shared object.
     bool must = (flags & UVM_SHARED) && !ip, populate = must || (flags & UVM_POPULATE);
@@ -838,12 +840,17 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
     struct zap z;
     zap_init(&z);
     range_lock(vs, addr, addr + len, false);
-    // Linux: -ENOMEM (and no change) if part of the range is not mapped.
+    // Linux: -ENOMEM (and no change) if part of the range is not mapped;
+    // -EACCES if write is asked of a shared mapping of a read-only file.
     size_t mapped = 0;
+    bool nowrite = false;
     struct vpage *vp = NULL;
-    for (uintptr_t va = addr; (vp = vpage_iter(vs, vp, &va, addr + len)); va += PGSIZE)
-        mapped += vp_mine(vp) && (vp->word & VP_MAPPED);
-    int err = mapped == len / PGSIZE ? 0 : -ENOMEM;
+    for (uintptr_t va = addr; (vp = vpage_iter(vs, vp, &va, addr + len)); va += PGSIZE) {
+        bool mine = vp_mine(vp) && (vp->word & VP_MAPPED);
+        mapped += mine;
+        nowrite |= mine && (vp->word & VP_NOWRITE);
+    }
+    int err = (prot & VM_WRITE) && nowrite ? -EACCES : mapped == len / PGSIZE ? 0 : -ENOMEM;
     vp = NULL;
     for (uintptr_t va = addr; !err && va < addr + len; va += PGSIZE) {
         vp = vpage_next(vs, vp, va, false);

@@ -25,6 +25,7 @@
 #define UVM_NOREPLACE 2   // exactly at addr, -EEXIST if anything is there
 #define UVM_SHARED 4      // MAP_SHARED: fork shares the pages instead of copying them
 #define UVM_POPULATE 8    // fill every page in now (MAP_POPULATE)
+#define UVM_NOWRITE 16    // a shared file mapping whose fd cannot write: never writable
 
 struct vmcore;
 struct vmnode;

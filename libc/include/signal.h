@@ -146,6 +146,10 @@ int sigdelset(sigset_t *s, int sig);
 int sigismember(const sigset_t *s, int sig);
 int sigpending(sigset_t *s);
 int sigsuspend(const sigset_t *mask);
+struct timespec;
+int sigtimedwait(const sigset_t *restrict set, siginfo_t *restrict info,
+                 const struct timespec *restrict timeout);
+int sigwaitinfo(const sigset_t *restrict set, siginfo_t *restrict info);
 int sigwait(const sigset_t *restrict set, int *restrict sig);
 int sigaltstack(const stack_t *restrict ss, stack_t *restrict old);
 int raise(int sig);

@@ -123,6 +123,17 @@ int sigpending(sigset_t *s)
 
 int sigsuspend(const sigset_t *mask) { return sys(__NR_rt_sigsuspend, mask, 8); }
 
+int sigtimedwait(const sigset_t *restrict set, siginfo_t *restrict info,
+                 const struct timespec *restrict timeout)
+{
+    return sys(__NR_rt_sigtimedwait, set, info, timeout, 8);
+}
+
+int sigwaitinfo(const sigset_t *restrict set, siginfo_t *restrict info)
+{
+    return sigtimedwait(set, info, NULL);
+}
+
 int sigwait(const sigset_t *restrict set, int *restrict sig)
 {
     long r;

@@ -66,9 +66,19 @@ static void errors(void)
     if (r != MAP_FAILED)
         munmap(r, PG);
     CHECK_ERR(mmap(NULL, PG, PROT_READ, MAP_SHARED, 999, 0), EBADF, "a closed fd is EBADF");
+    r = mmap(NULL, PG, PROT_READ, MAP_SHARED, ro, 0);
+    CHECK_ERR(mprotect(r, PG, PROT_READ | PROT_WRITE), EACCES,
+              "mprotect cannot make a shared mapping of a read-only fd writable");
+    check(mprotect(r, PG, PROT_NONE) == 0 && mprotect(r, PG, PROT_READ) == 0,
+          "but may take and give back read access");
+    munmap(r, PG);
     int pfd[2];
     if (pipe(pfd) == 0) {
         CHECK_ERR(mmap(NULL, PG, PROT_READ, MAP_SHARED, pfd[0], 0), ENODEV, "a pipe is ENODEV");
+        CHECK_ERR(mmap(NULL, PG, PROT_READ, MAP_SHARED, pfd[1], 0), EACCES,
+                  "a pipe's write end is EACCES (access is checked first)");
+        char c;
+        CHECK_ERR(pread(pfd[1], &c, 1, 0), ESPIPE, "pread on a pipe's write end is ESPIPE, not EBADF");
         close(pfd[0]);
         close(pfd[1]);
     }

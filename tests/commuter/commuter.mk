@@ -1,0 +1,96 @@
+# The pairwise commutativity suite (tools/commuter/, tests/commuter/).
+#   make testgen               regenerate tests/commuter/data/*.json and summary.json
+#                              from the model (needs python3-z3; ~10-20 min on 2 cores)
+#   make conformance-linux-host  run the whole suite on this Linux host
+#   make conformance-linux-qemu  run it in Debian's Linux 6.1 under QEMU
+#   make conformance-linux     both Linux runs
+# The data is committed, so building the runner needs no solver: gen_c.py turns
+# it into C tables. The runner is built against our libc, so the very same
+# static binary runs on the Linux host, in Linux under QEMU and in our guest.
+#   make conformance           the whole suite in our guest (build/conformance/ours)
+
+COMMUTER_CC := $(LIBC_CC)
+COMMUTER_CFLAGS := $(LIBC_CFLAGS) -O2 -Wall -Wextra -Werror -Itests/commuter -I$(BUILD)/commuter
+COMMUTER_DATA := $(wildcard tests/commuter/data/*.json)
+COMMUTER_GEN := tools/commuter/gen_c.py tools/commuter/ops.py
+COMMUTER_BIN := $(BUILD)/commuter/commuter
+CONFORMANCE := $(BUILD)/conformance
+
+$(BUILD)/commuter/tests.c: $(COMMUTER_DATA) $(COMMUTER_GEN) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	$(Q)python3 tools/commuter/gen_c.py tests/commuter/data $@
+
+# The tables are large and flat: compile them without optimisation.
+$(BUILD)/commuter/tests.o: $(BUILD)/commuter/tests.c tests/commuter/suite.h $(LIBC_DEPS)
+	@echo "  LIBCC   $@"
+	$(Q)$(COMMUTER_CC) $(filter-out -O2,$(COMMUTER_CFLAGS)) -O0 -c -o $@ $<
+
+$(COMMUTER_BIN): tests/commuter/runner.c tests/commuter/suite.h $(BUILD)/commuter/tests.o \
+		tools/mtrace/markers.h kernel/uapi/ext.h $(LIBC_DEPS)
+	@echo "  LIBCC   $@"
+	$(Q)$(COMMUTER_CC) $(COMMUTER_CFLAGS) -c -o $@.o tests/commuter/runner.c
+	$(Q)$(call LIBC_LINK,$@,$@.o $(BUILD)/commuter/tests.o)
+
+testgen: | $(DEPS_OK)
+	/usr/bin/python3 tools/commuter/testgen.py -j 2
+
+# -L: Linux ignores O_ANYFD, so tests whose results depend on it are skipped.
+# Writes log.txt (every result), summary.txt (per pair: tests, passed) and
+# summary.json; prints the failures, the per-pair summary and the closing line.
+conformance-linux-host: $(COMMUTER_BIN)
+	@mkdir -p $(CONFORMANCE)/linux-host
+	$(Q)d=$(CONFORMANCE)/linux-host; status=0; \
+	  $(COMMUTER_BIN) -L -J $$d/summary.json > $$d/log.txt || status=$$?; \
+	  grep '^# pair' $$d/log.txt | sed 's/^# pair //' > $$d/summary.txt; \
+	  grep -v '^ok ' $$d/log.txt; exit $$status
+
+# The same runner in Debian's Linux 6.1 under QEMU (TCG, 2 vCPUs): the whole
+# suite takes long there; LINUX_QEMU_ARGS="-s 6" runs the sample.
+LINUX_QEMU_ARGS ?=
+$(BUILD)/commuter/linux_init: tests/commuter/linux_init.c $(LIBC_DEPS) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "  LIBCC   $@"
+	$(Q)$(COMMUTER_CC) $(COMMUTER_CFLAGS) -c -o $@.o $<
+	$(Q)$(call LIBC_LINK,$@,$@.o)
+
+conformance-linux-qemu: $(COMMUTER_BIN) $(BUILD)/commuter/linux_init
+	tools/commuter/linux-qemu --runner $(COMMUTER_BIN) --init $(BUILD)/commuter/linux_init \
+	  --work $(BUILD)/linux --out $(CONFORMANCE)/linux-qemu -- -L $(LINUX_QEMU_ARGS)
+
+conformance-linux: conformance-linux-host conformance-linux-qemu
+
+# The whole suite in our guest (3 CPUs: setup on the third), booted with
+# RUN=; CONFORMANCE_ARGS passes runner options (e.g. "-n 4 -p 0" for a shard,
+# "-f open/link" for one pair). Writes log.txt, summary.txt and summary.json.
+CONFORMANCE_ARGS ?=
+conformance: $(BUILD)/esp.img
+	@mkdir -p $(CONFORMANCE)/ours
+	$(Q)d=$(CONFORMANCE)/ours; status=0; \
+	  tools/runqemu --esp $(BUILD)/esp.img --cpus 3 --mem 1G --timeout 14400 \
+	    --cmdline 'RUN="/tests/bin/commuter $(CONFORMANCE_ARGS)"' > $$d/log.txt 2>&1 || status=$$?; \
+	  tools/commuter/summarize.py $$d; grep -v '^ok ' $$d/log.txt | grep -v '^# progress'; exit $$status
+
+# make test: a sample of about 1,000 tests spread over all pairs, and a check
+# that a few pairs regenerate byte for byte (python3-z3). HOST_TESTS holds one
+# word per suite, so each is a small script.
+COMMUTER_SAMPLE := $(BUILD)/commuter/sample-host
+COMMUTER_REGEN := $(BUILD)/commuter/regen-check
+$(COMMUTER_SAMPLE): tests/commuter/commuter.mk
+	@mkdir -p $(@D)
+	$(Q)printf '#!/bin/sh\nexec %s -L -s 6\n' $(COMMUTER_BIN) > $@ && chmod +x $@
+$(COMMUTER_REGEN): tests/commuter/commuter.mk
+	@mkdir -p $(@D)
+	$(Q)printf '#!/bin/sh\nexec /usr/bin/python3 tools/commuter/testgen.py --check -j 2 --pairs %s\n' \
+	  stat/stat,unlink/stat,close/close,munmap/memread > $@ && chmod +x $@
+HOST_TESTS += $(COMMUTER_SAMPLE) $(COMMUTER_REGEN)
+HOST_TEST_DEPS += $(COMMUTER_BIN) $(COMMUTER_SAMPLE) $(COMMUTER_REGEN)
+
+# In our guest: the runner is /tests/bin/commuter, and /tests/commuter-sample
+# runs the same sample (make test boots it with RUN=, see GUEST_RUNS).
+ROOT_DEPS += $(COMMUTER_BIN) tests/commuter/commuter.mk
+ROOT_STAGE += mkdir -p tests/bin && cp $(abspath $(COMMUTER_BIN)) tests/bin/ && \
+	printf '\043!/bin/sh\n\043 The pairwise suite sample, as make test runs it on the host.\n/tests/bin/commuter -s 6\n' \
+	  > tests/commuter-sample && chmod 755 tests/commuter-sample;
+
+.PHONY: testgen conformance conformance-linux-host conformance-linux-qemu conformance-linux

@@ -1,0 +1,49 @@
+"""The modelled operations, their arguments and the model's bounds.
+
+Shared by the generator (model.py, which needs z3) and the C generator
+(gen_c.py, which must not: a build needs no solver).
+"""
+NNAMES = 3        # names in the one directory: f0, f1, f2
+NINODES = 2       # inodes at the start of a test
+NFDS = 3          # descriptor slots that may be open at the start
+FDARGS = 4        # descriptor arguments range over 0..FDARGS-1
+NPIPES = 1        # pipes per process at the start
+NPAGES = 2        # fixed test pages per process
+DATA = 8          # bytes of file data modelled
+PIPEMAX = 6       # bytes a pipe holds in the model
+PAGEB = 4         # bytes of a test page modelled (offsets 0..PAGEB-1)
+
+B = ('b', 0, 1)
+# name -> [(arg, kind, lo, hi)], kind 'i' int or 'b' bool, in the order the
+# C runner takes them.
+ARGS = {
+    'open': [('name', 'i', 0, NNAMES - 1), ('creat',) + B, ('excl',) + B, ('trunc',) + B,
+             ('anyfd',) + B, ('mode', 'i', 0, 2)],
+    'link': [('old', 'i', 0, NNAMES - 1), ('new', 'i', 0, NNAMES - 1)],
+    'unlink': [('name', 'i', 0, NNAMES - 1)],
+    'rename': [('old', 'i', 0, NNAMES - 1), ('new', 'i', 0, NNAMES - 1)],
+    'stat': [('name', 'i', 0, NNAMES - 1)],
+    'fstat': [('fd', 'i', 0, FDARGS - 1)],
+    'lseek': [('fd', 'i', 0, FDARGS - 1), ('off', 'i', -1, 3), ('whence', 'i', 0, 2)],
+    'close': [('fd', 'i', 0, FDARGS - 1)],
+    'pipe': [],
+    'read': [('fd', 'i', 0, FDARGS - 1), ('count', 'i', 1, 2)],
+    'write': [('fd', 'i', 0, FDARGS - 1), ('count', 'i', 1, 2), ('b0', 'i', 0, 255),
+              ('b1', 'i', 0, 255)],
+    'pread': [('fd', 'i', 0, FDARGS - 1), ('count', 'i', 1, 2), ('off', 'i', 0, 3)],
+    'pwrite': [('fd', 'i', 0, FDARGS - 1), ('count', 'i', 1, 2), ('off', 'i', 0, 3),
+               ('b0', 'i', 0, 255), ('b1', 'i', 0, 255)],
+    'mmap': [('page', 'i', 0, NPAGES - 1), ('anon',) + B, ('fixed',) + B, ('writable',) + B,
+             ('fd', 'i', 0, FDARGS - 1), ('fpage', 'i', 0, 1)],
+    'munmap': [('page', 'i', 0, NPAGES - 1)],
+    'mprotect': [('page', 'i', 0, NPAGES - 1), ('prot', 'i', 0, 2)],
+    'memread': [('page', 'i', 0, NPAGES - 1), ('off', 'i', 0, PAGEB - 1)],
+    'memwrite': [('page', 'i', 0, NPAGES - 1), ('off', 'i', 0, PAGEB - 1), ('b0', 'i', 0, 255)],
+}
+DATA_ARGS = ('b0', 'b1')
+
+
+def pairs():
+    """Every unordered pair of operations (a with itself too), in a fixed order."""
+    names = list(ARGS)
+    return [(a, b) for i, a in enumerate(names) for b in names[i:]]
