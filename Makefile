@@ -112,8 +112,9 @@ test: $(BUILD)/esp.img $(HOST_TEST_DEPS)
 # ---- benchmarks (figures for the README; never asserted) -------------------
 BENCH_CPUS ?= 1 2 4 8
 
-bench: $(BUILD)/esp.img
-	tools/bench --esp $(BUILD)/esp.img --cpus "$(BENCH_CPUS)" --out $(BUILD)/bench/results.json
+bench: $(BUILD)/esp.img $(BUILD)/user/sysbench
+	tools/bench --esp $(BUILD)/esp.img --cpus "$(BENCH_CPUS)" --out $(BUILD)/bench/results.json \
+	  --user $(BUILD)/user/sysbench
 
 clean:
 	rm -rf $(BUILD)
