@@ -848,6 +848,8 @@ int main(int argc, char **argv)
             printf("ok %u - %s # SKIP Linux ignores O_ANYFD\n", n, t->name);
             continue;
         }
+        // For the mtrace analysis: which pair this test id belongs to.
+        printf("# mtrace-test %u %s %s\n", i, ct_pairs[t->pair], t->name);
         int ok = run_test(i, t, why, sizeof why);
         passed[t->pair] += ok;
         npass += ok;

@@ -39,7 +39,7 @@ HOST_TEST_DEPS += $(MTRACE_SO) $(MTRACE_VALIDATE) $(MTRACE_VALIDATE_CMD)
 
 # ---- the pairwise suite under the plugin -----------------------------------
 #   make mtrace-linux   the runner as the only program of Debian's Linux 6.1
-#   make mtrace         the runner as init of our kernel (init=$(MTRACE_INIT))
+#   make mtrace         the runner in our kernel (RUN=/tests/bin/commuter $(MTRACE_OURS_ARGS))
 #   make mtrace-test MTRACE_KERNEL=linux|ours MTRACE_TEST=ID   one test's conflicts, with
 #                       source lines (from the last run's trace)
 # Results in $(BUILD)/mtrace/<kernel>/: trace (the plugin's records), console.log
@@ -52,7 +52,8 @@ HOST_TEST_DEPS += $(MTRACE_SO) $(MTRACE_VALIDATE) $(MTRACE_VALIDATE_CMD)
 # calls' CPUs.
 MTRACE_RUNNER ?= $(BUILD)/commuter/commuter
 MTRACE_RUNNER_ARGS ?= -L
-MTRACE_INIT ?= commuter
+# Runner options in our guest, e.g. -s 6 for the sample.
+MTRACE_OURS_ARGS ?=
 MTRACE_CPUS ?= 3
 MTRACE_TIMEOUT ?= 3600
 MTRACE_ANALYZE := /usr/bin/python3 tools/mtrace/analyze.py
@@ -75,7 +76,7 @@ mtrace: $(MTRACE_SO) $(BUILD)/esp.img
 	@mkdir -p $(BUILD)/mtrace/ours
 	tools/mtrace/entries.py --elf $(BUILD)/kernel.elf > $(BUILD)/mtrace/ours/entries
 	-tools/runqemu --esp $(BUILD)/esp.img --cpus $(MTRACE_CPUS) --mem $(MEM) \
-	  --timeout $(MTRACE_TIMEOUT) --cmdline "init=$(MTRACE_INIT) exit" \
+	  --timeout $(MTRACE_TIMEOUT) --cmdline 'RUN="/tests/bin/commuter $(MTRACE_OURS_ARGS)"' \
 	  --log $(BUILD)/mtrace/ours/console.log \
 	  --plugin $(MTRACE_SO),out=$(BUILD)/mtrace/ours/trace,entries=$(BUILD)/mtrace/ours/entries \
 	  >/dev/null
