@@ -96,3 +96,30 @@ mtrace-test:
 mtrace-check-api:
 	tools/mtrace/check-api $(BUILD)
 .PHONY: mtrace-check-api
+
+# ---- the sharing tests on our kernel (make test) ----------------------------
+# tests/mtrace/scalefs.c (ScaleFS: lookups, creates and unlinks of different
+# names in one directory share no line) and tests/mtrace/validate.c (the Linux
+# self-test's pairs), built against our libc and staged in the guest's
+# /tests/mtrace; tools/mtrace/validate --kernel ours boots our kernel under the
+# plugin with RUN=/tests/mtrace/NAME and checks each pair's verdict.
+MTRACE_OURS_NAMES := scalefs
+MTRACE_OURS_BINS := $(addprefix $(BUILD)/mtrace/ours-bin/,$(MTRACE_OURS_NAMES))
+
+$(BUILD)/mtrace/ours-bin/%: tests/mtrace/%.c tools/mtrace/markers.h $(LIBC_DEPS) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "  LIBCC   $@"
+	$(Q)$(LIBC_CC) $(LIBC_CFLAGS) -O2 -g -Wall -Wextra -Werror -c -o $@.o $<
+	$(Q)$(call LIBC_LINK,$@,$@.o)
+
+ROOT_DEPS += $(MTRACE_OURS_BINS)
+ROOT_STAGE += mkdir -p tests/mtrace && cp $(abspath $(MTRACE_OURS_BINS)) tests/mtrace/;
+
+MTRACE_SCALEFS_CMD := $(BUILD)/mtrace/scalefs-ours
+$(MTRACE_SCALEFS_CMD): tools/mtrace/mtrace.mk
+	@mkdir -p $(@D)
+	$(Q)printf '#!/bin/sh\nexec tools/mtrace/validate --kernel ours --build %s --plugin %s --program /tests/mtrace/scalefs "$$@"\n' \
+	  $(BUILD) $(MTRACE_SO) > $@ && chmod +x $@
+
+HOST_TESTS += $(MTRACE_SCALEFS_CMD)
+HOST_TEST_DEPS += $(MTRACE_SCALEFS_CMD) $(BUILD)/esp.img
