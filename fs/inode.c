@@ -173,6 +173,17 @@ struct inode *inode_alloc(uint32_t mode, int *err)
     return ip;
 }
 
+int fs_create_unlinked(uint32_t mode, struct inode **ipp)
+{
+    int err;
+    struct inode *ip = inode_alloc(S_IFREG | (mode & 07777), &err);
+    if (!ip)
+        return err;
+    refcache_dec(&ip->nlink); // no name: refcache releases nlink at once
+    *ipp = ip;
+    return 0;
+}
+
 void inode_free_unpublished(struct inode *ip)
 {
     // Nobody saw it and refcache never cached it: free it directly.

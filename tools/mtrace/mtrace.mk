@@ -103,7 +103,7 @@ mtrace-check-api:
 # self-test's pairs), built against our libc and staged in the guest's
 # /tests/mtrace; tools/mtrace/validate --kernel ours boots our kernel under the
 # plugin with RUN=/tests/mtrace/NAME and checks each pair's verdict.
-MTRACE_OURS_NAMES := scalefs
+MTRACE_OURS_NAMES := scalefs validate
 MTRACE_OURS_BINS := $(addprefix $(BUILD)/mtrace/ours-bin/,$(MTRACE_OURS_NAMES))
 
 $(BUILD)/mtrace/ours-bin/%: tests/mtrace/%.c tools/mtrace/markers.h $(LIBC_DEPS) | $(DEPS_OK)
@@ -115,11 +115,11 @@ $(BUILD)/mtrace/ours-bin/%: tests/mtrace/%.c tools/mtrace/markers.h $(LIBC_DEPS)
 ROOT_DEPS += $(MTRACE_OURS_BINS)
 ROOT_STAGE += mkdir -p tests/mtrace && cp $(abspath $(MTRACE_OURS_BINS)) tests/mtrace/;
 
-MTRACE_SCALEFS_CMD := $(BUILD)/mtrace/scalefs-ours
-$(MTRACE_SCALEFS_CMD): tools/mtrace/mtrace.mk
+MTRACE_OURS_CMDS := $(addprefix $(BUILD)/mtrace/ours-,$(MTRACE_OURS_NAMES))
+$(BUILD)/mtrace/ours-%: tools/mtrace/mtrace.mk
 	@mkdir -p $(@D)
-	$(Q)printf '#!/bin/sh\nexec tools/mtrace/validate --kernel ours --build %s --plugin %s --program /tests/mtrace/scalefs "$$@"\n' \
-	  $(BUILD) $(MTRACE_SO) > $@ && chmod +x $@
+	$(Q)printf '#!/bin/sh\nexec tools/mtrace/validate --kernel ours --build %s --plugin %s --program /tests/mtrace/%s "$$@"\n' \
+	  $(BUILD) $(MTRACE_SO) $* > $@ && chmod +x $@
 
-HOST_TESTS += $(MTRACE_SCALEFS_CMD)
-HOST_TEST_DEPS += $(MTRACE_SCALEFS_CMD) $(BUILD)/esp.img
+HOST_TESTS += $(MTRACE_OURS_CMDS)
+HOST_TEST_DEPS += $(MTRACE_OURS_CMDS) $(BUILD)/esp.img
