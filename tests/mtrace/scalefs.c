@@ -7,7 +7,9 @@
 //
 // The private pairs commute: stat of two existing names, open(O_CREAT|O_EXCL)
 // of two new names (O_ANYFD when the two share an fd table), unlink of two
-// names. The shared pairs are the controls that let the test fail: two writes
+// names, mkdir of two names, rename of two names to two others, link of two
+// files to two new names, open of two files and of one, stat of one file. The
+// shared pairs are the controls that let the test fail: two writes
 // to one pipe, and open(O_CREAT) of one name (the second open finds the file
 // the first created: they do not commute).
 //
@@ -65,12 +67,18 @@ static void pin(int cpu)
         die("sched_setaffinity");
 }
 
-// DIR/<prefix><side>
+// DIR/<prefix><side>, in one of two buffers per side used in turn (so that a
+// call can name two paths); each side's buffers on lines of their own.
+static struct side_names {
+    char buf[2][sizeof DIR + 3];
+    int turn;
+} __attribute__((aligned(64))) names[2];
 static const char *name(char prefix, int side)
 {
-    static char names[2][sizeof DIR + 3];
-    snprintf(names[side], sizeof names[side], DIR "/%c%d", prefix, side);
-    return names[side];
+    struct side_names *n = &names[side];
+    char *b = n->buf[n->turn++ & 1];
+    snprintf(b, sizeof n->buf[0], DIR "/%c%d", prefix, side);
+    return b;
 }
 
 static void make_file(const char *path)
@@ -92,7 +100,7 @@ static void own_pages(int side)
         stack[i] = 0;
     own_fd[side] = -1;
     memset(&st[side], 0, sizeof st[side]);
-    name('x', side);
+    name('x', side), name('x', side);
 }
 
 static void nothing(void) {}
@@ -146,6 +154,58 @@ static void call_unlink(int side)
         die("unlink");
 }
 
+static void prepare_mkdir(void)
+{
+    rmdir(name('m', 0)), rmdir(name('m', 1));
+}
+static void call_mkdir(int side)
+{
+    if (mkdir(name('m', side), 0755) != 0)
+        die("mkdir");
+}
+
+// Each side renames its own name to another new name.
+static char renamed[2][sizeof DIR + 3];
+static void prepare_rename(void)
+{
+    for (int side = 0; side < 2; side++) {
+        snprintf(renamed[side], sizeof renamed[side], DIR "/t%d", side);
+        unlink(renamed[side]);
+        make_file(name('r', side));
+    }
+}
+static void call_rename(int side)
+{
+    if (rename(name('r', side), renamed[side]) != 0)
+        die("rename");
+}
+
+static void prepare_link(void)
+{
+    unlink(name('l', 0)), unlink(name('l', 1));
+}
+static void call_link(int side)
+{
+    if (link(name('s', side), name('l', side)) != 0)
+        die("link");
+}
+
+static void call_open_rdonly(int side)
+{
+    if ((own_fd[side] = open(name('s', side), O_RDONLY)) < 0)
+        die("open");
+}
+static void call_open_same_rdonly(int side)
+{
+    if ((own_fd[side] = open(name('s', 0), O_RDONLY)) < 0)
+        die("open");
+}
+static void call_stat_same(int side)
+{
+    if (stat(name('s', 0), &st[side].st) != 0)
+        die("stat");
+}
+
 static void make_pipe(void)
 {
     if (pipe(pipefd) != 0)
@@ -180,6 +240,18 @@ static const struct pair pairs[] = {
       call_creat_excl_anyfd, close_own },
     { "unlink-other-name-2proc", "unlink", "unlink", 0, "private", prepare_unlink,
       call_unlink, nothing_side },
+    { "mkdir-other-name-2proc", "mkdir", "mkdir", 0, "private", prepare_mkdir, call_mkdir,
+      nothing_side },
+    { "rename-other-names-2proc", "rename", "rename", 0, "private", prepare_rename,
+      call_rename, nothing_side },
+    { "link-other-names-2proc", "link", "link", 0, "private", prepare_link, call_link,
+      nothing_side },
+    { "open-other-name-2proc", "open", "open", 0, "private", nothing, call_open_rdonly,
+      close_own },
+    { "open-same-name-2proc", "open", "open", 0, "private", nothing, call_open_same_rdonly,
+      close_own },
+    { "stat-same-name-2proc", "stat", "stat", 0, "private", nothing, call_stat_same,
+      nothing_side },
     { "write-same-pipe-2proc", "write", "write", 0, "shared", make_pipe, call_write_pipe,
       close_pipe_side },
     { "creat-same-name-2proc", "open", "open", 0, "shared", prepare_creat, call_creat_same,
