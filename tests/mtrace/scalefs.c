@@ -1,7 +1,7 @@
 // Guest program for ScaleFS's sharing test (issue 3): two CPUs looking up,
 // creating and unlinking *different* names in one directory must write no cache
 // line the other touches. Each pair runs as one mtrace test, call 0 on CPU 0 and
-// call 1 on CPU 1, one after the other, REPEAT times; the host side
+// call 1 on CPU 1, one after the other, PAIRS_REPEAT times (pairs.h); the host side
 // (tools/mtrace/validate --kernel ours) checks the plugin's verdicts. Built
 // against our libc; runs on our kernel (and, proving nothing, on Linux).
 //
@@ -15,35 +15,11 @@
 //
 // For each test it prints the line the host side reads:
 //   mtrace-test ID CALL0 CALL1 NAME expect=shared|private
-#define _GNU_SOURCE
-#include "../../tools/mtrace/markers.h"
+#include "pairs.h"
 
-#include <fcntl.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#ifndef O_ANYFD
-#define O_ANYFD 040000000                 // kernel/uapi/ext.h
-#endif
-
-#define REPEAT 5                          // runs per pair: the verdict must be stable
 #define DIR "/tmp/mtrace-scalefs"
-
-struct pair {
-    const char *name, *call0, *call1;
-    int threads;                          // 1: two threads of one process; 0: two processes
-    const char *expect;                   // shared or private
-    void (*prepare)(void);                // before the fork / thread, outside windows
-    void (*call)(int side);               // the traced call
-    void (*cleanup)(int side);            // on the side's CPU, after its window
-};
 
 static int own_fd[2];
 static int pipefd[2];
@@ -51,21 +27,6 @@ static int pipefd[2];
 static struct side_stat {
     struct stat st;
 } __attribute__((aligned(64))) st[2];
-
-static void die(const char *what)
-{
-    perror(what);
-    exit(2);
-}
-
-static void pin(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0)
-        die("sched_setaffinity");
-}
 
 // DIR/<prefix><side>, in one of two buffers per side used in turn (so that a
 // call can name two paths); each side's buffers on lines of their own.
@@ -89,22 +50,13 @@ static void make_file(const char *path)
     close(fd);
 }
 
-// After the fork, parent and child share their data and stack pages copy-on-
-// write: the first store to one in a window would copy it there, and the two
-// copies touch the shared page's metadata. Each side writes what its call will
-// write before opening its window.
-static void own_pages(int side)
+static void own_data(int side)
 {
-    volatile char stack[16384];
-    for (size_t i = 0; i < sizeof stack; i += 64)
-        stack[i] = 0;
     own_fd[side] = -1;
     memset(&st[side], 0, sizeof st[side]);
     name('x', side), name('x', side);
 }
 
-static void nothing(void) {}
-static void nothing_side(int side) { (void)side; }
 static void close_own(int side) { close(own_fd[side]); }
 
 // The directory holds FILLER other names too, so that its hash table has
@@ -230,116 +182,39 @@ static void call_creat_same(int side)
 }
 
 static const struct pair pairs[] = {
-    { "stat-other-name-2proc", "stat", "stat", 0, "private", nothing, call_stat,
-      nothing_side },
-    { "stat-other-name-2thread", "stat", "stat", 1, "private", nothing, call_stat,
-      nothing_side },
-    { "creat-excl-other-name-2proc", "open", "open", 0, "private", prepare_creat,
-      call_creat_excl, close_own },
-    { "creat-excl-anyfd-other-name-2thread", "open", "open", 1, "private", prepare_creat,
-      call_creat_excl_anyfd, close_own },
-    { "unlink-other-name-2proc", "unlink", "unlink", 0, "private", prepare_unlink,
-      call_unlink, nothing_side },
-    { "mkdir-other-name-2proc", "mkdir", "mkdir", 0, "private", prepare_mkdir, call_mkdir,
-      nothing_side },
-    { "rename-other-names-2proc", "rename", "rename", 0, "private", prepare_rename,
-      call_rename, nothing_side },
-    { "link-other-names-2proc", "link", "link", 0, "private", prepare_link, call_link,
-      nothing_side },
-    { "open-other-name-2proc", "open", "open", 0, "private", nothing, call_open_rdonly,
-      close_own },
-    { "open-same-name-2proc", "open", "open", 0, "private", nothing, call_open_same_rdonly,
-      close_own },
-    { "stat-same-name-2proc", "stat", "stat", 0, "private", nothing, call_stat_same,
-      nothing_side },
-    { "write-same-pipe-2proc", "write", "write", 0, "shared", make_pipe, call_write_pipe,
-      close_pipe_side },
-    { "creat-same-name-2proc", "open", "open", 0, "shared", prepare_creat, call_creat_same,
-      close_own },
+    { "stat-other-name-2proc", "stat", "stat", 0, "private",
+      NULL, NULL, call_stat, NULL },
+    { "stat-other-name-2thread", "stat", "stat", 1, "private",
+      NULL, NULL, call_stat, NULL },
+    { "creat-excl-other-name-2proc", "open", "open", 0, "private",
+      prepare_creat, NULL, call_creat_excl, close_own },
+    { "creat-excl-anyfd-other-name-2thread", "open", "open", 1, "private",
+      prepare_creat, NULL, call_creat_excl_anyfd, close_own },
+    { "unlink-other-name-2proc", "unlink", "unlink", 0, "private",
+      prepare_unlink, NULL, call_unlink, NULL },
+    { "mkdir-other-name-2proc", "mkdir", "mkdir", 0, "private",
+      prepare_mkdir, NULL, call_mkdir, NULL },
+    { "rename-other-names-2proc", "rename", "rename", 0, "private",
+      prepare_rename, NULL, call_rename, NULL },
+    { "link-other-names-2proc", "link", "link", 0, "private",
+      prepare_link, NULL, call_link, NULL },
+    { "open-other-name-2proc", "open", "open", 0, "private",
+      NULL, NULL, call_open_rdonly, close_own },
+    { "open-same-name-2proc", "open", "open", 0, "private",
+      NULL, NULL, call_open_same_rdonly, close_own },
+    { "stat-same-name-2proc", "stat", "stat", 0, "private",
+      NULL, NULL, call_stat_same, NULL },
+    { "write-same-pipe-2proc", "write", "write", 0, "shared",
+      make_pipe, NULL, call_write_pipe, close_pipe_side },
+    { "creat-same-name-2proc", "open", "open", 0, "shared",
+      prepare_creat, NULL, call_creat_same, close_own },
 };
-
-// Side 1, on CPU 1: say ready, wait for the go, run the call in its window.
-struct side1 {
-    const struct pair *p;
-    int ready[2], go[2];
-};
-
-static void *run_side1(void *arg)
-{
-    struct side1 *s = arg;
-    char c;
-    pin(1);
-    own_pages(1);
-    if (write(s->ready[1], "r", 1) != 1 || read(s->go[0], &c, 1) != 1)
-        die("side 1 sync");
-    mtrace_open(1);
-    s->p->call(1);
-    mtrace_close(1);
-    s->p->cleanup(1);
-    return NULL;
-}
-
-static void run_pair(const struct pair *p, unsigned long id)
-{
-    struct side1 s = { .p = p };
-    pthread_t thread;
-    pid_t child = 0;
-    char c;
-    p->prepare();
-    if (pipe(s.ready) != 0 || pipe(s.go) != 0)
-        die("pipe");
-    if (p->threads) {
-        if (pthread_create(&thread, NULL, run_side1, &s) != 0)
-            die("pthread_create");
-    } else if ((child = fork()) == 0) {
-        run_side1(&s);
-        _exit(0);
-    } else if (child < 0) {
-        die("fork");
-    }
-    own_pages(0);
-    // Side 1 is parked on CPU 1 before side 0 opens its window on CPU 0.
-    if (read(s.ready[0], &c, 1) != 1)
-        die("ready");
-    mtrace_test_id(id);
-    mtrace_open(0);
-    p->call(0);
-    mtrace_close(0);
-    if (write(s.go[1], "g", 1) != 1)
-        die("go");
-    if (p->threads)
-        pthread_join(thread, NULL);
-    else
-        waitpid(child, NULL, 0);
-    mtrace_test_done();
-    p->cleanup(0);
-    close(s.ready[0]), close(s.ready[1]), close(s.go[0]), close(s.go[1]);
-}
 
 int main(void)
 {
-    if (mmap((void *)MTRACE_BASE, MTRACE_SIZE, PROT_READ | PROT_WRITE,
-             MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE, -1, 0)
-        != (void *)MTRACE_BASE)
-        die("mmap marker region");
-    // Each CPU's partition of the fd table is made at its first O_ANYFD open.
-    for (int cpu = 1; cpu >= 0; cpu--) {
-        pin(cpu);
-        int fd = open("/dev/null", O_RDONLY | O_ANYFD);
-        if (fd < 0)
-            die("open /dev/null");
-        close(fd);
-    }
+    pairs_map();
     make_dir();
     make_file(name('s', 0)), make_file(name('s', 1));
-    unsigned long id = 0;
-    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-        for (int r = 0; r < REPEAT; r++, id++) {
-            printf("mtrace-test %lu %s %s %s expect=%s\n", id, pairs[i].call0, pairs[i].call1,
-                   pairs[i].name, pairs[i].expect);
-            fflush(stdout);
-            run_pair(&pairs[i], id);
-        }
-    }
+    pairs_run(pairs, sizeof pairs / sizeof pairs[0]);
     return 0;
 }
