@@ -5,11 +5,14 @@
 // with lookups of other names. Each touches only the bucket its name hashes to:
 // writers lock that bucket with a bit in the bucket word itself and change
 // only that chain; readers take no lock and write nothing, they only load the
-// bucket word and follow the chain. Two operations on different names therefore
-// share a cache line only if their buckets share one (8 buckets of 8 bytes per
-// line: probability 8 / buckets for two random names), plus the directory's
-// line 0 (table pointer, seed, state), which every operation reads and only a
-// resize or an rmdir writes.
+// bucket word and follow the chain. Each bucket word has a cache line of its own
+// (the rest of the line is unused: 64 bytes per bucket), so two operations on
+// different names share a line only if both names hash into the same bucket
+// (probability 1 / buckets for two random names), plus the directory's line 0
+// (table pointer, seed, state), which every operation reads and only a resize or
+// an rmdir writes. With 8 buckets per line instead, two creates in a directory
+// of 16 buckets shared their bucket line half of the time (the mtrace sharing
+// test, tests/mtrace/scalefs.c, saw it on every run).
 //
 // Structure. A table has 2^order buckets; a name with 32-bit hash h is in bucket
 // h >> (32 - order), so buckets cover consecutive hash ranges and the table is
@@ -38,7 +41,7 @@
 //
 // When to resize, without a shared entry counter (which every create and unlink
 // would write): an insert that makes its chain longer than GROW_CHAIN, or a
-// remove that empties its whole group of 8 buckets (one cache line), hints;
+// remove that empties its whole group of 8 neighbouring buckets, hints;
 // the hint is checked by counting the entries in SAMPLE buckets around it (reads
 // only), and acted on only if the sample says the average load is above
 // GROW_LOAD or below 1/SHRINK_DIV.
@@ -57,16 +60,21 @@
 #define B_FLAGS (B_LOCK | B_MIGRATED)
 #define B_HEAD(w) ((struct dent *)((w) & ~B_FLAGS))
 
-#define MIN_ORDER 2           // 4 buckets: an empty directory's table is 128 bytes
+#define MIN_ORDER 1           // 2 buckets: an empty directory's table is 256 bytes
 #define MAX_ORDER 24
-#define CHUNK_ORDER 9         // big tables are pages of 512 buckets
+#define STRIDE (CACHELINE / sizeof(uintptr_t)) // words per bucket: one line each
+#define CHUNK_ORDER 6         // big tables are pages of 64 buckets
 #define CHUNK_BUCKETS (1U << CHUNK_ORDER)
-#define INLINE_MAX_ORDER 8    // up to this order, buckets follow the header
-#define GROUP 8               // buckets per cache line
+#define INLINE_MAX_ORDER 5    // up to this order, buckets follow the header's line
+#define GROUP 8               // neighbouring buckets a shrink hint looks at
 #define GROW_CHAIN 4
 #define GROW_LOAD 2
 #define SHRINK_DIV 4
 #define SAMPLE 64
+
+_Static_assert(sizeof(struct epoch_cb) + 24 <= CACHELINE, "the table header fits one line");
+_Static_assert(CHUNK_BUCKETS * CACHELINE == PGSIZE, "a chunk is one page");
+_Static_assert(INLINE_MAX_ORDER + 1 == CHUNK_ORDER, "every order is inline or chunked");
 
 struct dtable {
     uint32_t order;
@@ -83,7 +91,7 @@ static inline uint32_t bindex(const struct dtable *t, uint32_t hash)
 }
 static inline uintptr_t *bucket(const struct dtable *t, uint32_t i)
 {
-    return &t->chunk[i >> CHUNK_ORDER][i & (CHUNK_BUCKETS - 1)];
+    return &t->chunk[i >> CHUNK_ORDER][(i & (CHUNK_BUCKETS - 1)) * STRIDE];
 }
 // Last hash of bucket i's range.
 static inline uint32_t bucket_hi(const struct dtable *t, uint32_t i)
@@ -151,10 +159,12 @@ static struct dtable *table_alloc(uint32_t order)
     size_t n = 1UL << order;
     struct dtable *t;
     if (order <= INLINE_MAX_ORDER) {
-        t = kzalloc(sizeof *t + sizeof(uintptr_t *) + n * sizeof(uintptr_t));
+        // kmalloc aligns to the class size (>= 256 here), so the buckets after
+        // the header's line start on a line of their own.
+        t = kzalloc(CACHELINE + n * CACHELINE);
         if (!t)
             return NULL;
-        t->chunk[0] = (uintptr_t *)&t->chunk[1];
+        t->chunk[0] = (uintptr_t *)((char *)t + CACHELINE);
     } else {
         size_t nchunks = n / CHUNK_BUCKETS;
         t = kzalloc(sizeof *t + nchunks * sizeof(uintptr_t *));
@@ -194,7 +204,7 @@ size_t dirhash_table_bytes(struct dirhash *dh)
 {
     struct dtable *t = tload(&dh->tab);
     if (!t->chunked)
-        return sizeof *t + sizeof(uintptr_t *) + nbuckets(t) * sizeof(uintptr_t);
+        return CACHELINE + nbuckets(t) * CACHELINE;
     return sizeof *t + nbuckets(t) / CHUNK_BUCKETS * (sizeof(uintptr_t *) + PGSIZE);
 }
 
@@ -405,12 +415,13 @@ static struct dent *find_prev(struct dbucket *b, struct dent *e)
     return prev;
 }
 
-// Are all buckets in i's group of GROUP (one cache line's worth) empty?
+// Are all buckets in i's group of GROUP neighbours empty? (A group never
+// crosses a chunk: GROUP divides CHUNK_BUCKETS.)
 static bool group_empty(struct dbucket *b)
 {
     uint32_t first = b->index & ~(GROUP - 1);
     for (uint32_t i = 0; i < GROUP && first + i < (1U << b->order); i++) {
-        uintptr_t *w = b->word + ((long)(first + i) - (long)b->index);
+        uintptr_t *w = b->word + ((long)(first + i) - (long)b->index) * (long)STRIDE;
         if (B_HEAD(bload(w)))
             return false;
     }

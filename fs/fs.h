@@ -63,6 +63,9 @@ void fs_iput(struct inode *ip);
 // Names.
 int fs_lookup(struct inode *cwd, const char *path, int flags, struct inode **ipp);
 int fs_create(struct inode *cwd, const char *path, uint32_t mode, int flags, struct inode **ipp);
+// A regular file with no name (memfd_create): link count 0, one reference for
+// the caller; freed once the last reference goes.
+int fs_create_unlinked(uint32_t mode, struct inode **ipp);
 int fs_mkdir(struct inode *cwd, const char *path, uint32_t mode);
 int fs_symlink(struct inode *cwd, const char *target, const char *path);
 int fs_readlink(struct inode *cwd, const char *path, char *buf, size_t n); // bytes copied

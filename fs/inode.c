@@ -78,6 +78,11 @@ static void touch_field(uint64_t *f, uint64_t now)
 void inode_touch(struct inode *ip, int which)
 {
     uint64_t now = fs_time_now();
+    if (inode_isdir(ip) && (which & T_MTIME)) {
+        // A change to the directory's names: per CPU (dirtime.c).
+        dirtime_touch(ip, now);
+        which &= ~(T_MTIME | T_CTIME);
+    }
     if (which & T_ATIME)
         touch_field(&ip->atime, now);
     if (which & T_MTIME)
@@ -86,12 +91,23 @@ void inode_touch(struct inode *ip, int which)
         touch_field(&ip->ctime, now);
 }
 
+void inode_times(struct inode *ip, uint64_t *mtime, uint64_t *ctime)
+{
+    if (inode_isdir(ip)) {
+        dirtime_read(ip, mtime, ctime);
+    } else {
+        *mtime = READ_ONCE(ip->mtime);
+        *ctime = READ_ONCE(ip->ctime);
+    }
+}
+
 // Linux's relatime: a read updates atime only if it is older than mtime or ctime,
 // or a day old. So reads of a file nobody modifies write nothing.
 void inode_touch_atime(struct inode *ip)
 {
-    uint64_t a = READ_ONCE(ip->atime), now = fs_time_now();
-    if (a < READ_ONCE(ip->mtime) || a < READ_ONCE(ip->ctime) || a + 86400000000000ULL < now)
+    uint64_t a = READ_ONCE(ip->atime), now = fs_time_now(), m, c;
+    inode_times(ip, &m, &c);
+    if (a < m || a < c || a + 86400000000000ULL < now)
         touch_field(&ip->atime, now);
 }
 
@@ -157,6 +173,17 @@ struct inode *inode_alloc(uint32_t mode, int *err)
     return ip;
 }
 
+int fs_create_unlinked(uint32_t mode, struct inode **ipp)
+{
+    int err;
+    struct inode *ip = inode_alloc(S_IFREG | (mode & 07777), &err);
+    if (!ip)
+        return err;
+    refcache_dec(&ip->nlink); // no name: refcache releases nlink at once
+    *ipp = ip;
+    return 0;
+}
+
 void inode_free_unpublished(struct inode *ip)
 {
     // Nobody saw it and refcache never cached it: free it directly.
@@ -203,6 +230,7 @@ int fs_init(void)
     int err;
     if (fs_root_inode)
         return 0;
+    refcache_set_flush_hook(dirtime_flush_cpu);
     struct inode *root = inode_alloc(S_IFDIR | 0755, &err);
     if (!root)
         return err;
@@ -230,6 +258,8 @@ void fs_chmod(struct inode *ip, uint32_t mode)
 
 void fs_set_times(struct inode *ip, uint64_t atime, uint64_t mtime)
 {
+    if (inode_isdir(ip))
+        dirtime_flush_all(); // no cached time may override the one set here
     uint64_t now = fs_time_now();
     if (atime != FS_TIME_OMIT)
         WRITE_ONCE(ip->atime, atime == FS_TIME_NOW ? now : atime);
@@ -261,10 +291,14 @@ int fs_stat(struct inode *ip, uint32_t mask, struct fs_stat *st)
         st->blocks = filedata_pages(ip) * (PGSIZE / 512);
     if (mask & STATX_ATIME)
         st->atime = ts(READ_ONCE(ip->atime));
-    if (mask & STATX_MTIME)
-        st->mtime = ts(READ_ONCE(ip->mtime));
-    if (mask & STATX_CTIME)
-        st->ctime = ts(READ_ONCE(ip->ctime));
+    if (mask & (STATX_MTIME | STATX_CTIME)) {
+        uint64_t m, c;
+        inode_times(ip, &m, &c);
+        if (mask & STATX_MTIME)
+            st->mtime = ts(m);
+        if (mask & STATX_CTIME)
+            st->ctime = ts(c);
+    }
     return 0;
 }
 

@@ -64,6 +64,13 @@ extern struct inode *fs_root_inode;
 #define T_CTIME 4
 uint64_t fs_time_now(void);
 void inode_touch(struct inode *ip, int which);
+void inode_times(struct inode *ip, uint64_t *mtime, uint64_t *ctime); // directories: dirtime.c
+
+// dirtime.c: directories' mtime/ctime updates go to per-CPU slots.
+void dirtime_touch(struct inode *dir, uint64_t now);
+void dirtime_read(struct inode *dir, uint64_t *mtime, uint64_t *ctime);
+void dirtime_flush_cpu(void); // this CPU's slots into their directories
+void dirtime_flush_all(void); // every CPU's (xcall)
 void inode_touch_atime(struct inode *ip); // relatime rule
 
 // Directory entries (dirops.c): allocated with the name, freed a grace period

@@ -16,20 +16,31 @@
 // since — and since only a reference holder can make a new reference, the true
 // count is zero and stays zero: release the object. If it was touched, review it
 // again; if the count is no longer zero, drop it from review.
+//
+// Exact reads (st_nlink) write nothing. An object maps to one slot in each
+// CPU's cache, and each slot has a sequence its owner bumps (odd while changing)
+// around every change to it, including flushing it into the shared count. A
+// reader adds up the shared count and the object's slot in every CPU, and retries
+// if any of those slots' sequences moved meanwhile. So two stats share no line,
+// and a stat shares a line with another CPU's refcache updates only when they are
+// to an object whose slot is in the same line as the read object's (2 slots of
+// 32 bytes per line: chance 2 / RC_SLOTS).
 #include "refcache.h"
 #include "cpumask.h"
 #include "percpu.h"
 #include "smp.h"
+#include "x86.h"
 
 #define RC_SLOTS 1024 // per CPU; a power of two
 
 struct rc_slot {
     struct refcache_obj *obj;
     int64_t delta;
-};
+    uint32_t seq;                  // odd while the owner changes obj or delta
+} __attribute__((aligned(32)));
 
 struct rc_cpu {
-    struct spinlock lock;          // the owner takes it always; others only to read exactly
+    struct spinlock lock;          // only the owner takes it (exact readers check slot sequences)
     uint64_t flushed_epoch;        // last epoch this CPU flushed in
     struct refcache_obj *review;   // objects this CPU is reviewing
     struct rc_slot slot[RC_SLOTS];
@@ -37,6 +48,15 @@ struct rc_cpu {
 static DEFINE_PERCPU(struct rc_cpu, rc_cpu);
 
 static uint64_t rc_global_epoch __cacheline_aligned = 1;
+static void (*flush_hook)(void);
+
+void refcache_set_flush_hook(void (*fn)(void)) { flush_hook = fn; }
+
+static void call_flush_hook(void)
+{
+    if (flush_hook)
+        flush_hook();
+}
 
 uint64_t refcache_epoch(void) { return READ_ONCE(rc_global_epoch); }
 
@@ -57,6 +77,19 @@ static void review_add(struct rc_cpu *rc, struct refcache_obj *o)
 }
 
 // Apply a slot's delta to its object's shared count. Called with rc->lock held.
+// The owner's changes to a slot, for exact readers.
+static void slot_write_begin(struct rc_slot *s)
+{
+    WRITE_ONCE(s->seq, s->seq + 1);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void slot_write_end(struct rc_slot *s)
+{
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    WRITE_ONCE(s->seq, s->seq + 1);
+}
+
 static void flush_slot(struct rc_cpu *rc, struct rc_slot *s)
 {
     struct refcache_obj *o = s->obj;
@@ -77,8 +110,8 @@ static void flush_slot(struct rc_cpu *rc, struct rc_slot *s)
             review_add(rc, o);
         spin_unlock(&o->lock);
     }
-    s->obj = NULL;
-    s->delta = 0;
+    WRITE_ONCE(s->obj, NULL);
+    WRITE_ONCE(s->delta, 0);
 }
 
 static void update(struct refcache_obj *o, int64_t d)
@@ -88,11 +121,13 @@ static void update(struct refcache_obj *o, int64_t d)
     rc = this_cpu_ptr(&rc_cpu);
     spin_lock(&rc->lock);
     struct rc_slot *s = slot_for(rc, o);
+    slot_write_begin(s);
     if (s->obj != o) {
         flush_slot(rc, s);
-        s->obj = o;
+        WRITE_ONCE(s->obj, o);
     }
-    s->delta += d;
+    WRITE_ONCE(s->delta, s->delta + d);
+    slot_write_end(s);
     spin_unlock(&rc->lock);
     pop_off();
 }
@@ -110,35 +145,47 @@ void refcache_init(struct refcache_obj *o, int64_t initial, void (*release)(stru
 void refcache_inc(struct refcache_obj *o) { update(o, 1); }
 void refcache_dec(struct refcache_obj *o) { update(o, -1); }
 
+// Sum of the sequences of o's slot in every online CPU, waiting out changes in
+// progress. Sequences only grow, so an unchanged sum means no slot changed.
+static uint64_t slot_seq_sum(struct refcache_obj *o, bool begin)
+{
+    uint64_t sum = 0;
+    for_each_cpu(c, &cpu_online_mask) {
+        struct rc_slot *s = slot_for(per_cpu_ptr(&rc_cpu, c), o);
+        uint32_t v;
+        while ((v = READ_ONCE(s->seq)) & 1 && begin)
+            pause();
+        sum += v;
+    }
+    return sum;
+}
+
 int64_t refcache_read_exact(struct refcache_obj *o)
 {
-    // Lock every CPU's cache slot for o in CPU order (no deadlock: all exact
-    // readers take them in the same order and owners take only their own), so no
-    // delta moves between a cache and the shared count while we add up.
     int64_t sum;
-    push_off();
-    for_each_cpu(c, &cpu_online_mask)
-        spin_lock(&per_cpu_ptr(&rc_cpu, c)->lock);
-    spin_lock(&o->lock);
-    sum = o->count;
-    spin_unlock(&o->lock);
-    for_each_cpu(c, &cpu_online_mask) {
-        struct rc_cpu *rc = per_cpu_ptr(&rc_cpu, c);
-        struct rc_slot *s = slot_for(rc, o);
-        if (s->obj == o)
-            sum += s->delta;
-    }
-    for_each_cpu(c, &cpu_online_mask)
-        spin_unlock(&per_cpu_ptr(&rc_cpu, c)->lock);
-    pop_off();
+    uint64_t seqs;
+    do {
+        seqs = slot_seq_sum(o, true);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        sum = READ_ONCE(o->count);
+        for_each_cpu(c, &cpu_online_mask) {
+            struct rc_slot *s = slot_for(per_cpu_ptr(&rc_cpu, c), o);
+            if (READ_ONCE(s->obj) == o)
+                sum += READ_ONCE(s->delta);
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    } while (slot_seq_sum(o, false) != seqs);
     return sum;
 }
 
 static void flush_all_slots(struct rc_cpu *rc)
 {
     for (int i = 0; i < RC_SLOTS; i++)
-        if (rc->slot[i].obj)
+        if (rc->slot[i].obj) {
+            slot_write_begin(&rc->slot[i]);
             flush_slot(rc, &rc->slot[i]);
+            slot_write_end(&rc->slot[i]);
+        }
 }
 
 // Decide the fate of objects that have been under review for two epochs.
@@ -190,6 +237,7 @@ static void flush_and_review(void)
     struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
     uint64_t now = READ_ONCE(rc_global_epoch);
     if (rc->flushed_epoch < now) {
+        call_flush_hook();
         spin_lock(&rc->lock);
         flush_all_slots(rc);
         WRITE_ONCE(rc->flushed_epoch, now);
@@ -207,6 +255,7 @@ void refcache_flush_cpu(void)
 {
     push_off();
     struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
+    call_flush_hook();
     spin_lock(&rc->lock);
     flush_all_slots(rc);
     spin_unlock(&rc->lock);

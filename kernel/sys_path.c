@@ -97,6 +97,34 @@ long sys_creat(uint64_t upath, uint32_t mode)
     return sys_openat(AT_FDCWD, upath, O_CREAT | O_WRONLY | O_TRUNC, mode);
 }
 
+// memfd_create(name, flags): a read/write descriptor for a ScaleFS regular file
+// that has no name. The name (at most 249 bytes, as in Linux) is only checked:
+// there is no /proc to show it. Of the flags only MFD_CLOEXEC is supported
+// (sealing and huge pages are not: EINVAL).
+#define MFD_CLOEXEC 0x1
+#define MFD_NAME_MAX 249
+long sys_memfd_create(uint64_t uname, unsigned flags)
+{
+    char name[MFD_NAME_MAX + 1];
+    if (flags & ~MFD_CLOEXEC)
+        return -EINVAL;
+    long err = strncpy_from_user(name, uname, sizeof name);
+    if (err < 0)
+        return err == -ENAMETOOLONG ? -EINVAL : err;
+    struct inode *ip;
+    if ((err = fs_create_unlinked(0777, &ip)))
+        return err;
+    struct file *f;
+    if ((err = file_open_inode(ip, O_RDWR, &f))) {
+        fs_iput(ip);
+        return err;
+    }
+    err = fd_install(proc_current()->fdt, f, flags & MFD_CLOEXEC, false, 0);
+    if (err < 0)
+        file_put(f);
+    return err;
+}
+
 // ---- stat -------------------------------------------------------------------------------
 
 long stat_copyout(const struct fs_stat *st, uint64_t ubuf)

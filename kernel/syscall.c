@@ -50,6 +50,7 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
     SYS(pipe2),
     SYS(open),
     SYS(openat),
+    SYS(memfd_create),
     SYS(creat),
     SYS(stat),
     SYS(lstat),

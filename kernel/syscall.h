@@ -99,6 +99,7 @@ long sys_pipe2(uint64_t ufds, int flags);
 long sys_open(uint64_t upath, int flags, uint32_t mode);
 long sys_openat(int dirfd, uint64_t upath, int flags, uint32_t mode);
 long sys_creat(uint64_t upath, uint32_t mode);
+long sys_memfd_create(uint64_t uname, unsigned flags);
 long sys_stat(uint64_t upath, uint64_t ubuf);
 long sys_lstat(uint64_t upath, uint64_t ubuf);
 long sys_newfstatat(int dirfd, uint64_t upath, uint64_t ubuf, int flags);

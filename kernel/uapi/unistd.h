@@ -130,6 +130,7 @@
 #define __NR_getcpu 309
 #define __NR_renameat2 316
 #define __NR_getrandom 318
+#define __NR_memfd_create 319
 #define __NR_statx 332
 #define __NR_close_range 436
 #define __NR_faccessat2 439

@@ -185,6 +185,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 int munmap(void *addr, size_t len) { return sys(__NR_munmap, addr, len); }
 int mprotect(void *addr, size_t len, int prot) { return sys(__NR_mprotect, addr, len, prot); }
 int madvise(void *addr, size_t len, int advice) { return sys(__NR_madvise, addr, len, advice); }
+int memfd_create(const char *name, unsigned flags) { return sys(__NR_memfd_create, name, flags); }
 int msync(void *addr, size_t len, int flags) { return sys(__NR_msync, addr, len, flags); }
 void *mremap(void *old, size_t oldlen, size_t newlen, int flags, ...)
 {

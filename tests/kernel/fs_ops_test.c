@@ -3,6 +3,7 @@
 #include "fstest.h"
 #include "ktest.h"
 #include "mm.h"
+#include "refcache.h"
 
 static struct inode *D; // the test's scratch directory
 
@@ -383,6 +384,37 @@ KTEST(fs_rename_noreplace)
     KCHECK_EQ(fs_rename_flags(D, "d", D, "e", FS_NOREPLACE), -EEXIST); // even an empty dir
     KCHECK_EQ(fs_rename_flags(D, "d", D, "e/d", FS_NOREPLACE), 0);
     teardown("t_noreplace");
+}
+
+// A directory's mtime/ctime live in per-CPU slots between refcache flushes
+// (fs/dirtime.c): stat sees them at once, an explicit time is not overridden by
+// an older cached one, and a flush keeps the value.
+KTEST(fs_dir_times_per_cpu)
+{
+    struct fs_stat st, st2;
+    KREQUIRE(setup("t_dirtime"));
+    fs_set_times(D, FS_TIME_OMIT, 1000000000000ULL);
+    fs_stat(D, STATX_MTIME, &st);
+    KCHECK_EQ(st.mtime.sec, 1000);
+    KREQUIRE(mkfile("a") == 0);
+    fs_stat(D, STATX_MTIME | STATX_CTIME, &st);
+    KCHECK(st.mtime.sec > 1000);
+    KCHECK(st.ctime.sec >= st.mtime.sec);
+    fs_set_times(D, FS_TIME_OMIT, 2000000000000ULL); // earlier than the cached time
+    fs_stat(D, STATX_MTIME, &st);
+    KCHECK_EQ(st.mtime.sec, 2000);
+    refcache_flush_all();
+    fs_stat(D, STATX_MTIME, &st);
+    KCHECK_EQ(st.mtime.sec, 2000);
+    KREQUIRE(fs_unlink(D, "a") == 0);
+    fs_stat(D, STATX_MTIME | STATX_CTIME, &st);
+    KCHECK(st.mtime.sec > 2000);
+    refcache_flush_all(); // the slot's time moves into the inode: same value
+    fs_stat(D, STATX_MTIME | STATX_CTIME, &st2);
+    KCHECK_EQ(st2.mtime.sec, st.mtime.sec);
+    KCHECK_EQ(st2.mtime.nsec, st.mtime.nsec);
+    KCHECK_EQ(st2.ctime.nsec, st.ctime.nsec);
+    teardown("t_dirtime");
 }
 
 KTEST(fs_chmod_and_times)

@@ -139,9 +139,23 @@ static void unmap_view(int side)
         close(memfd);
 }
 
+// The directory also holds FILLER other names, so that a hash-table directory
+// (ours, fs/dirhash.c) has grown to a few hundred buckets and "0" and "1" are in
+// different ones but for a chance of about 1 / buckets. Linux shares the
+// directory's lock and inode whatever it holds.
+#define FILLER 500
 static void make_dir(void)
 {
+    static int filled;
+    char path[32];
     mkdir("/tmp/v", 0755);
+    for (; filled < FILLER; filled++) {
+        snprintf(path, sizeof path, "/tmp/v/f%d", filled);
+        int fd = open(path, O_CREAT | O_WRONLY, 0600);
+        if (fd < 0)
+            die("filler");
+        close(fd);
+    }
     unlink("/tmp/v/0");
     unlink("/tmp/v/1");
 }

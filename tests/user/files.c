@@ -414,6 +414,30 @@ static void cwd(void)
     rmdir("cw");
 }
 
+// memfd_create: a read/write file with no name.
+static void memfd(void)
+{
+    char buf[8] = {0}, longname[300];
+    struct stat st;
+    int fd = memfd_create("suite", 0);
+    check(fd >= 0 && write(fd, "memfd", 5) == 5 && pread(fd, buf, 5, 0) == 5 &&
+              memcmp(buf, "memfd", 5) == 0, "memfd_create: a file to write and read back");
+    check(fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0 &&
+              st.st_size == 5, "memfd_create: a regular file with no link");
+    check(fd >= 0 && ftruncate(fd, 4096) == 0 && fstat(fd, &st) == 0 && st.st_size == 4096,
+          "memfd_create: ftruncate sets its size");
+    check(fd >= 0 && !(fcntl(fd, F_GETFD) & FD_CLOEXEC), "memfd_create without MFD_CLOEXEC");
+    close(fd);
+    fd = memfd_create("suite", MFD_CLOEXEC);
+    check(fd >= 0 && (fcntl(fd, F_GETFD) & FD_CLOEXEC), "MFD_CLOEXEC sets FD_CLOEXEC");
+    close(fd);
+    memset(longname, 'n', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    CHECK_ERR(memfd_create(longname, 0), EINVAL, "memfd_create with a name over 249 bytes is EINVAL");
+    CHECK_ERR(memfd_create("suite", 0x100), EINVAL, "memfd_create with an unknown flag is EINVAL");
+    CHECK_ERR(memfd_create((const char *)1, 0), EFAULT, "memfd_create with a bad name is EFAULT");
+}
+
 int main(void)
 {
     if (enter_scratch("files") != 0)
@@ -426,6 +450,7 @@ int main(void)
     names();
     sizes_and_attrs();
     cwd();
+    memfd();
     const char *rm[] = {"a", "c", "ln", "ln2", "rw", "s", "s2", "sl", NULL};
     for (int i = 0; rm[i]; i++)
         unlink(rm[i]);

@@ -97,3 +97,31 @@ mtrace-test:
 mtrace-check-api:
 	tools/mtrace/check-api $(BUILD)
 .PHONY: mtrace-check-api
+
+# ---- the sharing tests on our kernel (make test) ----------------------------
+# tests/mtrace/scalefs.c (ScaleFS: lookups, creates and unlinks of different
+# names in one directory share no line), tests/mtrace/fds.c (descriptors, file
+# data, pipes, memory) and tests/mtrace/validate.c (the Linux self-test's
+# pairs), built against our libc and staged in the guest's
+# /tests/mtrace; tools/mtrace/validate --kernel ours boots our kernel under the
+# plugin with RUN=/tests/mtrace/NAME and checks each pair's verdict.
+MTRACE_OURS_NAMES := scalefs fds validate
+MTRACE_OURS_BINS := $(addprefix $(BUILD)/mtrace/ours-bin/,$(MTRACE_OURS_NAMES))
+
+$(BUILD)/mtrace/ours-bin/%: tests/mtrace/%.c tests/mtrace/pairs.h tools/mtrace/markers.h $(LIBC_DEPS) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "  LIBCC   $@"
+	$(Q)$(LIBC_CC) $(LIBC_CFLAGS) -O2 -g -Wall -Wextra -Werror -c -o $@.o $<
+	$(Q)$(call LIBC_LINK,$@,$@.o)
+
+ROOT_DEPS += $(MTRACE_OURS_BINS)
+ROOT_STAGE += mkdir -p tests/mtrace && cp $(abspath $(MTRACE_OURS_BINS)) tests/mtrace/;
+
+MTRACE_OURS_CMDS := $(addprefix $(BUILD)/mtrace/ours-,$(MTRACE_OURS_NAMES))
+$(BUILD)/mtrace/ours-%: tools/mtrace/mtrace.mk
+	@mkdir -p $(@D)
+	$(Q)printf '#!/bin/sh\nexec tools/mtrace/validate --kernel ours --build %s --plugin %s --program /tests/mtrace/%s "$$@"\n' \
+	  $(BUILD) $(MTRACE_SO) $* > $@ && chmod +x $@
+
+HOST_TESTS += $(MTRACE_OURS_CMDS)
+HOST_TEST_DEPS += $(MTRACE_OURS_CMDS) $(BUILD)/esp.img

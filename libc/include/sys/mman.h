@@ -35,5 +35,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 int munmap(void *addr, size_t len);
 int mprotect(void *addr, size_t len, int prot);
 int madvise(void *addr, size_t len, int advice);
+#define MFD_CLOEXEC 0x1U
+int memfd_create(const char *name, unsigned flags);
 int msync(void *addr, size_t len, int flags);
 void *mremap(void *old, size_t oldlen, size_t newlen, int flags, ...);

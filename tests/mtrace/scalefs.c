@@ -1,0 +1,220 @@
+// Guest program for ScaleFS's sharing test (issue 3): two CPUs looking up,
+// creating and unlinking *different* names in one directory must write no cache
+// line the other touches. Each pair runs as one mtrace test, call 0 on CPU 0 and
+// call 1 on CPU 1, one after the other, PAIRS_REPEAT times (pairs.h); the host side
+// (tools/mtrace/validate --kernel ours) checks the plugin's verdicts. Built
+// against our libc; runs on our kernel (and, proving nothing, on Linux).
+//
+// The private pairs commute: stat of two existing names, open(O_CREAT|O_EXCL)
+// of two new names (O_ANYFD when the two share an fd table), unlink of two
+// names, mkdir of two names, rename of two names to two others, link of two
+// files to two new names, open of two files and of one, stat of one file. The
+// shared pairs are the controls that let the test fail: two writes
+// to one pipe, and open(O_CREAT) of one name (the second open finds the file
+// the first created: they do not commute).
+//
+// For each test it prints the line the host side reads:
+//   mtrace-test ID CALL0 CALL1 NAME expect=shared|private
+#include "pairs.h"
+
+#include <sys/stat.h>
+
+#define DIR "/tmp/mtrace-scalefs"
+
+static int own_fd[2];
+static int pipefd[2];
+// Each side's stat buffer on its own cache lines: the kernel writes them.
+static struct side_stat {
+    struct stat st;
+} __attribute__((aligned(64))) st[2];
+
+// DIR/<prefix><side>, in one of two buffers per side used in turn (so that a
+// call can name two paths); each side's buffers on lines of their own.
+static struct side_names {
+    char buf[2][sizeof DIR + 3];
+    int turn;
+} __attribute__((aligned(64))) names[2];
+static const char *name(char prefix, int side)
+{
+    struct side_names *n = &names[side];
+    char *b = n->buf[n->turn++ & 1];
+    snprintf(b, sizeof n->buf[0], DIR "/%c%d", prefix, side);
+    return b;
+}
+
+static void make_file(const char *path)
+{
+    int fd = open(path, O_CREAT | O_WRONLY, 0600);
+    if (fd < 0)
+        die(path);
+    close(fd);
+}
+
+static void own_data(int side)
+{
+    own_fd[side] = -1;
+    memset(&st[side], 0, sizeof st[side]);
+    name('x', side), name('x', side);
+}
+
+static void close_own(int side) { close(own_fd[side]); }
+
+// The directory holds FILLER other names too, so that its hash table has
+// grown to a few hundred buckets: two names share a bucket (and so its line)
+// only with probability 1 / buckets, which no design of a hash table avoids.
+#define FILLER 500
+static void make_dir(void)
+{
+    char path[sizeof DIR + 16];
+    if (mkdir(DIR, 0755) != 0)
+        die("mkdir " DIR);
+    for (int i = 0; i < FILLER; i++) {
+        snprintf(path, sizeof path, DIR "/f%d", i);
+        make_file(path);
+    }
+}
+
+static void call_stat(int side)
+{
+    if (stat(name('s', side), &st[side].st) != 0)
+        die("stat");
+}
+
+static void prepare_creat(void)
+{
+    unlink(name('n', 0)), unlink(name('n', 1));
+}
+static void call_creat_excl(int side)
+{
+    if ((own_fd[side] = open(name('n', side), O_CREAT | O_EXCL | O_WRONLY, 0600)) < 0)
+        die("open O_CREAT|O_EXCL");
+}
+static void call_creat_excl_anyfd(int side)
+{
+    own_fd[side] = open(name('n', side), O_CREAT | O_EXCL | O_WRONLY | O_ANYFD, 0600);
+    if (own_fd[side] < 0)
+        die("open O_CREAT|O_EXCL|O_ANYFD");
+}
+
+static void prepare_unlink(void)
+{
+    make_file(name('u', 0)), make_file(name('u', 1));
+}
+static void call_unlink(int side)
+{
+    if (unlink(name('u', side)) != 0)
+        die("unlink");
+}
+
+static void prepare_mkdir(void)
+{
+    rmdir(name('m', 0)), rmdir(name('m', 1));
+}
+static void call_mkdir(int side)
+{
+    if (mkdir(name('m', side), 0755) != 0)
+        die("mkdir");
+}
+
+// Each side renames its own name to another new name.
+static char renamed[2][sizeof DIR + 3];
+static void prepare_rename(void)
+{
+    for (int side = 0; side < 2; side++) {
+        snprintf(renamed[side], sizeof renamed[side], DIR "/t%d", side);
+        unlink(renamed[side]);
+        make_file(name('r', side));
+    }
+}
+static void call_rename(int side)
+{
+    if (rename(name('r', side), renamed[side]) != 0)
+        die("rename");
+}
+
+static void prepare_link(void)
+{
+    unlink(name('l', 0)), unlink(name('l', 1));
+}
+static void call_link(int side)
+{
+    if (link(name('s', side), name('l', side)) != 0)
+        die("link");
+}
+
+static void call_open_rdonly(int side)
+{
+    if ((own_fd[side] = open(name('s', side), O_RDONLY)) < 0)
+        die("open");
+}
+static void call_open_same_rdonly(int side)
+{
+    if ((own_fd[side] = open(name('s', 0), O_RDONLY)) < 0)
+        die("open");
+}
+static void call_stat_same(int side)
+{
+    if (stat(name('s', 0), &st[side].st) != 0)
+        die("stat");
+}
+
+static void make_pipe(void)
+{
+    if (pipe(pipefd) != 0)
+        die("pipe");
+}
+static void call_write_pipe(int side)
+{
+    (void)side;
+    if (write(pipefd[1], "x", 1) != 1)
+        die("write pipe");
+}
+static void close_pipe_side(int side)
+{
+    (void)side;
+    close(pipefd[0]), close(pipefd[1]);
+}
+
+static void call_creat_same(int side)
+{
+    if ((own_fd[side] = open(name('n', 0), O_CREAT | O_WRONLY, 0600)) < 0)
+        die("open O_CREAT");
+}
+
+static const struct pair pairs[] = {
+    { "stat-other-name-2proc", "stat", "stat", 0, "private",
+      NULL, NULL, call_stat, NULL },
+    { "stat-other-name-2thread", "stat", "stat", 1, "private",
+      NULL, NULL, call_stat, NULL },
+    { "creat-excl-other-name-2proc", "open", "open", 0, "private",
+      prepare_creat, NULL, call_creat_excl, close_own },
+    { "creat-excl-anyfd-other-name-2thread", "open", "open", 1, "private",
+      prepare_creat, NULL, call_creat_excl_anyfd, close_own },
+    { "unlink-other-name-2proc", "unlink", "unlink", 0, "private",
+      prepare_unlink, NULL, call_unlink, NULL },
+    { "mkdir-other-name-2proc", "mkdir", "mkdir", 0, "private",
+      prepare_mkdir, NULL, call_mkdir, NULL },
+    { "rename-other-names-2proc", "rename", "rename", 0, "private",
+      prepare_rename, NULL, call_rename, NULL },
+    { "link-other-names-2proc", "link", "link", 0, "private",
+      prepare_link, NULL, call_link, NULL },
+    { "open-other-name-2proc", "open", "open", 0, "private",
+      NULL, NULL, call_open_rdonly, close_own },
+    { "open-same-name-2proc", "open", "open", 0, "private",
+      NULL, NULL, call_open_same_rdonly, close_own },
+    { "stat-same-name-2proc", "stat", "stat", 0, "private",
+      NULL, NULL, call_stat_same, NULL },
+    { "write-same-pipe-2proc", "write", "write", 0, "shared",
+      make_pipe, NULL, call_write_pipe, close_pipe_side },
+    { "creat-same-name-2proc", "open", "open", 0, "shared",
+      prepare_creat, NULL, call_creat_same, close_own },
+};
+
+int main(void)
+{
+    pairs_map();
+    make_dir();
+    make_file(name('s', 0)), make_file(name('s', 1));
+    pairs_run(pairs, sizeof pairs / sizeof pairs[0]);
+    return 0;
+}
