@@ -95,7 +95,7 @@ qemu-gdb: $(BUILD)/esp.img
 # At 64 CPUs the foundation suite plus threads and processes: ScaleFS's
 # million-entry and throughput tests take minutes there under TCG.
 FOUNDATION := counter,epoch,kernel,kmalloc,page,percpu,printf,refcache,seqlock,smp,spinlock,symbols,timer,tlb,trap,xcall
-TEST_CPUS ?= 1 2 8 64:$(FOUNDATION),sched,proc,uvm,usercopy
+TEST_CPUS ?= 1 2 8 64:$(FOUNDATION),sched,proc,uvm,usercopy,fdtable,pipe,vm_,user/
 
 # Host suites: each sub-makefile adds a shell command that prints ok/not ok lines
 # and a closing line to HOST_TESTS, and what it needs built to HOST_TEST_DEPS.
