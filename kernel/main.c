@@ -162,6 +162,7 @@ void kmain(uint64_t bootinfo_pa)
     lapic_init();
     ioapic_init();
     sched_init();
+    pgrp_init();
     fpu_init();
     timer_tick_hook = kernel_tick;
     lapic_timer_init();

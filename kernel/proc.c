@@ -38,6 +38,7 @@ static struct proc *proc_alloc(const char *name)
     list_init(&p->children);
     list_init(&p->sibling);
     list_init(&p->threads);
+    list_init(&p->pgrp_link);
     waitq_init(&p->child_wq, "wait4");
     waitq_init(&p->exit_wq, "proc exit");
     waitq_init(&p->stop_wq, "stopped");
@@ -89,6 +90,7 @@ static void free_proc_cb(struct epoch_cb *cb) { kfree(container_of(cb, struct pr
 // Unpublish a zombie and free it once no lock-free reader can hold it.
 static void proc_reap(struct proc *p)
 {
+    pgrp_leave(p);
     pid_remove(p);
     epoch_defer(&p->free_cb, free_proc_cb);
 }
@@ -173,6 +175,13 @@ int proc_spawn(const char *name, const void *image, size_t len, const char *cons
     p->kernel_waited = true;
     p->pid = pid_alloc();
     t->tid = p->pid;
+    if ((err = pgrp_create(p))) { // its own session, as the first process is
+        release_files(p);
+        vmspace_free(p->vm);
+        uthread_discard(t);
+        kfree(p);
+        return err;
+    }
     add_thread(p, t);
     pid_insert(p);
     *out = p;
@@ -307,6 +316,7 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
         cur->sig->vfork_done = false;
         np->vfork_waiter = cur;
     }
+    pgrp_join_parent(np, p);
     spin_lock(&p->lock);
     np->parent = p;
     list_push_back(&p->children, &np->sibling);
@@ -316,6 +326,97 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     // np may be gone from here on (exited and reaped by another of our threads).
     if (flags & CLONE_VFORK)
         wait_event(&p->child_wq, READ_ONCE(cur->sig->vfork_done));
+    return pid;
+}
+
+// ---- posix_spawn (spawn.c prepared the pieces) ----------------------------------
+
+static void user_frame(struct thread *t, const struct exec_info *ei)
+{
+    struct trapframe *tf = thread_trapframe(t);
+    memset(tf, 0, sizeof *tf);
+    tf->rip = ei->entry;
+    tf->rsp = ei->sp;
+    tf->cs = GDT_UCODE | 3;
+    tf->ss = GDT_UDATA | 3;
+    tf->rflags = RFLAGS_IF | 2;
+}
+
+// The child's signal state: the caller's actions with caught ones (and those in
+// sigdefault) reset as execve would, and the mask asked for.
+static void spawn_signals(struct proc *np, struct thread *t, const struct spawn_child *c)
+{
+    struct thread *cur = thread_current();
+    struct proc *p = cur->proc;
+    spin_lock(&p->lock);
+    memcpy(np->sigactions, p->sigactions, sizeof np->sigactions);
+    uint64_t mask = c->setmask ? c->sigmask : cur->sig->blocked;
+    spin_unlock(&p->lock);
+    for (int i = 0; i < NSIG; i++) {
+        struct k_sigaction *a = &np->sigactions[i];
+        if (a->handler != SIG_IGN || (c->sigdefault >> i & 1))
+            *a = (struct k_sigaction){0};
+        else
+            *a = (struct k_sigaction){.handler = SIG_IGN};
+    }
+    t->sig->blocked = mask & ~(1UL << (SIGKILL - 1) | 1UL << (SIGSTOP - 1));
+    t->sig->ss_flags = SS_DISABLE;
+}
+
+// Session and group per the attributes; np is in the caller's group already.
+static int spawn_group(struct proc *np, const struct spawn_child *c)
+{
+    int err;
+    if (c->setsid && (err = pgrp_setsid(np)) < 0)
+        return err;
+    if (c->setpgroup) {
+        if (np->sid == np->pid)
+            return -EPERM; // a session leader cannot change its group
+        if ((err = pgrp_move(np, c->pgroup ? c->pgroup : np->pid, np->sid)))
+            return err;
+    }
+    return 0;
+}
+
+long proc_spawn_child(const struct spawn_child *c)
+{
+    struct thread *cur = thread_current();
+    struct proc *p = cur->proc;
+    struct proc *np = proc_alloc(c->name);
+    if (!np)
+        return -ENOMEM;
+    np->vm = c->vm;
+    struct thread *t = uthread_new(np);
+    if (!t) {
+        kfree(np);
+        return -ENOMEM;
+    }
+    user_frame(t, &c->ei);
+    t->affinity = c->affinity ? *c->affinity : cur->affinity;
+    spawn_signals(np, t, c);
+    np->capture = p->capture;
+    memcpy(np->rlim, p->rlim, sizeof np->rlim);
+    np->did_exec = true;
+    np->pid = t->tid = pid_alloc();
+    pgrp_join_parent(np, p);
+    int err = spawn_group(np, c);
+    if (err) {
+        pgrp_leave(np);
+        uthread_discard(t);
+        kfree(np);
+        return err;
+    }
+    np->vm->brk_start = np->vm->brk = c->ei.brk;
+    np->fdt = c->fdt;
+    np->fsc = c->fsc;
+    add_thread(np, t);
+    spin_lock(&p->lock);
+    np->parent = p;
+    list_push_back(&p->children, &np->sibling);
+    spin_unlock(&p->lock);
+    int pid = np->pid;
+    pid_insert(np);
+    thread_start(t, &t->affinity);
     return pid;
 }
 
