@@ -169,6 +169,7 @@ void kmain(uint64_t bootinfo_pa)
     smp_boot(bi);
     xcall_all(cpu_user_init, NULL); // run queues, syscall MSRs, SMEP/SMAP/UMIP
     console_input_init();
+    tty_init();
     sti();
     fs_boot(bi);
     dev_init();

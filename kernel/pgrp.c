@@ -276,6 +276,16 @@ int pgrp_pids(int pgid, int **pids)
     }
 }
 
+int pgrp_session(int pgid)
+{
+    struct bucket *b = bucket_of(pgid);
+    spin_lock(&b->lock);
+    struct pgrp *g = find(b, pgid);
+    int sid = g ? g->sid : -ESRCH;
+    spin_unlock(&b->lock);
+    return sid;
+}
+
 // ---- system calls -------------------------------------------------------------
 
 long sys_getpgrp(void) { return READ_ONCE(proc_current()->pgid); }

@@ -397,7 +397,7 @@ long proc_spawn_child(const struct spawn_child *c)
     np->capture = p->capture;
     memcpy(np->rlim, p->rlim, sizeof np->rlim);
     np->did_exec = true;
-    np->pid = t->tid = pid_alloc();
+    np->pid = t->tid = c->pid;
     pgrp_join_parent(np, p);
     int err = spawn_group(np, c);
     if (err) {
@@ -666,13 +666,13 @@ int proc_wait_kernel(struct proc *p)
 // A child matching pid (-1: any) with something to report: its exit (WEXITED;
 // unlinked, to be reaped, unless WNOWAIT), or its stop (WUNTRACED) or
 // continuation (WCONTINUED). *any says whether a match exists at all. Locked by the caller.
-static struct proc *find_report(struct proc *p, int pid, int options, int *st, bool *any,
-                                bool *reap)
+static struct proc *find_report(struct proc *p, int pid, int pgid, int options, int *st,
+                                bool *any, bool *reap)
 {
     *any = *reap = false;
     list_for_each(it, &p->children) {
         struct proc *c = list_entry(it, struct proc, sibling);
-        if (pid != -1 && c->pid != pid)
+        if ((pid > 0 && c->pid != pid) || (pgid > 0 && READ_ONCE(c->pgid) != pgid))
             continue;
         *any = true;
         if (c->state == P_ZOMBIE && (options & WEXITED)) {
@@ -697,10 +697,10 @@ static struct proc *find_report(struct proc *p, int pid, int options, int *st, b
     return NULL;
 }
 
-// Wait for a child matching pid (-1: any) to have something to report. Returns
-// its pid with its wait status in *st, 0 (WNOHANG, none yet), -ECHILD, or
-// -ERESTARTSYS (a signal).
-static long wait_child(int pid, int options, int *st)
+// Wait for a child matching pid (> 0), or in group pgid (> 0), or any (both
+// 0), to have something to report. Returns its pid with its wait status in *st,
+// 0 (WNOHANG, none yet), -ECHILD, or -ERESTARTSYS (a signal).
+static long wait_child(int pid, int pgid, int options, int *st)
 {
     struct thread *t = thread_current();
     struct proc *p = t->proc;
@@ -710,7 +710,7 @@ static long wait_child(int pid, int options, int *st)
     for (;;) {
         waitq_prepare(&p->child_wq);
         spin_lock(&p->lock);
-        c = find_report(p, pid, options, st, &any, &reap);
+        c = find_report(p, pid, pgid, options, st, &any, &reap);
         if (c)
             ret = c->pid;
         spin_unlock(&p->lock);
@@ -750,13 +750,14 @@ void proc_report_stop(struct proc *p, int report)
 
 long proc_wait4(int pid, uint64_t ustatus, int options)
 {
-    // No process groups yet: every child is in ours, and no other group exists.
-    if (pid == 0)
-        pid = -1;
-    else if (pid < -1)
-        return -ECHILD;
+    if (pid == INT32_MIN)
+        return -ESRCH; // Linux: -INT_MIN is no group
+    // pid > 0: that child; -1: any; 0: our group; < -1: group -pid.
+    int pgid = pid == 0 ? READ_ONCE(proc_current()->pgid) : pid < -1 ? -pid : 0;
+    if (pid <= 0)
+        pid = 0;
     int st = 0;
-    long r = wait_child(pid, WEXITED | (options & (WNOHANG | WUNTRACED | WCONTINUED)), &st);
+    long r = wait_child(pid, pgid, WEXITED | (options & (WNOHANG | WUNTRACED | WCONTINUED)), &st);
     if (r > 0 && ustatus && copy_to_user(ustatus, &st, sizeof st) < 0)
         return -EFAULT;
     return r;
@@ -775,19 +776,15 @@ long proc_waitid(int idtype, int id, uint64_t uinfo, int options)
         return -EINVAL;
     if (!(options & (WEXITED | WSTOPPED | WCONTINUED)))
         return -EINVAL;
-    int pid;
-    if (idtype == P_ALL)
-        pid = -1;
-    else if (idtype == P_PID && id > 0)
+    int pid = 0, pgid = 0;
+    if (idtype == P_PID && id > 0)
         pid = id;
     else if (idtype == P_PGID && id >= 0)
-        pid = id == 0 ? -1 : -2; // no process groups yet: ours holds every child
-    else
+        pgid = id ? id : READ_ONCE(proc_current()->pgid);
+    else if (idtype != P_ALL)
         return -EINVAL; // pidfds come later
-    if (pid == -2)
-        return -ECHILD;
     int st = 0;
-    long r = wait_child(pid, options, &st);
+    long r = wait_child(pid, pgid, options, &st);
     if (r < 0)
         return r;
     struct chld_siginfo si = {0};

@@ -145,6 +145,8 @@ void user_exception(struct trapframe *tf);
 // signal.c. Senders: sig 1..64, info may be NULL (SI_KERNEL). 0 or -errno.
 int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info);
 int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info);
+// kill(-pgid, sig): every live member of the group. 0, or -ESRCH if none.
+int signal_send_group(int pgid, int sig, const struct ksiginfo *info);
 // A synchronous fault: delivered even if blocked or ignored (then fatal).
 void signal_force(int sig, int code, uint64_t addr);
 bool signal_pending(struct thread *t); // an unblocked signal waits (interrupts sleeps)
@@ -168,11 +170,13 @@ int pgrp_move(struct proc *p, int pgid, int sid); // setpgid's move: 0, -EPERM, 
 // The pids of group pgid's members (kmalloc'ed array, kfree it): their number,
 // -ESRCH if no such group, -ENOMEM.
 int pgrp_pids(int pgid, int **pids);
+int pgrp_session(int pgid); // the session of group pgid, or -ESRCH
 
 // spawn.c builds the child's pieces, proc.c makes it a process: a child of the
 // caller running the program loaded in vm (references to vm, fdt and fsc are
 // handed over on success only).
 struct spawn_child {
+    int pid;               // from pid_alloc
     const char *name;
     struct vmspace *vm;
     struct exec_info ei;

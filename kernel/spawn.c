@@ -11,6 +11,7 @@
 // page tables: it is read through the usercopy helpers, and only *pid is
 // written. The file actions touch only the child's new fd table; opens and
 // lookups go through ScaleFS's lock-free paths; the new address space is private.
+#include "dev.h"
 #include "fdtable.h"
 #include "file.h"
 #include "fs.h"
@@ -32,6 +33,7 @@ struct child {
     struct fdtable *fdt;
     struct fs_context *fsc; // private to the child: we set its cwd directly
     char *path;             // scratch for action paths (FS_PATH_MAX)
+    int leader;             // SETSID: the child's pid, as it will lead a session
 };
 
 static int copy_path(char *dst, uint64_t upath)
@@ -56,6 +58,8 @@ static int act_open(struct child *c, const struct spawn_file_action *a)
     struct file *f;
     if ((err = path_open_file(c->fsc->cwd, c->path, a->oflag, a->mode, c->fsc->umask, &f)))
         return err;
+    if (c->leader) // the console becomes the new session's terminal, as open would make it
+        tty_opened(f, a->oflag, c->leader, c->leader, c->leader);
     // POSIX: as if open() then dup2() onto fd: what was at fd is closed.
     long r = fd_install_at(c->fdt, a->fd, f, a->oflag & O_CLOEXEC);
     if (r < 0)
@@ -198,7 +202,9 @@ static long spawn(uint64_t upath, uint64_t ufa, uint64_t uattr, uint64_t uargv,
         err = exec_args_copy(args, uargv, uenvp);
     if (err)
         return err;
-    struct child c = {fdtable_copy(p->fdt), fsctx_copy(p->fsc), path + FS_PATH_MAX};
+    sc.pid = pid_alloc();
+    struct child c = {fdtable_copy(p->fdt), fsctx_copy(p->fsc), path + FS_PATH_MAX,
+                      sc.setsid ? sc.pid : 0};
     if (!c.fdt || !c.fsc)
         err = -ENOMEM;
     if (!err)

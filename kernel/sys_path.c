@@ -8,6 +8,7 @@
 // business (fs/README.md). stat asks ScaleFS only for what it will report:
 // statx without STATX_NLINK never reads the link count, so it commutes with
 // link and unlink of the same file.
+#include "dev.h"
 #include "fdtable.h"
 #include "file.h"
 #include "fs.h"
@@ -87,6 +88,9 @@ long path_openat(struct fdtable *t, int dirfd, const char *path, int flags, uint
     fs_iput(dir);
     if (err)
         return err;
+    struct proc *p = proc_current();
+    if (p && t == p->fdt) // the console may become our controlling terminal
+        tty_opened(f, flags, p->pid, READ_ONCE(p->sid), READ_ONCE(p->pgid));
     err = fd_install(t, f, flags & O_CLOEXEC, flags & O_ANYFD, 0);
     if (err < 0)
         file_put(f);

@@ -6,6 +6,8 @@
 //   spawnee blocked SIG     SIG is blocked (unblocked SIG: not blocked)
 //   spawnee dfl SIG         SIG's action is SIG_DFL (ign SIG: SIG_IGN)
 //   spawnee leader          it leads its process group (getpgrp() == getpid())
+//   spawnee wait            reads fd 0 until end of file (tests/user/pgrp.c)
+//   spawnee pause           waits for a signal to end it (tests/kernel/tty_test.c)
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
@@ -40,6 +42,16 @@ static int check(int argc, char **argv)
         struct sigaction sa;
         sigaction(n, NULL, &sa);
         return sa.sa_handler == (what[0] == 'd' ? SIG_DFL : SIG_IGN);
+    }
+    if (!strcmp(what, "wait")) {
+        char c;
+        while (read(0, &c, 1) > 0)
+            ;
+        return 1;
+    }
+    if (!strcmp(what, "pause")) {
+        for (;;)
+            pause();
     }
     if (!strcmp(what, "leader"))
         return getpgrp() == getpid();
