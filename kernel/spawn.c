@@ -6,8 +6,9 @@
 // and returns its errno, and no child ever existed.
 //
 // Commute: spawns by different processes or threads share nothing but what
-// fork would (the parent's children list, under the parent's lock, at the very
-// end). The caller's address space is never written or copied, not even its
+// fork would: the parent's children list (under the parent's lock, at the very
+// end) and the process group's member list (its own lock, pgrp.c), so spawns
+// from processes in different groups share no cache line. The caller's address space is never written or copied, not even its
 // page tables: it is read through the usercopy helpers, and only *pid is
 // written. The file actions touch only the child's new fd table; opens and
 // lookups go through ScaleFS's lock-free paths; the new address space is private.
