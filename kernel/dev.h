@@ -18,3 +18,10 @@ extern const struct file_ops tty_ops;
 // with cap, one whose output goes to that capture buffer and whose input is at EOF
 // (tests). NULL if out of memory.
 struct file *tty_open_console(struct capture *cap);
+void tty_init(void);                      // at boot: the console's input thread
+void tty_input(const char *s, size_t n);  // bytes as if typed (input thread; tests)
+// f was just opened with flags by process pid of session sid, group pgid: a
+// session leader opening the console without O_NOCTTY while no live session
+// owns it makes it its controlling terminal.
+void tty_opened(struct file *f, int flags, int pid, int sid, int pgid);
+int tty_foreground(void);                 // the console's foreground group (0: none)

@@ -1,7 +1,8 @@
 // execve: find the executable in ScaleFS, follow `#!` interpreter lines, load
 // the ELF image into a fresh address space, and only then (the point of no
 // return) make the caller the process's only thread and switch to the new
-// program.
+// program. The loader (exec_load and the argument copies) is shared with
+// posix_spawn (spawn.c), which gives the new address space to a new process.
 //
 // Commute: execs of different processes. The file is read through ScaleFS's
 // lock-free lookups and per-inode data; the new address space is private until
@@ -26,22 +27,16 @@
 #define INTERP_DEPTH 4        // nested #! interpreters (Linux: ELOOP past 4)
 #define SHEBANG_MAX 256       // the #! line, as Linux's BINPRM_BUF_SIZE
 
-// The one place a path becomes an inode: relative to the cwd, as open does.
-static int exec_lookup(const char *path, struct inode **ipp)
+// The one place a path becomes an inode: relative to cwd (the caller's for
+// execve, the child's for posix_spawn), as open does.
+static int exec_lookup(struct inode *cwd, const char *path, struct inode **ipp)
 {
-    return path_lookup_at(AT_FDCWD, path, 0, ipp);
+    if (!path[0])
+        return -ENOENT;
+    return fs_lookup(path[0] == '/' ? fs_root() : cwd, path, 0, ipp);
 }
 
-// Argument and environment strings in kernel memory.
-struct args {
-    char *pool;        // ARG_BYTES
-    size_t used;
-    const char **argv; // ARGV_MAX + 1 each, NULL-terminated
-    const char **envp;
-    int argc, envc;
-};
-
-static int args_init(struct args *a)
+int exec_args_init(struct exec_args *a)
 {
     a->pool = kmalloc(ARG_BYTES);
     a->argv = kmalloc((ARGV_MAX + 1) * sizeof(char *));
@@ -54,14 +49,14 @@ static int args_init(struct args *a)
     return 0;
 }
 
-static void args_free(struct args *a)
+void exec_args_free(struct exec_args *a)
 {
     kfree(a->pool);
     kfree(a->argv);
     kfree(a->envp);
 }
 
-static const char *args_keep(struct args *a, const char *s, size_t n)
+static const char *args_keep(struct exec_args *a, const char *s, size_t n)
 {
     if (n + 1 > ARG_BYTES - a->used)
         return NULL;
@@ -73,7 +68,7 @@ static const char *args_keep(struct args *a, const char *s, size_t n)
 }
 
 // Copy a user vector of strings (NULL: empty). -E2BIG past the limits.
-static int copy_vector(struct args *a, uint64_t uvec, const char **vec, int *count)
+static int copy_vector(struct exec_args *a, uint64_t uvec, const char **vec, int *count)
 {
     for (int i = 0; uvec; i++) {
         uint64_t up;
@@ -96,6 +91,12 @@ static int copy_vector(struct args *a, uint64_t uvec, const char **vec, int *cou
     return 0;
 }
 
+int exec_args_copy(struct exec_args *a, uint64_t uargv, uint64_t uenvp)
+{
+    int err = copy_vector(a, uargv, a->argv, &a->argc);
+    return err ? err : copy_vector(a, uenvp, a->envp, &a->envc);
+}
+
 // An executable file: referenced inode, size, and its first page in memory
 // (enough for a #! line and the ELF headers; the loader reads the rest).
 struct image {
@@ -105,9 +106,9 @@ struct image {
     size_t headlen;
 };
 
-static int image_open(const char *path, struct image *im)
+static int image_open(struct inode *cwd, const char *path, struct image *im)
 {
-    int err = exec_lookup(path, &im->ip);
+    int err = exec_lookup(cwd, path, &im->ip);
     if (err)
         return err;
     struct fs_stat st;
@@ -139,7 +140,7 @@ static void image_close(struct image *im)
 
 // "#!interp [arg]\n": put interp, arg and the script's path in front of
 // argv[1..]; *path becomes the interpreter. 0, or -ENOEXEC if not a script.
-static int shebang(struct args *a, const char *image, size_t len, const char **path)
+static int shebang(struct exec_args *a, const char *image, size_t len, const char **path)
 {
     if (len < 2 || image[0] != '#' || image[1] != '!')
         return -ENOEXEC;
@@ -180,6 +181,15 @@ static int shebang(struct args *a, const char *image, size_t len, const char **p
     return 0;
 }
 
+void exec_name(const char *path, char *name, size_t size)
+{
+    const char *base = path;
+    for (const char *c = path; *c; c++)
+        if (*c == '/')
+            base = c + 1;
+    strlcpy(name, base, size);
+}
+
 // Switch the current process to vs with the new program's registers.
 static void install(struct vmspace *vs, const struct exec_info *ei, const char *path)
 {
@@ -195,6 +205,7 @@ static void install(struct vmspace *vs, const struct exec_info *ei, const char *
     vs->brk_start = vs->brk = ei->brk;
     vfork_release(p);
     signal_exec_reset(p);
+    WRITE_ONCE(p->did_exec, true);
     // (A table shared with another process through CLONE_FILES stays shared;
     // Linux would unshare it here.)
     fdtable_close_on_exec(p->fdt);
@@ -205,11 +216,7 @@ static void install(struct vmspace *vs, const struct exec_info *ei, const char *
     wrmsr(MSR_FS_BASE, 0);
     pop_off();
     fpu_reset_current(t);
-    const char *base = path;
-    for (const char *c = path; *c; c++)
-        if (*c == '/')
-            base = c + 1;
-    strlcpy(p->name, base, sizeof p->name);
+    exec_name(path, p->name, sizeof p->name);
     strlcpy(t->name, p->name, sizeof t->name);
     struct trapframe *tf = thread_trapframe(t);
     memset(tf, 0, sizeof *tf);
@@ -222,14 +229,13 @@ static void install(struct vmspace *vs, const struct exec_info *ei, const char *
     t->force_iret = true; // every register starts at zero
 }
 
-// Load path (following #! lines) into a new address space. On success *vsp and
-// *ei describe it; nothing of the caller has changed yet.
-static int load(struct args *a, const char *path, struct vmspace **vsp, struct exec_info *ei)
+int exec_load(struct exec_args *a, struct inode *cwd, const char *path, struct vmspace **vsp,
+              struct exec_info *ei)
 {
     const char *execfn = path;
     for (int depth = 0;; depth++) {
         struct image im;
-        int err = image_open(path, &im);
+        int err = image_open(cwd, path, &im);
         if (err)
             return err;
         err = shebang(a, im.head, im.headlen, &path);
@@ -260,7 +266,7 @@ int proc_spawn_file(const char *path, const char *const argv[], const char *cons
                     struct proc **out)
 {
     struct image im;
-    int err = image_open(path, &im);
+    int err = image_open(fs_root(), path, &im);
     if (err)
         return err;
     struct vmspace *vs = vmspace_new();
@@ -277,11 +283,13 @@ int proc_spawn_file(const char *path, const char *const argv[], const char *cons
 }
 
 // Past the point of no return only if the new program loaded.
-static long do_exec(struct args *a, const char *path)
+static long do_exec(struct exec_args *a, const char *path)
 {
     struct vmspace *vs = NULL;
     struct exec_info ei;
-    int err = load(a, path, &vs, &ei);
+    struct inode *cwd = fsctx_cwd();
+    int err = exec_load(a, cwd, path, &vs, &ei);
+    fs_iput(cwd);
     if (err)
         return err;
     if (!proc_kill_other_threads()) {
@@ -295,8 +303,8 @@ static long do_exec(struct args *a, const char *path)
 long sys_execve(uint64_t upath, uint64_t uargv, uint64_t uenvp)
 {
     char *path = kmalloc(FS_PATH_MAX);
-    struct args a;
-    long err = args_init(&a);
+    struct exec_args a;
+    long err = exec_args_init(&a);
     if (!err && !path)
         err = -ENOMEM;
     if (!err) {
@@ -304,12 +312,10 @@ long sys_execve(uint64_t upath, uint64_t uargv, uint64_t uenvp)
         err = n < 0 ? n : n == 0 ? -ENOENT : 0;
     }
     if (!err)
-        err = copy_vector(&a, uargv, a.argv, &a.argc);
-    if (!err)
-        err = copy_vector(&a, uenvp, a.envp, &a.envc);
+        err = exec_args_copy(&a, uargv, uenvp);
     if (!err)
         err = do_exec(&a, path);
-    args_free(&a);
+    exec_args_free(&a);
     kfree(path);
     return err;
 }

@@ -49,3 +49,9 @@ int path_lookup_at(int dirfd, const char *kpath, int flags, struct inode **out);
 // The path is resolved from dirfd of the current process. The fd, or -errno.
 struct fdtable;
 long path_openat(struct fdtable *t, int dirfd, const char *kpath, int flags, uint32_t mode);
+// The open file description openat would create, for kpath resolved from dir
+// (borrowed; ignored for an absolute path), creating with mode & ~umask. 0 and
+// *out referenced, or -errno. (posix_spawn's open action: the child's cwd.)
+struct file;
+int path_open_file(struct inode *dir, const char *kpath, int flags, uint32_t mode,
+                   uint32_t umask, struct file **out);

@@ -171,12 +171,14 @@ void kmain(uint64_t bootinfo_pa)
     lapic_init();
     ioapic_init();
     sched_init();
+    pgrp_init();
     fpu_init();
     timer_tick_hook = kernel_tick;
     lapic_timer_init();
     smp_boot(bi);
     xcall_all(cpu_user_init, NULL); // run queues, syscall MSRs, SMEP/SMAP/UMIP
     console_input_init();
+    tty_init();
     sti();
     fs_boot(bi);
     dev_init();

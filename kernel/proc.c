@@ -38,6 +38,7 @@ static struct proc *proc_alloc(const char *name)
     list_init(&p->children);
     list_init(&p->sibling);
     list_init(&p->threads);
+    list_init(&p->pgrp_link);
     waitq_init(&p->child_wq, "wait4");
     waitq_init(&p->exit_wq, "proc exit");
     waitq_init(&p->stop_wq, "stopped");
@@ -89,6 +90,7 @@ static void free_proc_cb(struct epoch_cb *cb) { kfree(container_of(cb, struct pr
 // Unpublish a zombie and free it once no lock-free reader can hold it.
 static void proc_reap(struct proc *p)
 {
+    pgrp_leave(p);
     pid_remove(p);
     epoch_defer(&p->free_cb, free_proc_cb);
 }
@@ -167,6 +169,13 @@ int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
     p->kernel_waited = true;
     p->pid = pid_alloc();
     t->tid = p->pid;
+    if ((err = pgrp_create(p))) { // its own session, as the first process is
+        release_files(p);
+        vmspace_free(p->vm);
+        uthread_discard(t);
+        kfree(p);
+        return err;
+    }
     add_thread(p, t);
     pid_insert(p);
     *out = p;
@@ -317,6 +326,7 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
         cur->sig->vfork_done = false;
         np->vfork_waiter = cur;
     }
+    pgrp_join_parent(np, p);
     spin_lock(&p->lock);
     np->parent = p;
     list_push_back(&p->children, &np->sibling);
@@ -326,6 +336,97 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     // np may be gone from here on (exited and reaped by another of our threads).
     if (flags & CLONE_VFORK)
         wait_event(&p->child_wq, READ_ONCE(cur->sig->vfork_done));
+    return pid;
+}
+
+// ---- posix_spawn (spawn.c prepared the pieces) ----------------------------------
+
+static void user_frame(struct thread *t, const struct exec_info *ei)
+{
+    struct trapframe *tf = thread_trapframe(t);
+    memset(tf, 0, sizeof *tf);
+    tf->rip = ei->entry;
+    tf->rsp = ei->sp;
+    tf->cs = GDT_UCODE | 3;
+    tf->ss = GDT_UDATA | 3;
+    tf->rflags = RFLAGS_IF | 2;
+}
+
+// The child's signal state: the caller's actions with caught ones (and those in
+// sigdefault) reset as execve would, and the mask asked for.
+static void spawn_signals(struct proc *np, struct thread *t, const struct spawn_child *c)
+{
+    struct thread *cur = thread_current();
+    struct proc *p = cur->proc;
+    spin_lock(&p->lock);
+    memcpy(np->sigactions, p->sigactions, sizeof np->sigactions);
+    uint64_t mask = c->setmask ? c->sigmask : cur->sig->blocked;
+    spin_unlock(&p->lock);
+    for (int i = 0; i < NSIG; i++) {
+        struct k_sigaction *a = &np->sigactions[i];
+        if (a->handler != SIG_IGN || (c->sigdefault >> i & 1))
+            *a = (struct k_sigaction){0};
+        else
+            *a = (struct k_sigaction){.handler = SIG_IGN};
+    }
+    t->sig->blocked = mask & ~(1UL << (SIGKILL - 1) | 1UL << (SIGSTOP - 1));
+    t->sig->ss_flags = SS_DISABLE;
+}
+
+// Session and group per the attributes; np is in the caller's group already.
+static int spawn_group(struct proc *np, const struct spawn_child *c)
+{
+    int err;
+    if (c->setsid && (err = pgrp_setsid(np)) < 0)
+        return err;
+    if (c->setpgroup) {
+        if (np->sid == np->pid)
+            return -EPERM; // a session leader cannot change its group
+        if ((err = pgrp_move(np, c->pgroup ? c->pgroup : np->pid, np->sid)))
+            return err;
+    }
+    return 0;
+}
+
+long proc_spawn_child(const struct spawn_child *c)
+{
+    struct thread *cur = thread_current();
+    struct proc *p = cur->proc;
+    struct proc *np = proc_alloc(c->name);
+    if (!np)
+        return -ENOMEM;
+    np->vm = c->vm;
+    struct thread *t = uthread_new(np);
+    if (!t) {
+        kfree(np);
+        return -ENOMEM;
+    }
+    user_frame(t, &c->ei);
+    t->affinity = c->affinity ? *c->affinity : cur->affinity;
+    spawn_signals(np, t, c);
+    np->capture = p->capture;
+    memcpy(np->rlim, p->rlim, sizeof np->rlim);
+    np->did_exec = true;
+    np->pid = t->tid = c->pid;
+    pgrp_join_parent(np, p);
+    int err = spawn_group(np, c);
+    if (err) {
+        pgrp_leave(np);
+        uthread_discard(t);
+        kfree(np);
+        return err;
+    }
+    np->vm->brk_start = np->vm->brk = c->ei.brk;
+    np->fdt = c->fdt;
+    np->fsc = c->fsc;
+    add_thread(np, t);
+    spin_lock(&p->lock);
+    np->parent = p;
+    list_push_back(&p->children, &np->sibling);
+    spin_unlock(&p->lock);
+    int pid = np->pid;
+    pid_insert(np);
+    thread_start(t, &t->affinity);
     return pid;
 }
 
@@ -575,13 +676,13 @@ int proc_wait_kernel(struct proc *p)
 // A child matching pid (-1: any) with something to report: its exit (WEXITED;
 // unlinked, to be reaped, unless WNOWAIT), or its stop (WUNTRACED) or
 // continuation (WCONTINUED). *any says whether a match exists at all. Locked by the caller.
-static struct proc *find_report(struct proc *p, int pid, int options, int *st, bool *any,
-                                bool *reap)
+static struct proc *find_report(struct proc *p, int pid, int pgid, int options, int *st,
+                                bool *any, bool *reap)
 {
     *any = *reap = false;
     list_for_each(it, &p->children) {
         struct proc *c = list_entry(it, struct proc, sibling);
-        if (pid != -1 && c->pid != pid)
+        if ((pid > 0 && c->pid != pid) || (pgid > 0 && READ_ONCE(c->pgid) != pgid))
             continue;
         *any = true;
         if (c->state == P_ZOMBIE && (options & WEXITED)) {
@@ -606,10 +707,10 @@ static struct proc *find_report(struct proc *p, int pid, int options, int *st, b
     return NULL;
 }
 
-// Wait for a child matching pid (-1: any) to have something to report. Returns
-// its pid with its wait status in *st, 0 (WNOHANG, none yet), -ECHILD, or
-// -ERESTARTSYS (a signal).
-static long wait_child(int pid, int options, int *st)
+// Wait for a child matching pid (> 0), or in group pgid (> 0), or any (both
+// 0), to have something to report. Returns its pid with its wait status in *st,
+// 0 (WNOHANG, none yet), -ECHILD, or -ERESTARTSYS (a signal).
+static long wait_child(int pid, int pgid, int options, int *st)
 {
     struct thread *t = thread_current();
     struct proc *p = t->proc;
@@ -619,7 +720,7 @@ static long wait_child(int pid, int options, int *st)
     for (;;) {
         waitq_prepare(&p->child_wq);
         spin_lock(&p->lock);
-        c = find_report(p, pid, options, st, &any, &reap);
+        c = find_report(p, pid, pgid, options, st, &any, &reap);
         if (c)
             ret = c->pid;
         spin_unlock(&p->lock);
@@ -659,13 +760,14 @@ void proc_report_stop(struct proc *p, int report)
 
 long proc_wait4(int pid, uint64_t ustatus, int options)
 {
-    // No process groups yet: every child is in ours, and no other group exists.
-    if (pid == 0)
-        pid = -1;
-    else if (pid < -1)
-        return -ECHILD;
+    if (pid == INT32_MIN)
+        return -ESRCH; // Linux: -INT_MIN is no group
+    // pid > 0: that child; -1: any; 0: our group; < -1: group -pid.
+    int pgid = pid == 0 ? READ_ONCE(proc_current()->pgid) : pid < -1 ? -pid : 0;
+    if (pid <= 0)
+        pid = 0;
     int st = 0;
-    long r = wait_child(pid, WEXITED | (options & (WNOHANG | WUNTRACED | WCONTINUED)), &st);
+    long r = wait_child(pid, pgid, WEXITED | (options & (WNOHANG | WUNTRACED | WCONTINUED)), &st);
     if (r > 0 && ustatus && copy_to_user(ustatus, &st, sizeof st) < 0)
         return -EFAULT;
     return r;
@@ -684,19 +786,15 @@ long proc_waitid(int idtype, int id, uint64_t uinfo, int options)
         return -EINVAL;
     if (!(options & (WEXITED | WSTOPPED | WCONTINUED)))
         return -EINVAL;
-    int pid;
-    if (idtype == P_ALL)
-        pid = -1;
-    else if (idtype == P_PID && id > 0)
+    int pid = 0, pgid = 0;
+    if (idtype == P_PID && id > 0)
         pid = id;
     else if (idtype == P_PGID && id >= 0)
-        pid = id == 0 ? -1 : -2; // no process groups yet: ours holds every child
-    else
+        pgid = id ? id : READ_ONCE(proc_current()->pgid);
+    else if (idtype != P_ALL)
         return -EINVAL; // pidfds come later
-    if (pid == -2)
-        return -ECHILD;
     int st = 0;
-    long r = wait_child(pid, options, &st);
+    long r = wait_child(pid, pgid, options, &st);
     if (r < 0)
         return r;
     struct chld_siginfo si = {0};

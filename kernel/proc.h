@@ -71,6 +71,10 @@ struct proc {
     struct ksiginfo siginfo[64];
     struct rlimit64 rlim[RLIM_NLIMITS];
     struct proc *hash_next;  // pid table chain (pid.c)
+    int pgid, sid;           // process group and session (pgrp.c); read lock-free
+    struct pgrp *pgrp;       // under the group's lock; NULL once reaped
+    struct list pgrp_link;   // the group's member list
+    bool did_exec;           // setpgid on a child that exec'd: EACCES
     struct epoch_cb free_cb;
     char name[16];
 };
@@ -85,6 +89,10 @@ struct usig {
     uint64_t ss_sp, ss_size; // sigaltstack
     int ss_flags;
     struct ksiginfo info[64];
+};
+
+struct exec_info {
+    uintptr_t entry, sp, brk; // a loaded program's start (elf.c)
 };
 
 // The process of the running thread, or NULL in a kernel thread.
@@ -102,7 +110,27 @@ struct exec_info;
 int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
                const cpumask_t *affinity, struct capture *cap, struct proc **out);
 int proc_wait_kernel(struct proc *p); // wait for exit, free it, return the wait status
-// exec.c: proc_spawn of the ELF executable at path in ScaleFS (the first process).
+// exec.c: the program loader of execve and posix_spawn. Argument and environment
+// strings in kernel memory:
+struct exec_args {
+    char *pool;        // 64 KiB of strings
+    size_t used;
+    const char **argv; // NULL-terminated vectors
+    const char **envp;
+    int argc, envc;
+};
+struct inode;
+int exec_args_init(struct exec_args *a); // 0 or -ENOMEM (exec_args_free it anyway)
+void exec_args_free(struct exec_args *a);
+// Copy the user's argv and envp (NULL: empty): 0, -EFAULT or -E2BIG.
+int exec_args_copy(struct exec_args *a, uint64_t uargv, uint64_t uenvp);
+// Load path (relative to cwd; following #! lines, which rewrite a's argv) into a
+// new address space: on success *vsp and *ei describe it and nothing else has
+// changed. -ENOENT, -EACCES, -ENOEXEC, -ELOOP, -E2BIG, -ENOMEM.
+int exec_load(struct exec_args *a, struct inode *cwd, const char *path, struct vmspace **vsp,
+              struct exec_info *ei);
+void exec_name(const char *path, char *name, size_t size); // the process name: path's last part
+// proc_spawn of the ELF executable at path in ScaleFS (the first process).
 int proc_spawn_file(const char *path, const char *const argv[], const char *const envp[],
                     struct proc **out);
 long proc_wait4(int pid, uint64_t ustatus, int options);
@@ -122,6 +150,8 @@ void user_exception(struct trapframe *tf);
 // signal.c. Senders: sig 1..64, info may be NULL (SI_KERNEL). 0 or -errno.
 int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info);
 int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info);
+// kill(-pgid, sig): every live member of the group. 0, or -ESRCH if none.
+int signal_send_group(int pgid, int sig, const struct ksiginfo *info);
 // A synchronous fault: delivered even if blocked or ignored (then fatal).
 void signal_force(int sig, int code, uint64_t addr);
 bool signal_pending(struct thread *t); // an unblocked signal waits (interrupts sleeps)
@@ -134,6 +164,39 @@ void signal_exec_reset(struct proc *p); // handlers back to SIG_DFL at exec
 void vfork_release(struct proc *child); // at the child's exec or exit (proc.c)
 #define ERESTARTSYS 512 // internal: restart the call or fail with EINTR
 
+// pgrp.c: process groups and sessions (every user process is in one).
+struct pgrp;
+void pgrp_init(void);
+int pgrp_create(struct proc *p);     // a new group and session led by p: 0 or -ENOMEM
+void pgrp_join_parent(struct proc *child, struct proc *parent); // fork: parent's group
+void pgrp_leave(struct proc *p);     // at reaping
+int pgrp_setsid(struct proc *p);     // p's pid, -EPERM (a group leader) or -ENOMEM
+int pgrp_move(struct proc *p, int pgid, int sid); // setpgid's move: 0, -EPERM, -ESRCH
+// The pids of group pgid's members (kmalloc'ed array, kfree it): their number,
+// -ESRCH if no such group, -ENOMEM.
+int pgrp_pids(int pgid, int **pids);
+int pgrp_session(int pgid); // the session of group pgid, or -ESRCH
+
+// spawn.c builds the child's pieces, proc.c makes it a process: a child of the
+// caller running the program loaded in vm (references to vm, fdt and fsc are
+// handed over on success only).
+struct spawn_child {
+    int pid;               // from pid_alloc
+    const char *name;
+    struct vmspace *vm;
+    struct exec_info ei;
+    struct fdtable *fdt;
+    struct fs_context *fsc;
+    bool setmask;
+    uint64_t sigmask;      // if setmask, else the caller's mask
+    uint64_t sigdefault;   // these become SIG_DFL (caught ones do anyway)
+    bool setsid;
+    bool setpgroup;
+    int pgroup;            // 0: its own pid
+    const cpumask_t *affinity; // NULL: the caller's
+};
+long proc_spawn_child(const struct spawn_child *c); // the pid, or -errno (nothing made)
+
 // futex.c: wake at most n waiters on the word at uaddr in vs.
 int futex_wake(struct vmspace *vs, uint64_t uaddr, int n);
 
@@ -144,9 +207,6 @@ void pid_remove(struct proc *p);
 struct proc *pid_lookup(int pid); // inside epoch_enter/exit
 
 // elf.c: load an ELF64 executable into vs and build the initial stack.
-struct exec_info {
-    uintptr_t entry, sp, brk;
-};
 int elf_exec(struct vmspace *vs, const void *image, size_t len, const char *const argv[],
              const char *const envp[], const char *execfn, struct exec_info *out);
 // The same from a ScaleFS file of len bytes whose first headlen bytes (at least

@@ -733,16 +733,38 @@ static struct ksiginfo sender_info(int sig, int code)
     return (struct ksiginfo){.signo = sig, .code = code, .pid = proc_current()->pid};
 }
 
+int signal_send_group(int pgid, int sig, const struct ksiginfo *info)
+{
+    int *pids;
+    int n = pgrp_pids(pgid, &pids);
+    if (n < 0)
+        return n;
+    int sent = 0;
+    epoch_enter(); // each p stays allocated while we use it
+    for (int i = 0; i < n; i++) {
+        struct proc *p = pid_lookup(pids[i]);
+        if (!p || p->state == P_ZOMBIE)
+            continue;
+        if (!sig || signal_send_proc(p, sig, info) == 0)
+            sent++;
+    }
+    epoch_exit();
+    kfree(pids);
+    return sent ? 0 : -ESRCH;
+}
+
 long sys_kill(int pid, int sig)
 {
     if (sig < 0 || sig > NSIG)
         return -EINVAL;
     struct proc *self = proc_current();
-    if (pid == 0)
-        pid = self->pid; // process groups come later: our own group is just us
-    if (pid < 0)
-        return -ESRCH;   // likewise kill(-1) and kill(-pgrp)
     struct ksiginfo info = sender_info(sig, SI_USER);
+    if (pid == 0)
+        return signal_send_group(READ_ONCE(self->pgid), sig, &info);
+    if (pid == -1 || pid == INT32_MIN)
+        return -ESRCH; // "every process we may signal" is not supported
+    if (pid < 0)
+        return signal_send_group(-pid, sig, &info);
     epoch_enter(); // p stays allocated while we use it
     struct proc *p = pid_lookup(pid);
     long r = !p || p->state == P_ZOMBIE ? -ESRCH : sig ? signal_send_proc(p, sig, &info) : 0;

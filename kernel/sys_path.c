@@ -8,6 +8,7 @@
 // business (fs/README.md). stat asks ScaleFS only for what it will report:
 // statx without STATX_NLINK never reads the link count, so it commutes with
 // link and unlink of the same file.
+#include "dev.h"
 #include "fdtable.h"
 #include "file.h"
 #include "fs.h"
@@ -50,30 +51,46 @@ static long open_path(struct inode *ip, int flags, struct file **out)
     return (*out = file_alloc(&path_ops, O_PATH, ip, NULL)) ? 0 : -ENOMEM;
 }
 
-long path_openat(struct fdtable *t, int dirfd, const char *path, int flags, uint32_t mode)
+int path_open_file(struct inode *dir, const char *path, int flags, uint32_t mode,
+                   uint32_t umask, struct file **out)
 {
     if (flags & O_PATH)
         flags &= O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW | O_ANYFD;
     if ((flags & O_TMPFILE) == O_TMPFILE)
         return -EOPNOTSUPP; // no unnamed files yet
-    struct inode *dir, *ip;
-    long err = dirfd_inode(dirfd, path, &dir);
-    if (err)
-        return err;
+    if (path[0] == 0)
+        return -ENOENT;
+    if (path[0] == '/')
+        dir = fs_root();
+    struct inode *ip;
+    int err;
     if (flags & O_CREAT) {
         int cf = (flags & O_EXCL ? FS_EXCL : 0) | (flags & O_NOFOLLOW ? FS_NOFOLLOW : 0);
-        err = fs_create(dir, path, (mode & 07777) & ~fsctx_umask(), cf, &ip);
+        err = fs_create(dir, path, (mode & 07777) & ~umask, cf, &ip);
     } else {
         err = fs_lookup(dir, path, flags & O_NOFOLLOW ? FS_NOFOLLOW : 0, &ip);
     }
+    if (err)
+        return err;
+    if ((err = (flags & O_PATH) ? open_path(ip, flags, out) : file_open_inode(ip, flags, out)))
+        fs_iput(ip);
+    return err;
+}
+
+long path_openat(struct fdtable *t, int dirfd, const char *path, int flags, uint32_t mode)
+{
+    struct inode *dir;
+    struct file *f;
+    long err = dirfd_inode(dirfd, path, &dir);
+    if (err)
+        return err;
+    err = path_open_file(dir, path, flags, mode, fsctx_umask(), &f);
     fs_iput(dir);
     if (err)
         return err;
-    struct file *f;
-    if ((err = (flags & O_PATH) ? open_path(ip, flags, &f) : file_open_inode(ip, flags, &f))) {
-        fs_iput(ip);
-        return err;
-    }
+    struct proc *p = proc_current();
+    if (p && t == p->fdt) // the console may become our controlling terminal
+        tty_opened(f, flags, p->pid, READ_ONCE(p->sid), READ_ONCE(p->pgid));
     err = fd_install(t, f, flags & O_CLOEXEC, flags & O_ANYFD, 0);
     if (err < 0)
         file_put(f);

@@ -130,6 +130,18 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
     SYS(kill),
     SYS(tkill),
     SYS(tgkill),
+    SYS(setsid),
+    SYS(setpgid),
+    SYS(getpgid),
+    SYS(getpgrp),
+    SYS(getsid),
+};
+
+// Our extensions (uapi/ext.h), numbered from __NR_EXT_BASE.
+#define EXT(fn) [__NR_##fn - __NR_EXT_BASE] = (syscall_fn)(void (*)(void))sys_##fn
+static const syscall_fn ext_table[] = {
+    EXT(posix_spawn),
+    EXT(kstats),
 };
 
 void syscall_set_kstack(uintptr_t top)
@@ -212,8 +224,8 @@ int syscall_handler(struct trapframe *tf)
     long ret = -ENOSYS;
     if (nr < ARRAY_SIZE(syscall_table) && syscall_table[nr])
         ret = syscall_table[nr](tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
-    else if (nr == __NR_kstats) // our extensions (uapi/ext.h)
-        ret = sys_kstats(tf->rdi, tf->rsi);
+    else if (nr - __NR_EXT_BASE < ARRAY_SIZE(ext_table) && ext_table[nr - __NR_EXT_BASE])
+        ret = ext_table[nr - __NR_EXT_BASE](tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
     tf->rax = ret;
     user_return(tf);
     bool iret = t->force_iret; // signal frames, sigreturn and exec set every register

@@ -55,6 +55,13 @@ long sys_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uin
 long sys_fork(void);
 long sys_vfork(void);
 long sys_execve(uint64_t path, uint64_t argv, uint64_t envp);
+long sys_posix_spawn(uint64_t upid, uint64_t upath, uint64_t ufa, uint64_t uattr, uint64_t uargv,
+                     uint64_t uenvp);
+long sys_setsid(void);
+long sys_setpgid(int pid, int pgid);
+long sys_getpgid(int pid);
+long sys_getpgrp(void);
+long sys_getsid(int pid);
 long sys_waitid(int idtype, int id, uint64_t info, int options, uint64_t rusage);
 long sys_prlimit64(int pid, int resource, uint64_t newlim, uint64_t oldlim);
 long sys_getrlimit(int resource, uint64_t lim);

@@ -5,10 +5,19 @@
 // Canonical mode (ICANON, the default): input is edited a line at a time with
 // echo; backspace/DEL erases a character, ^U the line; a line is readable once
 // it ends with newline, or with ^D, which on an empty line makes read return 0
-// (end of file). ^C with ISIG discards the line: delivering SIGINT is left for
-// when signals exist. Raw mode (TCSETS without ICANON): bytes are readable as
-// they arrive, echoed only with ECHO. Input is taken from the UART's ring by the
-// reading thread, which sleeps on console_input_wq while there is none.
+// (end of file). With ISIG, ^C, ^\ and ^Z send SIGINT, SIGQUIT and SIGTSTP to
+// the foreground process group (echoed as ^C and a newline; the line being
+// edited is discarded). Raw mode (TCSETS without ICANON): bytes are readable as
+// they arrive, echoed only with ECHO. A kernel thread takes input from the
+// UART's ring as it arrives (so ^C works while nobody reads), and readers sleep
+// on tty.read_wq until a line is ready.
+//
+// Controlling terminal (Linux's rules, one session at a time): a session leader
+// that opens the console without O_NOCTTY while no live session owns it, or that
+// asks with TIOCSCTTY, makes it its session's controlling terminal with its own
+// group in the foreground. TIOCGPGRP/TIOCSPGRP (tcgetpgrp/tcsetpgrp) and
+// TIOCGSID work for that session's processes only (else ENOTTY). Not done:
+// SIGTTIN/SIGTTOU for background reads and writes, SIGHUP when the leader exits.
 //
 // Scalability: there is one console; its state sits behind one sleeping lock.
 #include "console.h"
@@ -33,15 +42,20 @@ static struct {
     char cooked[COOKED_MAX]; // bytes ready for read
     size_t cooked_len;
     size_t eofs;             // ^D on an empty line: reads that return 0, pending
+    struct waitq read_wq;    // readers waiting for readable()
+    int sid;                 // the session it is the controlling terminal of (0: none)
+    int fg_pgid;             // its foreground process group
 } tty;
 
 // A serial line in cooked mode: ICRNL | IXON; OPOST | ONLCR; B38400 | CS8 | CREAD;
 // ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE | IEXTEN.
 static const struct termios default_tio = {
     .c_iflag = 0x500, .c_oflag = 0x5, .c_cflag = 0xbf, .c_lflag = 0x8a3b,
-    .c_cc = {[VINTR] = CTRL('C'), [1] = CTRL('\\'), [VERASE] = 0x7f, [VKILL] = CTRL('U'),
-             [VEOF] = CTRL('D'), [VTIME] = 0, [VMIN] = 1},
+    .c_cc = {[VINTR] = CTRL('C'), [VQUIT] = CTRL('\\'), [VERASE] = 0x7f, [VKILL] = CTRL('U'),
+             [VEOF] = CTRL('D'), [VTIME] = 0, [VMIN] = 1, [VSUSP] = CTRL('Z')},
 };
+
+static void input_thread(void *arg);
 
 static void tty_init_once(void)
 {
@@ -53,9 +67,19 @@ static void tty_init_once(void)
         sleeplock_init(&tty.lock, "tty");
         tty.tio = default_tio;
         tty.ws = (struct winsize){.ws_row = 24, .ws_col = 80};
+        waitq_init(&tty.read_wq, "tty read");
         __atomic_store_n(&tty.ready, true, __ATOMIC_RELEASE);
     }
     spin_unlock(&init_lock);
+}
+
+void tty_init(void)
+{
+    tty_init_once();
+    struct thread *t = thread_alloc("tty input", input_thread, NULL, false);
+    if (!t)
+        panic("tty: no memory for the input thread");
+    thread_start(t, NULL);
 }
 
 static void echo(const char *s, size_t n)
@@ -71,21 +95,42 @@ static void cook(const char *s, size_t n)
     tty.cooked_len += n;
 }
 
+// ISIG: the signal a byte stands for, or 0.
+static int isig(char c)
+{
+    const uint8_t *cc = tty.tio.c_cc;
+    if (!(tty.tio.c_lflag & ISIG) || c == 0)
+        return 0;
+    return c == cc[VINTR] ? SIGINT : c == cc[VQUIT] ? SIGQUIT : c == cc[VSUSP] ? SIGTSTP : 0;
+}
+
+static void signal_foreground(int sig)
+{
+    struct ksiginfo info = {.signo = sig, .code = SI_KERNEL};
+    if (tty.fg_pgid > 0)
+        signal_send_group(tty.fg_pgid, sig, &info);
+}
+
 // One input byte through the line discipline. tty.lock is held.
 static void input_byte(char c)
 {
     const uint8_t *cc = tty.tio.c_cc;
     if (c == '\r' && (tty.tio.c_iflag & ICRNL))
         c = '\n';
+    int sig = isig(c);
+    if (sig) { // as Linux: echo ^C (^\, ^Z) and a newline, flush pending input
+        char e[4] = {'^', (char)(c + '@'), '\n', 0};
+        echo(e, 3);
+        tty.linelen = tty.cooked_len = tty.eofs = 0;
+        signal_foreground(sig);
+        return;
+    }
     if (!(tty.tio.c_lflag & ICANON)) {
         cook(&c, 1);
         echo(&c, 1);
         return;
     }
-    if ((tty.tio.c_lflag & ISIG) && c == cc[VINTR]) {
-        tty.linelen = 0; // SIGINT to the foreground process comes with signals
-        echo("^C\n", 3);
-    } else if (c == cc[VERASE] || c == '\b') {
+    if (c == cc[VERASE] || c == '\b') {
         if (tty.linelen > 0) {
             tty.linelen--;
             if (tty.tio.c_lflag & ECHOE)
@@ -110,7 +155,34 @@ static void input_byte(char c)
     }
 }
 
-static bool readable(void) { return tty.cooked_len > 0 || tty.eofs > 0; }
+static bool readable(void) { return READ_ONCE(tty.cooked_len) > 0 || READ_ONCE(tty.eofs) > 0; }
+
+void tty_input(const char *s, size_t n)
+{
+    tty_init_once();
+    sleeplock_acquire(&tty.lock);
+    for (size_t i = 0; i < n; i++)
+        input_byte(s[i]);
+    bool wake = readable();
+    sleeplock_release(&tty.lock);
+    if (wake)
+        waitq_wake_all(&tty.read_wq);
+}
+
+// Takes the UART's input as it arrives, a batch at a time.
+static void input_thread(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        wait_event(&console_input_wq, console_input_pending());
+        char buf[64];
+        size_t n = 0;
+        int c;
+        while (n < sizeof buf && (c = console_getc()) >= 0)
+            buf[n++] = (char)c;
+        tty_input(buf, n);
+    }
+}
 
 static long tty_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
 {
@@ -119,20 +191,15 @@ static long tty_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     if (n == 0)
         return 0;
     sleeplock_acquire(&tty.lock);
-    for (;;) {
-        int c;
-        while (!readable() && (c = console_getc()) >= 0)
-            input_byte((char)c);
-        if (readable())
-            break;
+    while (!readable()) {
         if ((f->flags & O_NONBLOCK) || (!(tty.tio.c_lflag & ICANON) && tty.tio.c_cc[VMIN] == 0)) {
             sleeplock_release(&tty.lock);
             return (f->flags & O_NONBLOCK) ? -EAGAIN : 0;
         }
         sleeplock_release(&tty.lock);
         struct thread *t = thread_current();
-        wait_event(&console_input_wq, console_input_pending() || signal_pending(t));
-        if (!console_input_pending() && signal_pending(t))
+        wait_event(&tty.read_wq, readable() || signal_pending(t));
+        if (!readable() && signal_pending(t))
             return -ERESTARTSYS; // restart (SA_RESTART) or EINTR
         sleeplock_acquire(&tty.lock);
     }
@@ -215,12 +282,96 @@ static long ioctl_common(struct termios *tio, struct winsize *ws, unsigned long 
     }
 }
 
+// ---- controlling terminal -------------------------------------------------------
+
+// The session owning the console still has its leader (tty.lock held).
+static bool owner_alive(void)
+{
+    if (tty.sid <= 0)
+        return false;
+    epoch_enter();
+    struct proc *p = pid_lookup(tty.sid);
+    bool alive = p && p->state != P_ZOMBIE && READ_ONCE(p->sid) == tty.sid;
+    epoch_exit();
+    return alive;
+}
+
+static void acquire(int sid, int pgid)
+{
+    tty.sid = sid;
+    tty.fg_pgid = pgid;
+}
+
+void tty_opened(struct file *f, int flags, int pid, int sid, int pgid)
+{
+    if (f->ops != &tty_ops || (flags & O_NOCTTY) || pid != sid)
+        return;
+    tty_init_once();
+    sleeplock_acquire(&tty.lock);
+    if (!owner_alive())
+        acquire(sid, pgid);
+    sleeplock_release(&tty.lock);
+}
+
+// The job-control ioctls; tty.lock is held. -ENOIOCTLCMD if req is not one.
+#define ENOIOCTLCMD 515
+static long ctty_ioctl(unsigned long req, uint64_t arg)
+{
+    struct proc *p = proc_current();
+    int sid = p ? READ_ONCE(p->sid) : 0;
+    bool ours = p && sid == tty.sid && owner_alive();
+    int v;
+    switch (req) {
+    case TIOCSCTTY:
+        if (ours)
+            return 0;
+        if (!p || sid != p->pid)
+            return -EPERM; // only a session leader
+        if (owner_alive() && arg != 1)
+            return -EPERM; // another session's (arg 1: steal it, as root may)
+        acquire(sid, READ_ONCE(p->pgid));
+        return 0;
+    case TIOCNOTTY:
+        if (!ours)
+            return -ENOTTY;
+        if (sid == p->pid)
+            tty.sid = tty.fg_pgid = 0;
+        return 0;
+    case TIOCGPGRP:
+    case TIOCGSID:
+        if (!ours)
+            return -ENOTTY;
+        v = req == TIOCGPGRP ? tty.fg_pgid : tty.sid;
+        return copy_to_user(arg, &v, sizeof v);
+    case TIOCSPGRP: {
+        if (!ours)
+            return -ENOTTY;
+        if (copy_from_user(&v, arg, sizeof v) < 0)
+            return -EFAULT;
+        if (v < 0)
+            return -EINVAL;
+        int gsid = pgrp_session(v);
+        if (gsid < 0)
+            return -ESRCH;
+        if (gsid != sid)
+            return -EPERM;
+        tty.fg_pgid = v;
+        return 0;
+    }
+    }
+    return -ENOIOCTLCMD;
+}
+
 static long tty_ioctl(struct file *f, unsigned long req, uint64_t arg)
 {
     (void)f;
     tty_init_once();
     sleeplock_acquire(&tty.lock);
-    long r;
+    long r = ctty_ioctl(req, arg);
+    if (r != -ENOIOCTLCMD) {
+        sleeplock_release(&tty.lock);
+        return r;
+    }
     if (req == TCSETSF) // flush pending input, then set
         tty.cooked_len = tty.linelen = tty.eofs = 0;
     if (req == FIONREAD) {
@@ -279,6 +430,12 @@ static const struct file_ops capture_ops = {
     .ioctl = capture_ioctl,
     .stat = tty_stat,
 };
+
+int tty_foreground(void)
+{
+    tty_init_once();
+    return READ_ONCE(tty.fg_pgid);
+}
 
 struct file *tty_open_console(struct capture *cap)
 {

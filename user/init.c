@@ -52,8 +52,8 @@ static void console(void)
 
 // Start /bin/sh with argv; 0 on failure (reported). The console shell
 // (on_console) leads a new session and opens /dev/console afresh, which makes
-// the console its controlling terminal: Ctrl-C there then signals the shell's
-// process group (the shell does no job control) and not init.
+// the console its controlling terminal: Ctrl-C there then signals the
+// foreground job's process group (the shell does job control) and not init.
 static pid_t start_shell(char **argv, bool on_console)
 {
     posix_spawnattr_t attr;

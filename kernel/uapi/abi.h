@@ -203,6 +203,11 @@ struct iovec {
 #define TCSETSF 0x5404
 #define TIOCSWINSZ 0x5414
 #define FIONREAD 0x541B
+#define TIOCSCTTY 0x540E
+#define TIOCGPGRP 0x540F
+#define TIOCSPGRP 0x5410
+#define TIOCNOTTY 0x5422
+#define TIOCGSID 0x5429
 #define ISIG 0000001
 #define ICANON 0000002
 #define ECHO 0000010
@@ -217,6 +222,8 @@ struct iovec {
 #define VEOF 4
 #define VTIME 5
 #define VMIN 6
+#define VQUIT 1
+#define VSUSP 10
 
 // ---- files ----------------------------------------------------------------
 

@@ -21,13 +21,76 @@
 // start at 2048; a Linux kernel returns -ENOSYS for them.
 #define __NR_EXT_BASE 2048
 
-// posix_spawn(pid_t *pid, const char *path, const struct spawn_file_action *fa,
-//             unsigned nfa, const struct spawn_attr *attr, char *const argv[],
-//             char *const envp[])
-// Builds the child straight from the executable at path; never copies or
-// write-touches the caller's address space. Returns 0 and stores the child's
-// pid, or -errno (ENOENT, EACCES, ENOEXEC, or the errno of a failed file action).
+// posix_spawn(pid_t *pid, const char *path, const struct spawn_file_actions *fa,
+//             const struct spawn_attr *attr, char *const argv[], char *const envp[])
+// Builds a child process straight from the executable at path (an ELF file or a
+// #! script, resolved from the child's cwd after the file actions); never copies
+// or write-touches the caller's address space (it only reads the arguments, and
+// writes *pid). fa and attr may be NULL (no actions; default attributes). In order:
+//   1. the child gets a copy of the caller's fd table, cwd, umask, signal mask and
+//      ignored signals (caught ones become SIG_DFL, as at execve);
+//   2. attr: SETSID (a new session and group, as setsid), then SETPGROUP (setpgid
+//      of the child to attr->pgroup, 0 meaning its own pid; EPERM after SETSID,
+//      as a session leader cannot move), RESETIDS, SETSIGMASK
+//      (the mask becomes attr->sigmask), SETSIGDEF (the signals in
+//      attr->sigdefault become SIG_DFL), SETAFFINITY_NP (its CPUs);
+//   3. the file actions fa->actions[0 .. fa->n-1], each on the child's fd table
+//      and cwd, as the calls open+dup2, close, dup2 (fd == newfd clears
+//      FD_CLOEXEC), chdir, fchdir would;
+//   4. the child's close-on-exec fds are closed and the program is loaded.
+// Returns 0 and stores the child's pid in *pid (if pid is not NULL), or -errno
+// and no child exists: ENOENT, EACCES, ENOEXEC, E2BIG, ELOOP from loading; the
+// errno of the first failed file action (EBADF, ENOENT, ...); EINVAL for an
+// unknown op, flag or a bad affinity; EPERM/ESRCH from SETSID/SETPGROUP; EFAULT
+// for a bad pointer; ENOMEM.
 #define __NR_posix_spawn (__NR_EXT_BASE + 0)
+
+enum {
+    SPAWN_FA_OPEN = 1,   // open(path, oflag, mode), moved to fd (what was there is closed)
+    SPAWN_FA_CLOSE = 2,  // close(fd)
+    SPAWN_FA_DUP2 = 3,   // dup2(fd, newfd); fd == newfd clears FD_CLOEXEC of fd
+    SPAWN_FA_CHDIR = 4,  // chdir(path) of the child (extension, as glibc's _np)
+    SPAWN_FA_FCHDIR = 5, // fchdir(fd) of the child (extension)
+};
+
+struct spawn_file_action {
+    int op;              // SPAWN_FA_*
+    int fd;              // OPEN: target fd; CLOSE, FCHDIR: the fd; DUP2: source
+    int newfd;           // DUP2: target
+    int oflag;           // OPEN
+    unsigned mode;       // OPEN
+    unsigned pad;        // 0
+    unsigned long path;  // OPEN, CHDIR: const char *
+};
+
+struct spawn_file_actions {
+    unsigned n;          // number of actions
+    unsigned cap;        // the C library's allocation size; ignored by the kernel
+    unsigned long actions; // const struct spawn_file_action[n]
+};
+
+// attr->flags: POSIX's values (and glibc's, for SETSID).
+#define POSIX_SPAWN_RESETIDS 0x01
+#define POSIX_SPAWN_SETPGROUP 0x02
+#define POSIX_SPAWN_SETSIGDEF 0x04
+#define POSIX_SPAWN_SETSIGMASK 0x08
+#define POSIX_SPAWN_SETSCHEDPARAM 0x10 // accepted, no effect (one scheduling class)
+#define POSIX_SPAWN_SETSCHEDULER 0x20  // accepted, no effect
+#define POSIX_SPAWN_USEVFORK 0x40      // accepted, no effect (glibc's)
+#define POSIX_SPAWN_SETSID 0x80
+#define POSIX_SPAWN_SETAFFINITY_NP 0x100 // extension: the child runs on attr->affinity
+
+#define SPAWN_AFFINITY_WORDS 4 // CPUs 0..255
+
+struct spawn_attr {
+    unsigned flags;            // POSIX_SPAWN_*
+    int pgroup;                // SETPGROUP: the group to join; 0: a new one (its pid)
+    unsigned long sigmask;     // SETSIGMASK: signals 1..64, bit n-1
+    unsigned long sigdefault;  // SETSIGDEF: same encoding
+    int policy;                // SETSCHEDULER (no effect)
+    int priority;              // SETSCHEDPARAM (no effect)
+    unsigned long affinity[SPAWN_AFFINITY_WORDS]; // SETAFFINITY_NP: CPU n is bit n%64 of word n/64
+};
 
 // kstats(struct kstats_cpu *buf, unsigned long n)
 // Kernel statistics, one record per online CPU: fills the records of CPUs

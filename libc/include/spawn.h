@@ -1,34 +1,15 @@
-// posix_spawn. The attribute and file-action records have the layout of the
-// kernel's posix_spawn system call (see libc/src/spawn.c).
+// posix_spawn. The attribute and file-action records are the kernel's posix_spawn
+// system call's (see libc/src/spawn.c).
 #pragma once
 #include <sched.h>
 #include <signal.h>
 #include <sys/types.h>
+#include "../../kernel/uapi/ext.h"
 
-#define POSIX_SPAWN_RESETIDS 0x01
-#define POSIX_SPAWN_SETPGROUP 0x02
-#define POSIX_SPAWN_SETSIGDEF 0x04
-#define POSIX_SPAWN_SETSIGMASK 0x08
-#define POSIX_SPAWN_SETSCHEDPARAM 0x10
-#define POSIX_SPAWN_SETSCHEDULER 0x20
-#define POSIX_SPAWN_USEVFORK 0x40
-#define POSIX_SPAWN_SETSID 0x80
-
-typedef struct {
-    unsigned __flags;
-    pid_t __pgroup;
-    unsigned long __sigmask;
-    unsigned long __sigdefault;
-    int __policy;
-    int __priority;
-} posix_spawnattr_t;
-
-typedef struct {
-    unsigned __n;
-    unsigned __cap;
-    void *__actions;
-    long __reserved[4];
-} posix_spawn_file_actions_t;
+// The records are the kernel's (kernel/uapi/ext.h), which also defines the
+// POSIX_SPAWN_* flags: posix_spawn hands them to the system call unchanged.
+typedef struct spawn_attr posix_spawnattr_t;
+typedef struct spawn_file_actions posix_spawn_file_actions_t;
 
 int posix_spawn(pid_t *restrict pid, const char *restrict path,
                 const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *restrict attr,
@@ -57,3 +38,5 @@ int posix_spawnattr_setsigmask(posix_spawnattr_t *restrict a, const sigset_t *re
 int posix_spawnattr_getsigmask(const posix_spawnattr_t *restrict a, sigset_t *restrict mask);
 int posix_spawnattr_setsigdefault(posix_spawnattr_t *restrict a, const sigset_t *restrict set);
 int posix_spawnattr_getsigdefault(const posix_spawnattr_t *restrict a, sigset_t *restrict set);
+// Extension: the child runs on the CPUs in set (POSIX_SPAWN_SETAFFINITY_NP).
+int posix_spawnattr_setaffinity_np(posix_spawnattr_t *a, size_t size, const cpu_set_t *set);

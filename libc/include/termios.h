@@ -81,6 +81,7 @@ struct termios {
 
 int tcgetattr(int fd, struct termios *t);
 int tcsetattr(int fd, int action, const struct termios *t);
+pid_t tcgetsid(int fd);
 void cfmakeraw(struct termios *t);
 speed_t cfgetispeed(const struct termios *t);
 speed_t cfgetospeed(const struct termios *t);

@@ -92,6 +92,8 @@ pid_t getpgid(pid_t pid);
 int setpgid(pid_t pid, pid_t pgid);
 pid_t setsid(void);
 pid_t getsid(pid_t pid);
+pid_t tcgetpgrp(int fd);
+int tcsetpgrp(int fd, pid_t pgrp);
 uid_t getuid(void);
 uid_t geteuid(void);
 gid_t getgid(void);

@@ -7,15 +7,11 @@
 //   posix_spawn(pid_t *pid, const char *path, const struct spawn_file_actions *fa,
 //               const struct spawn_attr *attr, char *const argv[], char *const envp[])
 //
-// (ext.h's comment lists the action array and its length as two arguments,
-// seven in all; x86-64 passes at most six in registers, so the array and its
-// length travel together in struct spawn_file_actions.) The file actions and
-// attributes are kept in exactly the call's form: a posix_spawn_file_actions_t
-// *is* a struct spawn_file_actions (count, capacity, pointer to an array of
-// struct spawn_file_action), and a posix_spawnattr_t *is* a struct spawn_attr,
-// so posix_spawn passes the caller's objects through unchanged. fa and attr
-// may be NULL. (The kernel side is not final; these records are the proposal,
-// checked against spawn.h by static asserts.)
+// The file actions and attributes are kept in exactly the call's form: a
+// posix_spawn_file_actions_t *is* a struct spawn_file_actions (count, capacity,
+// pointer to an array of struct spawn_file_action), and a posix_spawnattr_t *is*
+// a struct spawn_attr (ext.h defines both), so posix_spawn passes the caller's
+// objects through unchanged. fa and attr may be NULL.
 //
 // Where the call is missing (-ENOSYS, as on Linux) we fall back to
 // clone(CLONE_VM | CLONE_VFORK) + execve: the child runs on a small stack of
@@ -38,47 +34,6 @@
 #include <unistd.h>
 #include "libc.h"
 
-enum {
-    SPAWN_FA_OPEN = 1,
-    SPAWN_FA_CLOSE = 2,
-    SPAWN_FA_DUP2 = 3,
-    SPAWN_FA_CHDIR = 4,
-    SPAWN_FA_FCHDIR = 5,
-};
-
-struct spawn_file_action {
-    int32_t op;
-    int32_t fd;      // OPEN: target fd; CLOSE/FCHDIR: the fd; DUP2: source
-    int32_t newfd;   // DUP2: target
-    int32_t oflag;   // OPEN
-    uint32_t mode;   // OPEN
-    uint32_t pad;
-    uint64_t path;   // OPEN, CHDIR: a string the file-actions object owns
-};
-
-struct spawn_file_actions {
-    uint32_t n;            // number of actions
-    uint32_t cap;          // libc's allocation size; ignored by the kernel
-    uint64_t actions;      // const struct spawn_file_action *
-};
-
-struct spawn_attr {
-    uint32_t flags;       // POSIX_SPAWN_*
-    int32_t pgroup;
-    uint64_t sigmask;     // signals 1..64, bit n-1
-    uint64_t sigdefault;
-    int32_t policy;
-    int32_t priority;
-};
-
-_Static_assert(sizeof(struct spawn_file_action) == 32, "file action layout");
-_Static_assert(sizeof(struct spawn_attr) == sizeof(posix_spawnattr_t), "attr layout");
-_Static_assert(offsetof(struct spawn_file_actions, actions) ==
-               offsetof(posix_spawn_file_actions_t, __actions), "file actions layout");
-_Static_assert(offsetof(struct spawn_attr, sigmask) == offsetof(posix_spawnattr_t, __sigmask), "");
-_Static_assert(offsetof(struct spawn_attr, sigdefault) == offsetof(posix_spawnattr_t, __sigdefault), "");
-_Static_assert(offsetof(struct spawn_attr, priority) == offsetof(posix_spawnattr_t, __priority), "");
-
 // ---- file actions ------------------------------------------------------------
 
 int posix_spawn_file_actions_init(posix_spawn_file_actions_t *fa)
@@ -89,8 +44,8 @@ int posix_spawn_file_actions_init(posix_spawn_file_actions_t *fa)
 
 int posix_spawn_file_actions_destroy(posix_spawn_file_actions_t *fa)
 {
-    struct spawn_file_action *a = fa->__actions;
-    for (unsigned i = 0; i < fa->__n; i++)
+    struct spawn_file_action *a = (struct spawn_file_action *)(uintptr_t)fa->actions;
+    for (unsigned i = 0; i < fa->n; i++)
         free((void *)(uintptr_t)a[i].path);
     free(a);
     memset(fa, 0, sizeof *fa);
@@ -102,13 +57,13 @@ static int add_action(posix_spawn_file_actions_t *fa, struct spawn_file_action a
 {
     if (act.fd < 0 || act.newfd < 0)
         return EBADF;
-    if (fa->__n == fa->__cap) {
-        unsigned cap = fa->__cap ? fa->__cap * 2 : 4;
-        void *p = realloc(fa->__actions, cap * sizeof(struct spawn_file_action));
+    if (fa->n == fa->cap) {
+        unsigned cap = fa->cap ? fa->cap * 2 : 4;
+        void *p = realloc((void *)(uintptr_t)fa->actions, cap * sizeof(struct spawn_file_action));
         if (!p)
             return ENOMEM;
-        fa->__actions = p;
-        fa->__cap = cap;
+        fa->actions = (uintptr_t)p;
+        fa->cap = cap;
     }
     if (path) {
         char *copy = strdup(path);
@@ -116,7 +71,7 @@ static int add_action(posix_spawn_file_actions_t *fa, struct spawn_file_action a
             return ENOMEM;
         act.path = (uintptr_t)copy;
     }
-    ((struct spawn_file_action *)fa->__actions)[fa->__n++] = act;
+    ((struct spawn_file_action *)(uintptr_t)fa->actions)[fa->n++] = act;
     return 0;
 }
 
@@ -163,46 +118,52 @@ int posix_spawnattr_destroy(posix_spawnattr_t *a)
 }
 int posix_spawnattr_setflags(posix_spawnattr_t *a, short flags)
 {
-    if ((unsigned short)flags & ~0xffu)
+    if ((unsigned short)flags & ~0x1ffu)
         return EINVAL;
-    a->__flags = (unsigned short)flags;
+    a->flags = (unsigned short)flags;
     return 0;
 }
 int posix_spawnattr_getflags(const posix_spawnattr_t *restrict a, short *restrict flags)
 {
-    *flags = (short)a->__flags;
+    *flags = (short)a->flags;
     return 0;
 }
 int posix_spawnattr_setpgroup(posix_spawnattr_t *a, pid_t pgroup)
 {
-    a->__pgroup = pgroup;
+    a->pgroup = pgroup;
     return 0;
 }
 int posix_spawnattr_getpgroup(const posix_spawnattr_t *restrict a, pid_t *restrict pgroup)
 {
-    *pgroup = a->__pgroup;
+    *pgroup = a->pgroup;
     return 0;
 }
 int posix_spawnattr_setsigmask(posix_spawnattr_t *restrict a, const sigset_t *restrict mask)
 {
-    a->__sigmask = mask->__bits[0];
+    a->sigmask = mask->__bits[0];
     return 0;
 }
 int posix_spawnattr_getsigmask(const posix_spawnattr_t *restrict a, sigset_t *restrict mask)
 {
     sigemptyset(mask);
-    mask->__bits[0] = a->__sigmask;
+    mask->__bits[0] = a->sigmask;
     return 0;
 }
 int posix_spawnattr_setsigdefault(posix_spawnattr_t *restrict a, const sigset_t *restrict set)
 {
-    a->__sigdefault = set->__bits[0];
+    a->sigdefault = set->__bits[0];
+    return 0;
+}
+int posix_spawnattr_setaffinity_np(posix_spawnattr_t *a, size_t size, const cpu_set_t *set)
+{
+    memset(a->affinity, 0, sizeof a->affinity);
+    memcpy(a->affinity, set, size < sizeof a->affinity ? size : sizeof a->affinity);
     return 0;
 }
 int posix_spawnattr_getsigdefault(const posix_spawnattr_t *restrict a, sigset_t *restrict set)
 {
     sigemptyset(set);
-    set->__bits[0] = a->__sigdefault;
+    set->__bits[0] = a->sigdefault;
     return 0;
 }
 
@@ -283,6 +244,9 @@ static int spawn_child(void *p)
     if ((flags & POSIX_SPAWN_SETSID) && (r = __sys(__NR_setsid)) < 0)
         goto fail;
     if ((flags & POSIX_SPAWN_SETPGROUP) && (r = __sys(__NR_setpgid, 0, at->pgroup)) < 0)
+        goto fail;
+    if ((flags & POSIX_SPAWN_SETAFFINITY_NP) &&
+        (r = __sys(__NR_sched_setaffinity, 0, sizeof at->affinity, at->affinity)) < 0)
         goto fail;
     if (flags & POSIX_SPAWN_RESETIDS) {
         if ((r = __sys(__NR_setgid, __sys(__NR_getgid))) < 0 ||
@@ -382,8 +346,8 @@ static volatile int no_vfork_clone;    // set once clone(CLONE_VM|CLONE_VFORK) w
 static int spawn_path(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
                       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-    const struct spawn_file_action *acts = fa ? fa->__actions : NULL;
-    unsigned nfa = fa ? fa->__n : 0;
+    const struct spawn_file_action *acts = fa ? (const struct spawn_file_action *)(uintptr_t)fa->actions : NULL;
+    unsigned nfa = fa ? fa->n : 0;
     const struct spawn_attr *at = (const struct spawn_attr *)attr;
     if (!no_spawn_syscall) {
         pid_t child;
@@ -415,7 +379,7 @@ hidden int __posix_spawn_fork(pid_t *pid, const char *path, const posix_spawn_fi
 int __posix_spawn_fork(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
                        const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-    struct child_args c = {path, fa ? fa->__actions : NULL, fa ? fa->__n : 0,
+    struct child_args c = {path, fa ? (const struct spawn_file_action *)(uintptr_t)fa->actions : NULL, fa ? fa->n : 0,
                            (const struct spawn_attr *)attr, argv, envp, 0, 0, -1};
     return spawn_via_fork(pid, &c);
 }

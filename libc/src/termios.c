@@ -40,3 +40,16 @@ int cfsetospeed(struct termios *t, speed_t s)
     return 0;
 }
 int cfsetispeed(struct termios *t, speed_t s) { return s ? cfsetospeed(t, s) : 0; }
+
+// Job control: the terminal's foreground process group.
+pid_t tcgetpgrp(int fd)
+{
+    pid_t pg;
+    return ioctl(fd, TIOCGPGRP, &pg) < 0 ? -1 : pg;
+}
+int tcsetpgrp(int fd, pid_t pgrp) { return ioctl(fd, TIOCSPGRP, &pgrp); }
+pid_t tcgetsid(int fd)
+{
+    pid_t sid;
+    return ioctl(fd, TIOCGSID, &sid) < 0 ? -1 : sid;
+}

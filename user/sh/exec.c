@@ -2,8 +2,15 @@
 // pipe ends become the spawn's file actions (applied in order in the child, so
 // `>f 2>&1` and `2>&1 >f` differ as they should). Builtins run in the shell
 // with the same redirections applied to its own descriptors and then undone.
+//
+// Job control (an interactive shell on its controlling terminal, job_control):
+// each pipeline runs in a process group of its own (posix_spawn's SETPGROUP),
+// which gets the terminal (tcsetpgrp) while it runs in the foreground, so ^C
+// and ^Z reach it and not the shell; the shell takes the terminal back after.
+// A stopped job is reported and left stopped (there are no fg/bg builtins).
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,8 +188,28 @@ char *find_program(const char *name)
     return NULL;
 }
 
+bool job_control;
+int job_tty = -1;           // the terminal's fd
+static pid_t job_pgid = -1; // the group of the pipeline being started: -1 none, 0 new
+
 static int spawn(pid_t *pid, const char *path, struct setup *s, char **argv, char **envp)
 {
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    if (job_control) { // what the shell ignores for itself, the job must not
+        sigset_t dfl;
+        sigemptyset(&dfl);
+        sigaddset(&dfl, SIGTSTP);
+        sigaddset(&dfl, SIGTTIN);
+        sigaddset(&dfl, SIGTTOU);
+        sigaddset(&dfl, SIGQUIT);
+        posix_spawnattr_setsigdefault(&attr, &dfl);
+    }
+    short flags = job_control ? POSIX_SPAWN_SETSIGDEF : 0;
+    if (job_pgid >= 0)
+        flags |= POSIX_SPAWN_SETPGROUP;
+    posix_spawnattr_setflags(&attr, flags);
+    posix_spawnattr_setpgroup(&attr, job_pgid >= 0 ? job_pgid : 0);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     for (int i = 0; i < s->nmoves; i++) {
@@ -192,8 +219,11 @@ static int spawn(pid_t *pid, const char *path, struct setup *s, char **argv, cha
         else if (m.from != m.to)
             posix_spawn_file_actions_adddup2(&fa, m.from, m.to);
     }
-    int err = posix_spawn(pid, path, &fa, NULL, argv, envp);
+    int err = posix_spawn(pid, path, &fa, &attr, argv, envp);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    if (!err && job_pgid == 0)
+        job_pgid = *pid; // the first of the pipeline leads its group
     return err;
 }
 
@@ -399,10 +429,36 @@ static int decode_status(int st)
 int wait_pid(pid_t pid)
 {
     int st;
-    while (waitpid(pid, &st, 0) < 0)
+    while (waitpid(pid, &st, job_control ? WUNTRACED : 0) < 0)
         if (errno != EINTR)
             return 127;
+    if (WIFSTOPPED(st)) {
+        fprintf(stderr, "[%d] Stopped\n", (int)pid);
+        return 128 + WSTOPSIG(st);
+    }
     return decode_status(st);
+}
+
+// Job control: start a pipeline's group (foreground: give it the terminal once
+// its leader exists), and take the terminal back.
+static pid_t job_begin(void)
+{
+    pid_t saved = job_pgid;
+    job_pgid = job_control ? 0 : -1;
+    return saved;
+}
+
+static void job_foreground(void)
+{
+    if (job_control && job_pgid > 0)
+        tcsetpgrp(job_tty, job_pgid);
+}
+
+static void job_end(pid_t saved)
+{
+    if (job_control)
+        tcsetpgrp(job_tty, getpgrp());
+    job_pgid = saved;
 }
 
 static int run_pipeline(struct pipeline *pl, bool background)
@@ -410,6 +466,7 @@ static int run_pipeline(struct pipeline *pl, bool background)
     pid_t pids[pl->ncmds];
     int npids = 0, status = 0, in = -1;
     pid_t last = 0;
+    pid_t saved = job_begin();
     for (struct cmd *c = pl->cmds; c; c = c->next) {
         int p[2] = {-1, -1};
         if (c->next && pipe(p) < 0) {
@@ -422,6 +479,8 @@ static int run_pipeline(struct pipeline *pl, bool background)
         last = run_cmd(c, in, p[1], background, &status);
         if (last)
             pids[npids++] = last;
+        if (npids == 1 && !background)
+            job_foreground();
         if (in >= 0)
             close(in);
         if (p[1] >= 0)
@@ -431,6 +490,7 @@ static int run_pipeline(struct pipeline *pl, bool background)
     if (in >= 0)
         close(in);
     if (background) {
+        job_pgid = saved;
         if (last)
             last_bg_pid = last;
         if (interactive && last)
@@ -442,6 +502,7 @@ static int run_pipeline(struct pipeline *pl, bool background)
         if (pids[i] == last)
             status = st;
     }
+    job_end(saved);
     return pl->negate ? !status : status;
 }
 
@@ -482,7 +543,10 @@ char *command_output(const char *src)
     p[1] = move_high(p[1]);
     struct setup s = {0};
     add_move(&s, 1, p[1]);
+    pid_t saved = job_pgid;
+    job_pgid = -1; // $(...) belongs to the command being expanded: the shell's group
     pid_t pid = run_sub_shell(src, &s, false);
+    job_pgid = saved;
     close(p[1]);
     char buf[4096];
     ssize_t n;
@@ -509,7 +573,9 @@ static void run_background(struct andor *ao)
         run_pipeline(ao->first, true);
         return;
     }
+    pid_t saved = job_begin();
     pid_t pid = run_sub_shell(ao->text, NULL, false);
+    job_pgid = saved;
     if (!pid)
         return;
     last_bg_pid = pid;

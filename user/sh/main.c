@@ -340,6 +340,16 @@ int main(int argc, char **argv, char **envp)
         sa.sa_handler = on_sigint;   // no SA_RESTART: a read returns EINTR
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, NULL);
+        // On our controlling terminal, in the foreground: job control. The
+        // shell itself is never stopped from the keyboard.
+        if (isatty(0) && tcgetpgrp(0) == getpgrp()) {
+            job_control = true;
+            job_tty = 0;
+            signal(SIGTSTP, SIG_IGN);
+            signal(SIGTTOU, SIG_IGN);
+            signal(SIGTTIN, SIG_IGN);
+            signal(SIGQUIT, SIG_IGN);
+        }
     }
     int status = run_input(in);
     free(in);

@@ -103,6 +103,8 @@ int wait_pid(int pid);                     // its status as $? shows it
 extern const char *sh_path;                // this shell's executable (for &, scripts)
 extern int loop_depth, loop_break, loop_continue;   // for break and continue
 extern bool interactive;
+extern bool job_control; // interactive on our controlling terminal (exec.c)
+extern int job_tty;
 
 typedef int builtin_fn(int argc, char **argv);
 builtin_fn *builtin_find(const char *name);
