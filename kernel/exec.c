@@ -138,6 +138,24 @@ static void image_close(struct image *im)
     fs_iput(im->ip);
 }
 
+// Load the ELF executable im into a new address space (*vsp) and close im.
+static int image_load(struct image *im, const char *const argv[], const char *const envp[],
+                      const char *execfn, struct vmspace **vsp, struct exec_info *ei)
+{
+    struct vmspace *vs = vmspace_new();
+    int err = vs ? elf_exec_file(vs, im->ip, im->len, im->head, im->headlen, argv, envp,
+                                 execfn, ei)
+                 : -ENOMEM;
+    image_close(im);
+    if (err) {
+        if (vs)
+            vmspace_free(vs);
+        return err;
+    }
+    *vsp = vs;
+    return 0;
+}
+
 // "#!interp [arg]\n": put interp, arg and the script's path in front of
 // argv[1..]; *path becomes the interpreter. 0, or -ENOEXEC if not a script.
 static int shebang(struct exec_args *a, const char *image, size_t len, const char **path)
@@ -247,18 +265,7 @@ int exec_load(struct exec_args *a, struct inode *cwd, const char *path, struct v
                 return -ELOOP;
             continue;
         }
-        struct vmspace *vs = vmspace_new();
-        err = vs ? elf_exec_file(vs, im.ip, im.len, im.head, im.headlen, a->argv, a->envp,
-                                 execfn, ei)
-                 : -ENOMEM;
-        image_close(&im);
-        if (err) {
-            if (vs)
-                vmspace_free(vs);
-            return err;
-        }
-        *vsp = vs;
-        return 0;
+        return image_load(&im, a->argv, a->envp, execfn, vsp, ei);
     }
 }
 
@@ -269,17 +276,10 @@ int proc_spawn_file(const char *path, const char *const argv[], const char *cons
     int err = image_open(fs_root(), path, &im);
     if (err)
         return err;
-    struct vmspace *vs = vmspace_new();
+    struct vmspace *vs;
     struct exec_info ei;
-    err = vs ? elf_exec_file(vs, im.ip, im.len, im.head, im.headlen, argv, envp, path, &ei)
-             : -ENOMEM;
-    image_close(&im);
-    if (err) {
-        if (vs)
-            vmspace_free(vs);
-        return err;
-    }
-    return proc_start(path, vs, &ei, NULL, NULL, out);
+    err = image_load(&im, argv, envp, path, &vs, &ei);
+    return err ? err : proc_start(path, vs, &ei, NULL, NULL, out);
 }
 
 // Past the point of no return only if the new program loaded.

@@ -136,6 +136,18 @@ static void add_thread(struct proc *p, struct thread *t)
     p->nthreads++;
 }
 
+// A new program's first registers: user mode at its entry, on its stack.
+static void user_frame(struct thread *t, const struct exec_info *ei)
+{
+    struct trapframe *tf = thread_trapframe(t);
+    memset(tf, 0, sizeof *tf);
+    tf->rip = ei->entry;
+    tf->rsp = ei->sp;
+    tf->cs = GDT_UCODE | 3;
+    tf->ss = GDT_UDATA | 3;
+    tf->rflags = RFLAGS_IF | 2;
+}
+
 int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
                const cpumask_t *affinity, struct capture *cap, struct proc **out)
 {
@@ -156,13 +168,7 @@ int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
             kfree(p);
         return err;
     }
-    struct trapframe *tf = thread_trapframe(t);
-    memset(tf, 0, sizeof *tf);
-    tf->rip = ei->entry;
-    tf->rsp = ei->sp;
-    tf->cs = GDT_UCODE | 3;
-    tf->ss = GDT_UDATA | 3;
-    tf->rflags = RFLAGS_IF | 2;
+    user_frame(t, ei);
     p->vm->brk_start = p->vm->brk = ei->brk;
 
     p->capture = cap;
@@ -340,17 +346,6 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
 }
 
 // ---- posix_spawn (spawn.c prepared the pieces) ----------------------------------
-
-static void user_frame(struct thread *t, const struct exec_info *ei)
-{
-    struct trapframe *tf = thread_trapframe(t);
-    memset(tf, 0, sizeof *tf);
-    tf->rip = ei->entry;
-    tf->rsp = ei->sp;
-    tf->cs = GDT_UCODE | 3;
-    tf->ss = GDT_UDATA | 3;
-    tf->rflags = RFLAGS_IF | 2;
-}
 
 // The child's signal state: the caller's actions with caught ones (and those in
 // sigdefault) reset as execve would, and the mask asked for.

@@ -225,18 +225,16 @@ static void group_stop(struct thread *t, int sig)
     stop_wait(t);
 }
 
-// Take the next signal to deliver: the thread's own first, lowest number first.
+// Take a pending signal of set (the thread's own first, lowest number first).
 // Locked. 0 if none.
-static int dequeue(struct thread *t, struct ksiginfo *info)
+static int take_from(struct thread *t, uint64_t set, struct ksiginfo *info)
 {
-    struct usig *s = t->sig;
     struct proc *p = t->proc;
-    uint64_t mine = s->pending & (~s->blocked | UNBLOCKABLE);
-    uint64_t shared = p->sigpending & (~s->blocked | UNBLOCKABLE);
+    uint64_t mine = t->sig->pending & set, shared = p->sigpending & set;
     if (mine) {
         int sig = __builtin_ctzl(mine) + 1;
-        s->pending &= ~BIT(sig);
-        *info = s->info[sig - 1];
+        t->sig->pending &= ~BIT(sig);
+        *info = t->sig->info[sig - 1];
         return sig;
     }
     if (shared) {
@@ -246,6 +244,13 @@ static int dequeue(struct thread *t, struct ksiginfo *info)
         return sig;
     }
     return 0;
+}
+
+// Take the next signal to deliver: the thread's own first, lowest number first.
+// Locked. 0 if none.
+static int dequeue(struct thread *t, struct ksiginfo *info)
+{
+    return take_from(t, ~t->sig->blocked | UNBLOCKABLE, info);
 }
 
 // ---- the signal frame (Linux x86-64 layout) ----------------------------------------
@@ -595,27 +600,6 @@ long sys_rt_sigsuspend(uint64_t umask, size_t size)
 }
 
 long sys_pause(void) { return suspend_with(thread_current()->sig->blocked); }
-
-// Take a pending signal of set (the thread's own first, lowest number first).
-// Locked. 0 if none.
-static int take_from(struct thread *t, uint64_t set, struct ksiginfo *info)
-{
-    struct proc *p = t->proc;
-    uint64_t mine = t->sig->pending & set, shared = p->sigpending & set;
-    if (mine) {
-        int sig = __builtin_ctzl(mine) + 1;
-        t->sig->pending &= ~BIT(sig);
-        *info = t->sig->info[sig - 1];
-        return sig;
-    }
-    if (shared) {
-        int sig = __builtin_ctzl(shared) + 1;
-        p->sigpending &= ~BIT(sig);
-        *info = p->siginfo[sig - 1];
-        return sig;
-    }
-    return 0;
-}
 
 // rt_sigtimedwait: wait for a signal of set (normally blocked by the caller) and
 // take it without running a handler. While waiting, set is unblocked so that
