@@ -13,7 +13,7 @@ PROG_DEPS ?= $(LIBC_DEPS)
 
 PROG_DIR := $(BUILD)/progs
 PROG_NAMES := $(sort $(notdir $(basename $(wildcard user/*.c))) sh)
-PROG_BINS := $(addprefix $(PROG_DIR)/,$(PROG_NAMES))
+PROG_BINS := $(addprefix $(PROG_DIR)/,$(PROG_NAMES)) $(PROG_DIR)/abicheck-musl $(PROG_DIR)/abicheck-glibc
 SH_SRCS := $(wildcard user/sh/*.c)
 PROG_CASES := $(wildcard tests/progs/*.t)
 
@@ -21,6 +21,17 @@ $(PROG_DIR)/%: user/%.c user/reboot.h kernel/uapi/ext.h $(PROG_DEPS) | $(DEPS_OK
 	@mkdir -p $(@D)
 	@echo "  PROG    $@"
 	$(Q)$(PROG_CC) $(PROG_CFLAGS) -o $@ $< $(PROG_LINK)
+
+# tests/compat/abicheck.c built with other C libraries (musl, and glibc's static
+# libc.a): binaries made elsewhere must run unmodified (tests/progs/compat.t).
+$(PROG_DIR)/abicheck-musl: tests/compat/abicheck.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "  MUSLCC  $@"
+	$(Q)musl-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -o $@ $<
+$(PROG_DIR)/abicheck-glibc: tests/compat/abicheck.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "  GLIBCC  $@"
+	$(Q)gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -o $@ $<
 
 # test is also [ (a copy: the kernel's cpio reader need not know hard links).
 $(PROG_DIR)/test: user/test.c $(PROG_DEPS) | $(DEPS_OK)
