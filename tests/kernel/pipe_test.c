@@ -1,7 +1,7 @@
 // Tests for pipes between kernel threads on different CPUs that borrow one user
 // address space (pipe data moves through user memory): blocking in both
 // directions, order, PIPE_BUF atomicity of write and writev with two writers,
-// EOF and EPIPE waking blocked threads. pipe_bench reports throughput.
+// EOF and EPIPE waking blocked threads. bench_pipe (make bench) reports throughput.
 #include "file.h"
 #include "ktest.h"
 #include "mm.h"
@@ -243,7 +243,7 @@ KTEST(pipe_epipe_wakes_blocked_writer)
     teardown();
 }
 
-KTEST(pipe_bench)
+KTEST(bench_pipe)
 {
     KREQUIRE(setup());
     for (int cpus = 1; cpus <= MIN(ncpu, 2); cpus++) {
