@@ -120,6 +120,10 @@ static int target_cpu(struct thread *t)
 static void enqueue_on(struct thread *t, int c)
 {
     struct runq *rq = per_cpu_ptr(&runq, c);
+    // A thread is on at most one queue, and never once it has exited: catch a
+    // double enqueue here, where the culprit is on the stack.
+    if (!list_empty(&t->rq_link) || t->state == T_ZOMBIE)
+        panic("enqueue_on: %s already queued or gone (state %d)", t->name, t->state);
     t->cpu = c;
     spin_lock(&rq->lock);
     list_push_back(&rq->threads, &t->rq_link);
