@@ -1,8 +1,8 @@
-// The harness of the mtrace guest programs that run on our kernel
-// (tests/mtrace/scalefs.c, fds.c): each pair of calls runs as one mtrace test,
+// The harness of the mtrace guest programs (tests/mtrace/validate.c, which runs
+// on Linux and ours, and scalefs.c and fds.c, on ours): each pair of calls runs as one mtrace test,
 // call 0 on CPU 0 and call 1 on CPU 1, one after the other, PAIRS_REPEAT times,
 // and prints the line tools/mtrace/validate reads:
-//   mtrace-test ID CALL0 CALL1 NAME expect=shared|private
+//   mtrace-test ID CALL0 CALL1 NAME expect=shared|private|bytes-private
 // A program defines its pairs and calls pairs_run(). Single translation unit.
 #pragma once
 #define _GNU_SOURCE
@@ -27,7 +27,8 @@
 struct pair {
     const char *name, *call0, *call1;
     int threads;                          // 1: two threads of one process; 0: two processes
-    const char *expect;                   // shared or private
+    const char *expect;                   // shared, private, or bytes-private: no byte
+                                          // shared, lines may be (false sharing)
     void (*prepare)(void);                // before the fork / thread, outside windows
     void (*setup)(int side);              // on the side's CPU, before its window (or NULL)
     void (*call)(int side);               // the traced call

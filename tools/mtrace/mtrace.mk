@@ -22,7 +22,7 @@ MTRACE_GUEST_CC ?= musl-gcc
 MTRACE_GUEST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -static
 MTRACE_VALIDATE := $(BUILD)/mtrace/validate
 
-$(MTRACE_VALIDATE): tests/mtrace/validate.c tools/mtrace/markers.h | $(DEPS_OK)
+$(MTRACE_VALIDATE): tests/mtrace/validate.c tests/mtrace/pairs.h tools/mtrace/markers.h | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@echo "  UCC     $@"
 	$(Q)$(MTRACE_GUEST_CC) $(MTRACE_GUEST_CFLAGS) -o $@ $< -lpthread
