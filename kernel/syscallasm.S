@@ -9,6 +9,7 @@
 // Selectors from gdt.h (which is C only): GDT_UDATA | 3 and GDT_UCODE | 3.
 #define USER_SS 0x23
 #define USER_CS 0x2b
+#include "trapregs.inc"
 
 #define T_SYSCALL 256
 
@@ -25,21 +26,7 @@ syscall_entry:
     pushq %rcx                      // rip
     pushq $0                        // err
     pushq $T_SYSCALL                // vector
-    pushq %r15
-    pushq %r14
-    pushq %r13
-    pushq %r12
-    pushq %r11
-    pushq %r10
-    pushq %r9
-    pushq %r8
-    pushq %rbp
-    pushq %rdi
-    pushq %rsi
-    pushq %rdx
-    pushq %rcx
-    pushq %rbx
-    pushq %rax
+    PUSH_REGS
     mov %rsp, %rdi
     pushq 17*8(%rsp)                // a call frame from the user %rip, as in alltraps
     pushq %rbp
@@ -49,21 +36,7 @@ syscall_entry:
     add $16, %rsp
     test %eax, %eax
     jnz trapret
-    popq %rax
-    popq %rbx
-    popq %rcx
-    popq %rdx
-    popq %rsi
-    popq %rdi
-    popq %rbp
-    popq %r8
-    popq %r9
-    popq %r10
-    popq %r11
-    popq %r12
-    popq %r13
-    popq %r14
-    popq %r15
+    POP_REGS
     mov 16(%rsp), %rcx              // rip
     mov 32(%rsp), %r11              // rflags
     mov 40(%rsp), %rsp              // user rsp

@@ -2,7 +2,7 @@
 // (struct trapframe in trap.h) and calls trap().
 // Vectors 8, 10-14, 17, 21, 29, 30 get an error code pushed by the CPU; the
 // others push a 0 so every frame has the same shape.
-
+#include "trapregs.inc"
 
     .text
     .altmacro
@@ -30,21 +30,7 @@ alltraps:
     testb $3, 24(%rsp)      // CS of the interrupted context (after vector, err, rip)
     jz 1f
     swapgs
-1:  pushq %r15
-    pushq %r14
-    pushq %r13
-    pushq %r12
-    pushq %r11
-    pushq %r10
-    pushq %r9
-    pushq %r8
-    pushq %rbp
-    pushq %rdi
-    pushq %rsi
-    pushq %rdx
-    pushq %rcx
-    pushq %rbx
-    pushq %rax
+1:  PUSH_REGS
     mov %rsp, %rdi
     // Make the frame look like a call from the interrupted code, so backtraces
     // walk straight through the trap into the code that was running.
@@ -56,21 +42,7 @@ alltraps:
     add $16, %rsp
     .globl trapret
 trapret:
-    popq %rax
-    popq %rbx
-    popq %rcx
-    popq %rdx
-    popq %rsi
-    popq %rdi
-    popq %rbp
-    popq %r8
-    popq %r9
-    popq %r10
-    popq %r11
-    popq %r12
-    popq %r13
-    popq %r14
-    popq %r15
+    POP_REGS
     testb $3, 24(%rsp)
     jz 1f
     swapgs
