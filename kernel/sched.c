@@ -16,7 +16,9 @@
 // queued at most once. A thread may be queued while it is still finishing its
 // switch away on its old CPU; `on_cpu` stays set until the next thread on that
 // CPU has taken over the stack, and a CPU about to run a thread waits for it to
-// clear. Idle CPUs halt; every CPU's boot context is its idle thread.
+// clear before it marks the thread T_RUNNING (switch_to): until then the thread
+// must still see itself T_RUNNABLE, the sign that it has to give up its CPU.
+// Idle CPUs halt; every CPU's boot context is its idle thread.
 #include "mm.h"
 #include "percpu.h"
 #include "proc.h"
@@ -185,7 +187,9 @@ static struct thread *dequeue_local(void)
 }
 
 // An idle CPU takes one thread that may run here from the first other queue that
-// has work. Busy CPUs never look at other queues.
+// has work. Busy CPUs never look at other queues. A thread still on its CPU (woken
+// before it switched away) is left alone: that CPU resumes it in a moment, while
+// we would only wait for it with interrupts off.
 static bool steal(void)
 {
     int me = cpu_id();
@@ -199,7 +203,7 @@ static bool steal(void)
         struct thread *got = NULL;
         list_for_each(it, &rq->threads) {
             struct thread *t = list_entry(it, struct thread, rq_link);
-            if (cpumask_test(&t->affinity, me)) {
+            if (cpumask_test(&t->affinity, me) && !__atomic_load_n(&t->on_cpu, __ATOMIC_RELAXED)) {
                 got = t;
                 break;
             }
@@ -222,9 +226,14 @@ static bool steal(void)
 
 static void switch_to(struct thread *prev, struct thread *next)
 {
-    // next may still be leaving its previous CPU (see on_cpu above).
+    // next may still be leaving its previous CPU (see on_cpu above). Only once it
+    // has left may we claim it: T_RUNNING is what tells a thread that was woken
+    // before it switched away (waitq_finish, futex_wait: T_RUNNABLE) that it must
+    // still give up its CPU. Marked running early, it would run on there while
+    // we wait here, and both CPUs would end up running it on one stack.
     while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE))
         pause();
+    next->state = T_RUNNING;
     next->on_cpu = 1;
     next->cpu = cpu_id();
     this_cpu_write(cur_thread, next);
@@ -296,12 +305,10 @@ static void do_schedule(bool preempted)
     struct thread *next = dequeue_local();
     if (!next)
         next = go_idle();
-    if (next != prev) {
-        next->state = T_RUNNING;
+    if (next != prev)
         switch_to(prev, next);
-    } else {
+    else
         prev->state = T_RUNNING;
-    }
     if (was_on)
         sti();
 }

@@ -19,7 +19,8 @@ struct waitq {
 
 enum thread_state {
     T_RUNNING,  // on a CPU (only the thread itself moves it out of this state)
-    T_RUNNABLE, // on exactly one run queue, or about to be put on one by its waker
+    T_RUNNABLE, // on exactly one run queue, or about to be put on one by its waker,
+                // or taken by a CPU that waits for it to leave its old one
     T_SLEEPING, // waiting for thread_wake
     T_ZOMBIE,   // exited; its CPU frees the stack once it has switched away
 };

@@ -340,3 +340,60 @@ KTEST(sched_schedule_until_woken_early_leaves_sleep_list)
     KCHECK(e.woken_early);
     KCHECK(e.second_sleep_ns < 1000000000ULL); // not the first sleep's 5 s deadline
 }
+
+// Issue 4. A thread woken before it has switched away (between marking itself
+// asleep and its schedule(), e.g. a waiter whose condition a waker made true)
+// sits on its CPU's run queue while it still runs there. No other CPU may claim
+// it in that window: an idle CPU that steals it and marks it T_RUNNING makes the
+// thread's own check (waitq_finish) believe it was never woken, so it runs on,
+// and both CPUs end up running it -- later on a freed stack ("zombie ran again").
+// The thread wakes itself and then keeps its CPU for a few ticks with preemption
+// off, which leaves every idle CPU several chances to look at its queue.
+struct claim {
+    int rounds, claimed;
+};
+
+static void self_waker(void *arg)
+{
+    struct claim *c = arg;
+    struct thread *t = thread_current();
+    for (int r = 0; r < 8; r++) {
+        preempt_disable();
+        __atomic_store_n(&t->state, T_SLEEPING, __ATOMIC_SEQ_CST);
+        thread_wake(t); // queued on this CPU, which it has not left
+        int me = cpu_id();
+        uint64_t t0 = timer_ticks(me);
+        while (timer_ticks(me) < t0 + 3 && READ_ONCE(t->state) == T_RUNNABLE)
+            pause();
+        c->rounds++;
+        if (READ_ONCE(t->state) != T_RUNNABLE) {
+            // Claimed by another CPU, which waits for us to leave this one: let it
+            // have us, and be running again wherever it resumes us.
+            c->claimed++;
+            cli();
+            __atomic_store_n(&t->state, T_RUNNABLE, __ATOMIC_SEQ_CST);
+            preempt_enable();
+            schedule();
+            t->state = T_RUNNING;
+            sti();
+            continue;
+        }
+        preempt_enable();
+        if (READ_ONCE(t->state) == T_RUNNABLE)
+            schedule(); // resumed from the queue, as waitq_finish does
+    }
+}
+
+KTEST(sched_woken_thread_is_not_claimed_while_on_its_cpu)
+{
+    if (ncpu < 2) {
+        kprintf("# one CPU: no other CPU to claim it\n");
+        return;
+    }
+    struct claim c = {0};
+    struct thread *t = kthread_create("selfwake", self_waker, &c, NULL);
+    KREQUIRE(t);
+    thread_join(t);
+    KCHECK_EQ(c.rounds, 8);
+    KCHECK_EQ(c.claimed, 0);
+}
