@@ -587,10 +587,13 @@ static __noreturn void thread_leave(int wstatus)
     if (p->group_exiting)
         wstatus = p->group_status;
     // Our pending signals die with us; a process-wide one stays for the others.
+    // Exec waits for the other threads to leave. Wake it before the unlock: once
+    // the lock is dropped the last thread may finish and p be reaped and freed.
+    if (!last)
+        waitq_wake_all(&p->exit_wq);
     spin_unlock(&p->lock);
     if (last)
         proc_finish(t, wstatus);
-    waitq_wake_all(&p->exit_wq); // exec waits for the other threads to leave
     usig_free(t->sig);
     t->sig = NULL;
     thread_exit();
