@@ -38,6 +38,15 @@ void dent_set_inode(struct dent *e, struct inode *ip)
     e->type = mode_to_dtype(ip->mode);
 }
 
+// Another name for old's inode (link, rename): copied from the entry, so the
+// inode's line 0, which a truncate writes (the page-tree root), is not read.
+void dent_set_same(struct dent *e, const struct dent *old)
+{
+    e->ip = old->ip;
+    e->ino = old->ino;
+    e->type = old->type;
+}
+
 static void dent_free_cb(struct epoch_cb *cb)
 {
     struct dent *e = container_of(cb, struct dent, cb);
@@ -452,7 +461,7 @@ static int do_link(struct nameidata *o, struct nameidata *n, int flags, struct r
     e = dirhash_find_locked(&b1, o->name, o->len, h1);
     err = link_check(o, n, e, dirhash_find_locked(&b2, n->name, n->len, h2));
     if (!err) {
-        dent_set_inode(ne, e->ip);
+        dent_set_same(ne, e);
         err = dirhash_insert_locked(&b2, ne);
         if (!err) {
             refcache_inc(&e->ip->nlink);

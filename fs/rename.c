@@ -103,7 +103,7 @@ static int rename_locked(struct rename_ctx *c, bool have_lock, bool *retry, bool
     // From here on only the insert can fail (the new parent is dead: ENOENT),
     // and it comes before any change that others can see.
     struct inode *ip = src->ip;
-    dent_set_inode(c->ne, ip);
+    dent_set_same(c->ne, src);
     if (tgt) {
         dirhash_replace_locked(&b2, tgt, c->ne);
     } else if ((err = dirhash_insert_locked(&b2, c->ne))) {
