@@ -46,6 +46,19 @@
 // only), and acted on only if the sample says the average load is above
 // GROW_LOAD or below 1/SHRINK_DIV.
 //
+// Small directories are spread, not packed. At an average load of 2 a table of
+// a few names has 2 buckets, and two operations on different names share a
+// bucket line half of the time (the pairwise mtrace suite saw every link,
+// rename, unlink and lookup pair of its scratch directory conflict so). So
+// below SPREAD_ORDER (64 buckets) a table grows whenever an insert lands in a
+// non-empty bucket, until that name has a bucket of its own: chains there stay
+// one entry long, and a table grows with the square of its names, not linearly
+// (a one-entry directory keeps its 2 buckets and 256 bytes). Such tables never
+// shrink, and big ones shrink no further than SPREAD_ORDER: a remove must not
+// resize a small directory under a concurrent operation on another name (a
+// resize writes every bucket), and a directory that had a few names once will
+// likely have them again.
+//
 // rmdir (dirhash_kill) must decide "empty" atomically with respect to inserts:
 // it holds DH_RESIZING (no table change), try-locks every bucket, checks them all
 // empty, and sets DH_DEAD, which inserts check under their bucket lock.
@@ -61,6 +74,7 @@
 #define B_HEAD(w) ((struct dent *)((w) & ~B_FLAGS))
 
 #define MIN_ORDER 1           // 2 buckets: an empty directory's table is 256 bytes
+#define SPREAD_ORDER 6        // below: one name per bucket; never shrink below
 #define MAX_ORDER 24
 #define STRIDE (CACHELINE / sizeof(uintptr_t)) // words per bucket: one line each
 #define CHUNK_ORDER 6         // big tables are pages of 64 buckets
@@ -400,7 +414,7 @@ int dirhash_insert_locked(struct dbucket *b, struct dent *e)
     e->next = cur;
     link_after(b, prev, e);
     b->chainlen = chain_length(B_HEAD(*b->word));
-    if (b->chainlen > GROW_CHAIN && b->order < MAX_ORDER)
+    if (b->chainlen > (b->order < SPREAD_ORDER ? 1 : GROW_CHAIN) && b->order < MAX_ORDER)
         b->hint = DH_HINT_GROW;
     return 0;
 }
@@ -434,7 +448,7 @@ void dirhash_remove_locked(struct dbucket *b, struct dent *e)
     link_after(b, find_prev(b, e), e->next);
     b->chainlen = chain_length(B_HEAD(*b->word));
     // Buckets of a group are in one chunk, so word arithmetic stays in it.
-    if (b->chainlen == 0 && b->order > MIN_ORDER && group_empty(b))
+    if (b->chainlen == 0 && b->order > SPREAD_ORDER && group_empty(b))
         b->hint = DH_HINT_SHRINK;
 }
 
@@ -496,13 +510,22 @@ static uint32_t sample(struct dirhash *dh, uint32_t hash, uint32_t *order, uint3
     return total;
 }
 
-// +1 to grow, -1 to shrink, 0 to leave the table alone.
+// +1 to grow, -1 to shrink, 0 to leave the table alone. A small table grows
+// while hash shares its bucket with another name (reading that bucket only).
 static int decide(struct dirhash *dh, uint32_t hash, int hint)
 {
+    epoch_enter(); // before loading the table: a resize may free it
+    struct dtable *t = tload(&dh->tab);
+    bool small = t->order < SPREAD_ORDER;
+    struct dent *e = small ? B_HEAD(bload(bucket(t, bindex(t, hash)))) : NULL;
+    bool crowded = e && dnext(e);
+    epoch_exit();
+    if (small)
+        return hint == DH_HINT_GROW && crowded;
     uint32_t order, cnt, total = sample(dh, hash, &order, &cnt);
     if (hint == DH_HINT_GROW && total > GROW_LOAD * cnt && order < MAX_ORDER)
         return 1;
-    if (hint == DH_HINT_SHRINK && total * SHRINK_DIV < cnt && order > MIN_ORDER)
+    if (hint == DH_HINT_SHRINK && total * SHRINK_DIV < cnt && order > SPREAD_ORDER)
         return -1;
     return 0;
 }

@@ -4,10 +4,12 @@
 // Commute (different names, or lookups of anything): these touch the bucket
 // of each name they change (dirhash.c), the new inode (private until published),
 // per-CPU refcache slots for link counts and references, and the parent's
-// time line at most once per FS_TIME_GRAIN_NS (inode.c). They decide EEXIST,
-// ENOENT, EISDIR, ENOTDIR, EPERM from directory entries alone, under the bucket
-// lock, without reading or writing the target inode. rmdir is the exception that
-// must look inside its target: emptiness is a property of the child directory.
+// per-CPU time slot (dirtime.c). They decide EEXIST, ENOENT, EISDIR, ENOTDIR,
+// EPERM from directory entries alone, without reading or writing the target
+// inode, and a failure from a lock-free lookup: an operation that fails writes
+// nothing, not even a bucket lock that lookups of other names in that bucket
+// would see. rmdir is the exception that must look inside its target:
+// emptiness is a property of the child directory.
 // See fs/README.md for the full list of what each one reads and writes.
 #include "inode.h"
 #include "mm.h"
@@ -34,6 +36,15 @@ void dent_set_inode(struct dent *e, struct inode *ip)
     e->ip = ip;
     e->ino = ip->ino;
     e->type = mode_to_dtype(ip->mode);
+}
+
+// Another name for old's inode (link, rename): copied from the entry, so the
+// inode's line 0, which a truncate writes (the page-tree root), is not read.
+void dent_set_same(struct dent *e, const struct dent *old)
+{
+    e->ip = old->ip;
+    e->ino = old->ino;
+    e->type = old->type;
 }
 
 static void dent_free_cb(struct epoch_cb *cb)
@@ -75,6 +86,53 @@ void hint_run(struct resize_hint *rh)
             fs_iput(rh->dir[i]);
         }
     }
+}
+
+// ---- deciding on one name --------------------------------------------------------
+//
+// A failure is decided from a lock-free lookup, which is its linearisation
+// point, so an operation that fails writes nothing: no bucket lock is taken on
+// a line that lookups of other names in the bucket read. Only an operation
+// that will change the name locks its bucket, finds the entry again and checks
+// again (it may have changed since the lookup).
+
+// The last component must be an ordinary name: `special` for ".", ".." and "/".
+static int name_ok(const struct nameidata *nd, int special)
+{
+    if (nd->last != LAST_NORM)
+        return special;
+    if (nd->len > FS_NAME_MAX)
+        return -ENAMETOOLONG;
+    return 0;
+}
+
+// Lock the bucket of nd's name and find its entry there (NULL: none).
+static struct dent *lock_name(struct nameidata *nd, uint32_t hash, struct dbucket *b)
+{
+    dirhash_lock(&nd->dir->dir, hash, b);
+    return dirhash_find_locked(b, nd->name, nd->len, hash);
+}
+
+// What an operation may do with name nd, given its entry e (or NULL): 0 to go
+// on, or the error. `mode` is the new node's, for creates.
+typedef int name_check_fn(const struct nameidata *nd, const struct dent *e, uint32_t mode);
+
+// Check nd's entry as a lock-free lookup finds it: a failure is final.
+static int check_unlocked(struct nameidata *nd, uint32_t hash, name_check_fn *check, uint32_t mode)
+{
+    return check(nd, dirhash_lookup(&nd->dir->dir, nd->name, nd->len, hash), mode);
+}
+
+// Lock nd's bucket and check its entry again. 0 with the bucket locked and *ep
+// set, or the error, unlocked.
+static int lock_checked(struct nameidata *nd, uint32_t hash, name_check_fn *check, uint32_t mode,
+                        struct dbucket *b, struct dent **ep)
+{
+    *ep = lock_name(nd, hash, b);
+    int err = check(nd, *ep, mode);
+    if (err)
+        dirhash_unlock(b);
+    return err;
 }
 
 // ---- lookup ---------------------------------------------------------------------
@@ -153,29 +211,35 @@ static int publish(struct nameidata *nd, struct dbucket *b, struct inode *ip, st
     return 0;
 }
 
-// mkdir and symlink: the name must not exist, whatever it is.
+static int create_check(const struct nameidata *nd, const struct dent *e, uint32_t mode)
+{
+    if (e)
+        return -EEXIST;
+    if (nd->slash && !S_ISDIR(mode))
+        return -ENOENT; // "name/" asks for a directory (Linux)
+    return 0;
+}
+
+// mkdir, symlink and mknod: the name must not exist, whatever it is.
 static int create_node(struct nameidata *nd, uint32_t mode, const char *target, uint32_t rdev,
                        struct resize_hint *rh)
 {
-    if (nd->last != LAST_NORM)
-        return -EEXIST;
-    if (nd->len > FS_NAME_MAX)
-        return -ENAMETOOLONG;
-    int err;
-    struct dent *e;
+    int err = name_ok(nd, -EEXIST);
+    if (err)
+        return err;
+    uint32_t hash = nd_hash(nd);
+    if ((err = check_unlocked(nd, hash, create_check, mode)))
+        return err;
+    struct dent *e, *old;
     struct inode *ip = new_inode(nd, mode, target, rdev, &e, &err);
     if (!ip)
         return err;
-    uint32_t hash = e->hash = nd_hash(nd);
+    e->hash = hash;
     struct dbucket b;
-    dirhash_lock(&nd->dir->dir, hash, &b);
-    if (dirhash_find_locked(&b, nd->name, nd->len, hash))
-        err = -EEXIST;
-    else if (nd->slash && !S_ISDIR(mode))
-        err = -ENOENT; // "name/" asks for a directory (Linux)
-    else
+    if (!(err = lock_checked(nd, hash, create_check, mode, &b, &old))) {
         err = publish(nd, &b, ip, e);
-    dirhash_unlock(&b);
+        dirhash_unlock(&b);
+    }
     if (err) {
         dent_free_unpublished(e);
         inode_free_unpublished(ip);
@@ -191,10 +255,9 @@ static int create_file(struct nameidata *nd, uint32_t mode, int flags, struct in
                        struct resize_hint *rh)
 {
     for (;;) {
-        if (nd->last != LAST_NORM)
-            return (flags & FS_EXCL) ? -EEXIST : -EISDIR;
-        if (nd->len > FS_NAME_MAX)
-            return -ENAMETOOLONG;
+        int err = name_ok(nd, (flags & FS_EXCL) ? -EEXIST : -EISDIR);
+        if (err)
+            return err;
         if (nd->slash)
             return -EISDIR;
         uint32_t hash = nd_hash(nd);
@@ -203,8 +266,7 @@ static int create_file(struct nameidata *nd, uint32_t mode, int flags, struct in
             if (flags & FS_EXCL)
                 return -EEXIST;
             if (e->type == DT_LNK && !(flags & FS_NOFOLLOW)) {
-                int err = namei_follow(nd, e->ip);
-                if (err)
+                if ((err = namei_follow(nd, e->ip)))
                     return err;
                 continue;
             }
@@ -218,14 +280,12 @@ static int create_file(struct nameidata *nd, uint32_t mode, int flags, struct in
             }
             return 0;
         }
-        int err;
         struct inode *ip = new_inode(nd, S_IFREG | (mode & 07777), NULL, 0, &e, &err);
         if (!ip)
             return err;
         e->hash = hash;
         struct dbucket b;
-        dirhash_lock(&nd->dir->dir, hash, &b);
-        bool exists = dirhash_find_locked(&b, nd->name, nd->len, hash) != NULL;
+        bool exists = lock_name(nd, hash, &b) != NULL;
         if (!exists && !(err = publish(nd, &b, ip, e)) && ipp) {
             fs_iget(ip);
             *ipp = ip;
@@ -338,50 +398,70 @@ int fs_readlink(struct inode *cwd, const char *path, char *buf, size_t n)
 
 // ---- link -------------------------------------------------------------------------
 
+// What link may do with the old name's entry e, whatever the new name is.
+static int link_check_old(const struct nameidata *o, const struct dent *e)
+{
+    if (!e)
+        return -ENOENT;
+    if (e->type == DT_DIR)
+        return -EPERM;
+    if (o->slash)
+        return -ENOTDIR;
+    return 0;
+}
+
+// What link may do, given the old name's entry e and the new name's t.
+static int link_check(const struct nameidata *o, const struct nameidata *n, const struct dent *e,
+                      const struct dent *t)
+{
+    int err = link_check_old(o, e);
+    if (err)
+        return err;
+    if (t)
+        return -EEXIST;
+    if (n->slash)
+        return -ENOENT;
+    return 0;
+}
+
 static int do_link(struct nameidata *o, struct nameidata *n, int flags, struct resize_hint *rh)
 {
-    if (o->last != LAST_NORM)
-        return -EPERM; // ".", ".." and "/" are directories
-    if (o->len > FS_NAME_MAX)
-        return -ENAMETOOLONG;
+    int err = name_ok(o, -EPERM); // ".", ".." and "/" are directories
+    if (err)
+        return err;
     while (flags & FS_FOLLOW) {
         struct dent *e = dirhash_lookup(&o->dir->dir, o->name, o->len, nd_hash(o));
         if (!e || e->type != DT_LNK)
             break;
-        int err = namei_follow(o, e->ip);
-        if (err)
+        if ((err = namei_follow(o, e->ip)) || (err = name_ok(o, -EPERM)))
             return err;
-        if (o->last != LAST_NORM)
-            return -EPERM;
-        if (o->len > FS_NAME_MAX)
-            return -ENAMETOOLONG;
     }
-    if (n->last != LAST_NORM)
-        return -EEXIST;
-    if (n->len > FS_NAME_MAX)
-        return -ENAMETOOLONG;
+    if ((err = name_ok(n, -EEXIST)))
+        return err;
+    uint32_t h1 = nd_hash(o), h2 = nd_hash(n);
+    // Failures without locks. The new name is looked up only if the old one
+    // passes (a failure on the old name reads nothing of the new one's
+    // bucket), and then the old name's entry again: it was there throughout
+    // (an entry never comes back once removed), so both lookups' answers held
+    // when the second was made.
+    struct dent *e = dirhash_lookup(&o->dir->dir, o->name, o->len, h1);
+    if ((err = link_check_old(o, e)))
+        return err;
+    err = link_check(o, n, e, dirhash_lookup(&n->dir->dir, n->name, n->len, h2));
+    if (err && dirhash_lookup(&o->dir->dir, o->name, o->len, h1) == e)
+        return err;
     struct dent *ne = dent_alloc(n->name, n->len);
     if (!ne)
         return -ENOMEM;
-    uint32_t h1 = nd_hash(o), h2 = ne->hash = nd_hash(n);
+    ne->hash = h2;
     struct dbucket b1, b2;
-    int err;
     dirhash_lock2(&o->dir->dir, h1, &b1, &n->dir->dir, h2, &b2);
     // The old name's entry holds a link while we hold its bucket lock, so the
     // link count cannot reach zero under us: the increment is a legitimate one.
-    struct dent *e = dirhash_find_locked(&b1, o->name, o->len, h1);
-    if (!e)
-        err = -ENOENT;
-    else if (e->type == DT_DIR)
-        err = -EPERM;
-    else if (o->slash)
-        err = -ENOTDIR;
-    else if (dirhash_find_locked(&b2, n->name, n->len, h2))
-        err = -EEXIST;
-    else if (n->slash)
-        err = -ENOENT;
-    else {
-        dent_set_inode(ne, e->ip);
+    e = dirhash_find_locked(&b1, o->name, o->len, h1);
+    err = link_check(o, n, e, dirhash_find_locked(&b2, n->name, n->len, h2));
+    if (!err) {
+        dent_set_same(ne, e);
         err = dirhash_insert_locked(&b2, ne);
         if (!err) {
             refcache_inc(&e->ip->nlink);
@@ -424,28 +504,31 @@ int fs_link(struct inode *oldcwd, const char *oldpath, struct inode *newcwd, con
 
 // ---- unlink and rmdir ------------------------------------------------------------
 
+static int unlink_check(const struct nameidata *nd, const struct dent *e, uint32_t mode)
+{
+    (void)mode;
+    if (!e)
+        return -ENOENT;
+    if (e->type == DT_DIR)
+        return -EISDIR;
+    if (nd->slash)
+        return -ENOTDIR;
+    return 0;
+}
+
 static int do_unlink(struct nameidata *nd, struct resize_hint *rh)
 {
-    if (nd->last != LAST_NORM)
-        return -EISDIR; // ".", "..", "/" (Linux)
-    if (nd->len > FS_NAME_MAX)
-        return -ENAMETOOLONG;
-    uint32_t hash = nd_hash(nd);
-    struct dbucket b;
-    int err = 0;
-    dirhash_lock(&nd->dir->dir, hash, &b);
-    struct dent *e = dirhash_find_locked(&b, nd->name, nd->len, hash);
-    if (!e)
-        err = -ENOENT;
-    else if (e->type == DT_DIR)
-        err = -EISDIR;
-    else if (nd->slash)
-        err = -ENOTDIR;
-    else
-        dirhash_remove_locked(&b, e);
-    dirhash_unlock(&b);
+    int err = name_ok(nd, -EISDIR); // ".", "..", "/" (Linux)
     if (err)
         return err;
+    uint32_t hash = nd_hash(nd);
+    struct dbucket b;
+    struct dent *e;
+    if ((err = check_unlocked(nd, hash, unlink_check, 0)) ||
+        (err = lock_checked(nd, hash, unlink_check, 0, &b, &e)))
+        return err;
+    dirhash_remove_locked(&b, e);
+    dirhash_unlock(&b);
     refcache_dec(&e->ip->nlink);
     dent_put_later(e); // and with it the entry's reference
     inode_touch(nd->dir, T_MTIME | T_CTIME);
@@ -469,6 +552,16 @@ int fs_unlink(struct inode *cwd, const char *path)
     return err;
 }
 
+static int rmdir_check(const struct nameidata *nd, const struct dent *e, uint32_t mode)
+{
+    (void)nd, (void)mode;
+    if (!e)
+        return -ENOENT;
+    if (e->type != DT_DIR)
+        return -ENOTDIR;
+    return 0;
+}
+
 static int do_rmdir(struct nameidata *nd, struct resize_hint *rh)
 {
     if (nd->last == LAST_DOT)
@@ -481,14 +574,12 @@ static int do_rmdir(struct nameidata *nd, struct resize_hint *rh)
         return -ENAMETOOLONG;
     uint32_t hash = nd_hash(nd);
     struct dbucket b;
+    struct dent *e;
     int err;
-    dirhash_lock(&nd->dir->dir, hash, &b);
-    struct dent *e = dirhash_find_locked(&b, nd->name, nd->len, hash);
-    if (!e)
-        err = -ENOENT;
-    else if (e->type != DT_DIR)
-        err = -ENOTDIR;
-    else if (!(err = dirhash_kill(&e->ip->dir)))
+    if ((err = check_unlocked(nd, hash, rmdir_check, 0)) ||
+        (err = lock_checked(nd, hash, rmdir_check, 0, &b, &e)))
+        return err;
+    if (!(err = dirhash_kill(&e->ip->dir)))
         dirhash_remove_locked(&b, e);
     dirhash_unlock(&b);
     if (err)

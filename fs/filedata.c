@@ -12,7 +12,7 @@
 //  - mtime/ctime are written at most once per FS_TIME_GRAIN_NS (inode.c).
 // Size changes do not commute with each other, nor with accesses near the end,
 // and they serialise on the seqlock's spinlock: appends, writes past the end,
-// truncates.
+// truncates. A truncate to the current size changes nothing and writes nothing.
 //
 // The size seqlock. Its sequence moves only while a truncate shrinks the file:
 // lock-free readers and in-place writers check it around their copy and retry
@@ -367,6 +367,12 @@ int filedata_truncate(struct inode *ip, uint64_t len)
     int err = 0;
     if (len > FS_FILE_MAX)
         return -EFBIG;
+    // Already that long (open(O_TRUNC) of an empty file): nothing changes, so
+    // nothing is written, and stats and reads of the size commute with it. The
+    // size load is its linearisation point; bytes past the end are cleaned by
+    // the next extension whatever happens here.
+    if (len == filedata_size(ip))
+        return 0;
     seq_write_begin(&ip->sizelock); // lock-free accessors retry around this
     uint64_t size = ip->size;
     if (len < size) {

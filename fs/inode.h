@@ -77,6 +77,7 @@ void inode_touch_atime(struct inode *ip); // relatime rule
 // after they are unlinked, which is also when their reference on ip goes.
 struct dent *dent_alloc(const char *name, size_t len);
 void dent_set_inode(struct dent *e, struct inode *ip); // ip, ino and type
+void dent_set_same(struct dent *e, const struct dent *old); // the same, from old
 void dent_put_later(struct dent *e);  // unlinked: free + drop its ip reference later
 void dent_free_unpublished(struct dent *e);
 

@@ -3,7 +3,9 @@
 // Commute: renames of different names (within a directory or across
 // directories), and renames with operations on other names. A rename locks
 // the source and target buckets only (dirhash_lock2, address order), so it
-// touches the same lines as an unlink of the source plus a create of the target.
+// touches the same lines as an unlink of the source plus a create of the target;
+// and only one that will change them: failures and renames between two names of
+// one file are decided from lock-free lookups and write nothing.
 // The one global lock, rename_lock, is taken only by renames that move a
 // directory to a different parent: those must check that the target directory is
 // not inside the moved one, by following ".." pointers up to the root, and those
@@ -41,6 +43,39 @@ struct rename_ctx {
     int flags;                  // FS_NOREPLACE
 };
 
+#define RENAME_NOOP 1      // the same file under both names: nothing to do
+#define RENAME_NEED_LOCK 2 // a directory moves across directories: take rename_lock
+
+// What the two entries decide, in Linux's order of checks: an error,
+// RENAME_NOOP, RENAME_NEED_LOCK, or 0 to go on. With have_lock (rename_lock
+// and both bucket locks held) it also decides EINVAL; ENOTEMPTY for a
+// non-empty target directory is left to dirhash_kill.
+static int rename_check(struct rename_ctx *c, const struct dent *src, const struct dent *tgt,
+                        bool have_lock)
+{
+    struct nameidata *o = &c->o, *n = &c->n;
+    bool cross = o->dir != n->dir, isdir = src && src->type == DT_DIR;
+    if (!src)
+        return -ENOENT;
+    if (tgt && (c->flags & FS_NOREPLACE))
+        return -EEXIST;         // even another name of the same file (Linux)
+    if (isdir && cross && !have_lock)
+        return RENAME_NEED_LOCK;
+    if (!isdir && (o->slash || n->slash))
+        return -ENOTDIR;
+    if (tgt && tgt->ip == src->ip)
+        return RENAME_NOOP;
+    if (isdir && cross && inside(n->dir, src->ip))
+        return -EINVAL;         // into its own subtree
+    if (isdir && tgt && tgt->type != DT_DIR)
+        return -ENOTDIR;
+    if (!isdir && tgt && tgt->type == DT_DIR)
+        return -EISDIR;
+    if (isdir && tgt && tgt->ip == o->dir)
+        return -ENOTEMPTY;      // the target holds the source
+    return 0;
+}
+
 // The locked part. *retry asks the caller to start again: a lock was
 // contended, or (*need_lock) the source turned out to be a directory moving
 // across directories, which needs rename_lock.
@@ -50,42 +85,25 @@ static int rename_locked(struct rename_ctx *c, bool have_lock, bool *retry, bool
     bool cross = o->dir != n->dir;
     uint32_t h1 = nd_hash(o), h2 = c->ne->hash;
     struct dbucket b1, b2;
-    struct dent *src, *tgt;
-    int err = 0;
     dirhash_lock2(&o->dir->dir, h1, &b1, &n->dir->dir, h2, &b2);
-    src = dirhash_find_locked(&b1, o->name, o->len, h1);
-    tgt = dirhash_find_locked(&b2, n->name, n->len, h2);
+    struct dent *src = dirhash_find_locked(&b1, o->name, o->len, h1);
+    struct dent *tgt = dirhash_find_locked(&b2, n->name, n->len, h2);
     bool isdir = src && src->type == DT_DIR;
-    if (!src)
-        err = -ENOENT;
-    else if (tgt && (c->flags & FS_NOREPLACE))
-        err = -EEXIST;          // even another name of the same file (Linux)
-    else if (isdir && cross && !have_lock)
+    int err = rename_check(c, src, tgt, have_lock);
+    if (err == RENAME_NEED_LOCK)
         err = -EAGAIN, *need_lock = true; // a directory after all
-    else if (!isdir && (o->slash || n->slash))
-        err = -ENOTDIR;
-    else if (tgt && tgt->ip == src->ip)
-        err = 1;                // the same file under both names: nothing to do
-    else if (isdir && cross && inside(n->dir, src->ip))
-        err = -EINVAL;          // into its own subtree
-    else if (isdir && tgt && tgt->type != DT_DIR)
-        err = -ENOTDIR;
-    else if (!isdir && tgt && tgt->type == DT_DIR)
-        err = -EISDIR;
-    else if (isdir && tgt && tgt->ip == o->dir)
-        err = -ENOTEMPTY;       // the target holds the source (and we hold its bucket)
-    else if (isdir && tgt)
+    else if (!err && isdir && tgt)
         err = dirhash_kill(&tgt->ip->dir); // ENOTEMPTY, EAGAIN, or dead for good
     if (err) {
         dirhash_unlock2(&b1, &b2);
         if (err == -EAGAIN)
             *retry = true;
-        return err == 1 ? 0 : err;
+        return err == RENAME_NOOP ? 0 : err;
     }
     // From here on only the insert can fail (the new parent is dead: ENOENT),
     // and it comes before any change that others can see.
     struct inode *ip = src->ip;
-    dent_set_inode(c->ne, ip);
+    dent_set_same(c->ne, src);
     if (tgt) {
         dirhash_replace_locked(&b2, tgt, c->ne);
     } else if ((err = dirhash_insert_locked(&b2, c->ne))) {
@@ -130,20 +148,29 @@ static int do_rename(struct rename_ctx *c, bool *retry, bool *need_lock)
         return -EBUSY; // ".", "..", "/" (Linux)
     if (o->len > FS_NAME_MAX || n->len > FS_NAME_MAX)
         return -ENAMETOOLONG;
-    // A first look, without locks, at whether a directory moves across
-    // directories: only then is rename_lock needed (re-checked under the locks).
-    struct dent *e = dirhash_lookup(&o->dir->dir, o->name, o->len, nd_hash(o));
+    // A first look, without locks. Failures and the no-op are decided here and
+    // write nothing. A missing source reads nothing of the target's bucket.
+    // Otherwise the source entry, looked up again after the target's, was
+    // there throughout (an entry never comes back once removed), so both
+    // lookups' answers held when the second was made. The look also says
+    // whether a directory moves across directories: only then is rename_lock
+    // needed (re-checked under the locks).
+    uint32_t h1 = nd_hash(o), h2 = nd_hash(n);
+    struct dent *e = dirhash_lookup(&o->dir->dir, o->name, o->len, h1);
     if (!e)
         return -ENOENT;
-    bool lock = *need_lock || (e->type == DT_DIR && o->dir != n->dir);
+    int err = rename_check(c, e, dirhash_lookup(&n->dir->dir, n->name, n->len, h2), false);
+    if ((err < 0 || err == RENAME_NOOP) && dirhash_lookup(&o->dir->dir, o->name, o->len, h1) == e)
+        return err == RENAME_NOOP ? 0 : err;
+    bool lock = *need_lock || err == RENAME_NEED_LOCK;
     if (!(c->ne = dent_alloc(n->name, n->len)))
         return -ENOMEM;
-    c->ne->hash = nd_hash(n);
+    c->ne->hash = h2;
     if (lock && !(c->oldparent = iput_later_alloc()))
         return -ENOMEM;
     if (lock)
         spin_lock(&rename_lock);
-    int err = rename_locked(c, lock, retry, need_lock);
+    err = rename_locked(c, lock, retry, need_lock);
     if (lock)
         spin_unlock(&rename_lock);
     return err;

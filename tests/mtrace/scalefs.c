@@ -8,7 +8,10 @@
 // The private pairs commute: stat of two existing names, open(O_CREAT|O_EXCL)
 // of two new names (O_ANYFD when the two share an fd table), unlink of two
 // names, mkdir of two names, rename of two names to two others, link of two
-// files to two new names, open of two files and of one, stat of one file. The
+// files to two new names, open of two files and of one, stat of one file; and
+// failures with operations on the names they name: a link that fails with
+// EEXIST and a stat of its source, a rename of a missing name that fails with
+// ENOENT and a link whose source is the rename's target. The
 // shared pairs are the controls that let the test fail: two writes
 // to one pipe, and open(O_CREAT) of one name (the second open finds the file
 // the first created: they do not commute).
@@ -17,6 +20,7 @@
 //   mtrace-test ID CALL0 CALL1 NAME expect=shared|private
 #include "pairs.h"
 
+#include <errno.h>
 #include <sys/stat.h>
 
 #define DIR "/tmp/mtrace-scalefs"
@@ -142,6 +146,24 @@ static void call_link(int side)
         die("link");
 }
 
+// Failures write nothing, not even a bucket lock (fs/dirops.c, fs/rename.c):
+// side 0's link fails with EEXIST while side 1 stats its source; side 0's
+// rename of a missing name fails with ENOENT while side 1 links its target.
+static void call_link_eexist_or_stat(int side)
+{
+    if (side == 0 && (link(name('s', 0), name('s', 1)) == 0 || errno != EEXIST))
+        die("link: expected EEXIST");
+    if (side == 1 && stat(name('s', 0), &st[side].st) != 0)
+        die("stat");
+}
+static void call_rename_enoent_or_link(int side)
+{
+    if (side == 0 && (rename(name('q', 0), name('s', 1)) == 0 || errno != ENOENT))
+        die("rename: expected ENOENT");
+    if (side == 1 && link(name('s', 1), name('l', 1)) != 0)
+        die("link");
+}
+
 static void call_open_rdonly(int side)
 {
     if ((own_fd[side] = open(name('s', side), O_RDONLY)) < 0)
@@ -198,6 +220,10 @@ static const struct pair pairs[] = {
       prepare_rename, NULL, call_rename, NULL },
     { "link-other-names-2proc", "link", "link", 0, "private",
       prepare_link, NULL, call_link, NULL },
+    { "link-eexist-stat-source-2proc", "link", "stat", 0, "private",
+      NULL, NULL, call_link_eexist_or_stat, NULL },
+    { "rename-enoent-link-target-2proc", "rename", "link", 0, "private",
+      prepare_link, NULL, call_rename_enoent_or_link, NULL },
     { "open-other-name-2proc", "open", "open", 0, "private",
       NULL, NULL, call_open_rdonly, close_own },
     { "open-same-name-2proc", "open", "open", 0, "private",
