@@ -565,12 +565,12 @@ long sys_rt_sigprocmask(int how, uint64_t uset, uint64_t uold, size_t size)
 long sys_rt_sigpending(uint64_t uset, size_t size)
 {
     struct thread *t = thread_current();
-    if (size != sizeof(uint64_t))
-        return -EINVAL;
+    if (size > sizeof(uint64_t))
+        return -EINVAL; // a shorter set gets the first bytes (Linux)
     spin_lock(&t->proc->lock);
     uint64_t set = (t->sig->pending | t->proc->sigpending) & t->sig->blocked;
     spin_unlock(&t->proc->lock);
-    return copy_to_user(uset, &set, sizeof set);
+    return copy_to_user(uset, &set, size);
 }
 
 // Sleep with a temporary mask until a signal is delivered.
