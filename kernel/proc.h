@@ -205,6 +205,7 @@ int pid_alloc(void);
 void pid_insert(struct proc *p);
 void pid_remove(struct proc *p);
 struct proc *pid_lookup(int pid); // inside epoch_enter/exit
+void pid_for_each(void (*fn)(struct proc *p, void *arg), void *arg); // likewise
 
 // elf.c: load an ELF64 executable into vs and build the initial stack.
 int elf_exec(struct vmspace *vs, const void *image, size_t len, const char *const argv[],

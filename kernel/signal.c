@@ -727,14 +727,43 @@ int signal_send_group(int pgid, int sig, const struct ksiginfo *info)
     epoch_enter(); // each p stays allocated while we use it
     for (int i = 0; i < n; i++) {
         struct proc *p = pid_lookup(pids[i]);
-        if (!p || p->state == P_ZOMBIE)
+        if (!p)
             continue;
-        if (!sig || signal_send_proc(p, sig, info) == 0)
+        // A zombie is still there to be signalled (Linux), to no effect.
+        if (!sig || p->state == P_ZOMBIE || signal_send_proc(p, sig, info) == 0)
             sent++;
     }
     epoch_exit();
     kfree(pids);
     return sent ? 0 : -ESRCH;
+}
+
+struct kill_all {
+    struct proc *self;
+    int sig;
+    const struct ksiginfo *info;
+    int count;
+};
+
+static void kill_one(struct proc *p, void *arg)
+{
+    struct kill_all *k = arg;
+    if (p->pid <= 1 || p == k->self)
+        return; // never init, never the caller
+    k->count++;
+    if (k->sig && p->state != P_ZOMBIE)
+        signal_send_proc(p, k->sig, k->info);
+}
+
+// kill(-1, sig): every process but init and the caller (everyone may signal
+// everyone here: no EPERM). ESRCH if there is none.
+static long kill_all(int sig, const struct ksiginfo *info)
+{
+    struct kill_all k = {.self = proc_current(), .sig = sig, .info = info};
+    epoch_enter();
+    pid_for_each(kill_one, &k);
+    epoch_exit();
+    return k.count ? 0 : -ESRCH;
 }
 
 long sys_kill(int pid, int sig)
@@ -745,13 +774,16 @@ long sys_kill(int pid, int sig)
     struct ksiginfo info = sender_info(sig, SI_USER);
     if (pid == 0)
         return signal_send_group(READ_ONCE(self->pgid), sig, &info);
-    if (pid == -1 || pid == INT32_MIN)
-        return -ESRCH; // "every process we may signal" is not supported
+    if (pid == -1)
+        return kill_all(sig, &info);
+    if (pid == INT32_MIN)
+        return -ESRCH; // (there is no group -INT_MIN)
     if (pid < 0)
         return signal_send_group(-pid, sig, &info);
     epoch_enter(); // p stays allocated while we use it
     struct proc *p = pid_lookup(pid);
-    long r = !p || p->state == P_ZOMBIE ? -ESRCH : sig ? signal_send_proc(p, sig, &info) : 0;
+    // A zombie can still be signalled (Linux), to no effect, until it is reaped.
+    long r = !p ? -ESRCH : sig && p->state != P_ZOMBIE ? signal_send_proc(p, sig, &info) : 0;
     epoch_exit();
     return r;
 }
