@@ -59,6 +59,17 @@ static bool ignored(struct proc *p, int sig)
     return h == SIG_DFL && default_action(sig) == ACT_IGN;
 }
 
+// Would sig sent to the current thread be ignored or stay blocked? (Job control:
+// a background reader that cannot be stopped by SIGTTIN gets EIO instead.)
+bool signal_ignored_or_blocked(int sig)
+{
+    struct thread *t = thread_current();
+    spin_lock(&t->proc->lock);
+    bool r = ignored(t->proc, sig) || (t->sig->blocked & BIT(sig));
+    spin_unlock(&t->proc->lock);
+    return r;
+}
+
 // Take the signals in `set` off every pending set of p. Locked.
 static void drop_pending(struct proc *p, uint64_t set)
 {

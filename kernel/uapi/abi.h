@@ -221,6 +221,7 @@ struct iovec {
 #define ECHO 0000010
 #define ECHOE 0000020
 #define ECHOK 0000040
+#define TOSTOP 0000400
 #define ICRNL 0000400
 #define OPOST 0000001
 #define ONLCR 0000004
