@@ -156,6 +156,8 @@ int signal_send_group(int pgid, int sig, const struct ksiginfo *info);
 void signal_force(int sig, int code, uint64_t addr);
 bool signal_pending(struct thread *t); // an unblocked signal waits (interrupts sleeps)
 bool signal_ignored_or_blocked(int sig); // for the current thread
+void signal_mask_begin(uint64_t mask);   // ppoll/pselect6: wait with this mask
+void signal_mask_end(bool interrupted);  // ... and the old one back (after a handler)
 void signal_kick(struct thread *t);    // make t look at its signals soon (locked)
 // Return-to-user work: deliver pending signals, restart interrupted calls.
 void signal_deliver(struct trapframe *tf);

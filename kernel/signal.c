@@ -600,6 +600,31 @@ static long suspend_with(uint64_t mask)
     return -EINTR;
 }
 
+// ppoll and pselect6 wait with a temporary mask. Interrupted, the old mask comes
+// back after the handler runs (as for rt_sigsuspend); otherwise now.
+void signal_mask_begin(uint64_t mask)
+{
+    struct thread *t = thread_current();
+    spin_lock(&t->proc->lock);
+    t->sig->saved_blocked = t->sig->blocked;
+    t->sig->restore_blocked = true;
+    t->sig->blocked = mask & ~UNBLOCKABLE;
+    spin_unlock(&t->proc->lock);
+}
+
+void signal_mask_end(bool interrupted)
+{
+    struct thread *t = thread_current();
+    if (interrupted)
+        return;
+    spin_lock(&t->proc->lock);
+    if (t->sig->restore_blocked) {
+        t->sig->blocked = t->sig->saved_blocked;
+        t->sig->restore_blocked = false;
+    }
+    spin_unlock(&t->proc->lock);
+}
+
 long sys_rt_sigsuspend(uint64_t umask, size_t size)
 {
     if (size != sizeof(uint64_t))

@@ -29,6 +29,7 @@
 #include "dev.h"
 #include "file.h"
 #include "fs.h"
+#include "poll.h"
 #include "proc.h"
 #include "uapi/errno.h"
 #include "usercopy.h"
@@ -48,6 +49,7 @@ static struct {
     size_t cooked_len;
     size_t eofs;             // ^D on an empty line: reads that return 0, pending
     struct waitq read_wq;    // readers waiting for readable()
+    struct pollhead poll;    // poll/select: woken with read_wq
     int sid;                 // the session it is the controlling terminal of (0: none)
     int fg_pgid;             // its foreground process group
 } tty;
@@ -73,6 +75,7 @@ static void tty_init_once(void)
         tty.tio = default_tio;
         tty.ws = (struct winsize){.ws_row = 24, .ws_col = 80};
         waitq_init(&tty.read_wq, "tty read");
+        pollhead_init(&tty.poll, "tty poll");
         __atomic_store_n(&tty.ready, true, __ATOMIC_RELEASE);
     }
     spin_unlock(&init_lock);
@@ -170,8 +173,10 @@ void tty_input(const char *s, size_t n)
         input_byte(s[i]);
     bool wake = readable();
     sleeplock_release(&tty.lock);
-    if (wake)
+    if (wake) {
         waitq_wake_all(&tty.read_wq);
+        pollhead_wake(&tty.poll);
+    }
 }
 
 // Takes the UART's input as it arrives, a batch at a time.
@@ -437,7 +442,23 @@ static int tty_stat(struct file *f, uint32_t mask, struct fs_stat *st)
     return 0;
 }
 
+#define POLLIN 0x001
+#define POLLOUT 0x004
+#define POLLRDNORM 0x040
+#define POLLWRNORM 0x100
+
+// Output never waits; input is ready as read would find it.
+static unsigned tty_poll(struct file *f, struct poller *pl)
+{
+    (void)f;
+    tty_init_once();
+    poll_register(pl, &tty.poll);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); // registered before looking: see pollhead_wake
+    return POLLOUT | POLLWRNORM | (readable() ? POLLIN | POLLRDNORM : 0);
+}
+
 const struct file_ops tty_ops = {
+    .poll = tty_poll,
     .read = tty_read,
     .write = tty_write,
     .ioctl = tty_ioctl,
