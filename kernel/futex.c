@@ -1,5 +1,6 @@
-// Futexes: FUTEX_WAIT and FUTEX_WAKE (and their _BITSET forms) on 32-bit words of an address space
-// (private futexes: the key is the address space and the user address).
+// Futexes: FUTEX_WAIT and FUTEX_WAKE, and their _BITSET forms, on 32-bit words
+// of an address space (private futexes: the key is the address space and the
+// user address).
 //
 // Commute: waits and wakes on different futex words. Waiters hang on one of
 // many hashed buckets, each with its own lock on its own cache line; there is

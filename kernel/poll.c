@@ -303,7 +303,12 @@ static long do_select(int nfds, uint64_t uset[3], uint64_t deadline)
 {
     if (nfds < 0)
         return -EINVAL;
-    nfds = MIN(nfds, FD_MAX);
+    // Linux looks at no more fds than its table has room for; ours has room
+    // up to RLIMIT_NOFILE.
+    struct proc *p = proc_current();
+    nfds = (int)MIN((uint64_t)nfds, MIN(READ_ONCE(p->rlim[RLIMIT_NOFILE].cur), (uint64_t)FD_MAX));
+    if (!uset[0] && !uset[1] && !uset[2])
+        nfds = 0; // a sleep
     size_t words = (size_t)(nfds + 63) / 64, bytes = words * 8;
     uint64_t *in = words ? kzalloc(3 * bytes) : NULL, *out = words ? kzalloc(3 * bytes) : NULL;
     struct req *r = NULL;

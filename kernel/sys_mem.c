@@ -146,7 +146,8 @@ long sys_mprotect(uint64_t addr, size_t len, int prot)
 #define MADV_WILLNEED 3
 #define MADV_DONTNEED 4
 
-// Linux: ENOMEM if part of [addr, addr+len) is not mapped (the rest is advised).
+// Linux: ENOMEM if part of [addr, addr+len) is not mapped (after advising the
+// mapped part).
 static bool all_mapped(uint64_t addr, size_t len)
 {
     for (uint64_t va = addr; va < addr + len; va += PGSIZE)
@@ -163,15 +164,20 @@ long sys_madvise(uint64_t addr, size_t len, int advice)
     size_t n = PGROUNDUP(len);
     if (!known || (len && !n) || addr + n < addr)
         return -EINVAL; // an unknown advice, or a range that wraps
-    if (advice != MADV_UNMAP_ASYNC && (addr + n > USER_END || !all_mapped(addr, n)))
+    if (advice == MADV_UNMAP_ASYNC) // length 0 is EINVAL (docs/madv_unmap_async.md)
+        return len ? uvm_unmap_async(cur_vm(), addr, len) : -EINVAL;
+    if (n == 0)
+        return 0;
+    if (addr + n > USER_END)
         return -ENOMEM;
+    int holes = all_mapped(addr, n) ? 0 : -ENOMEM;
     switch (advice) {
     case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL: case MADV_WILLNEED:
-        return 0; // hints we have no use for
-    case MADV_DONTNEED:
-        return len ? uvm_dontneed(cur_vm(), addr, len) : 0;
-    case MADV_UNMAP_ASYNC:
-        return len ? uvm_unmap_async(cur_vm(), addr, len) : -EINVAL;
+        return holes; // hints we have no use for
+    case MADV_DONTNEED: {
+        int err = uvm_dontneed(cur_vm(), addr, n);
+        return err ? err : holes;
+    }
     default:
         return -EINVAL;
     }

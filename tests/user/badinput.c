@@ -225,6 +225,8 @@ static void fd_calls(void)
     iov_ok[0] = buf, iov_ok[1] = 16;
     iov_two_max[0] = buf, iov_two_max[1] = LONG_MAX / 2 + 1;
     iov_two_max[2] = buf, iov_two_max[3] = LONG_MAX / 2 + 1;
+    static long ts_zero[2], ts_neg[2] = {0, -1}, ts_negsec[2] = {-1, 0}, sigarg[2];
+    sigarg[0] = buf, sigarg[1] = 4;
     const struct row rows[] = {
         BADFDS("read", SYS_read, buf, 1),
         {"read(file, NULL, 16)", SYS_read, {file, 0, 16}, EFAULT, 0},
@@ -367,6 +369,24 @@ static void fd_calls(void)
         {"memfd_create(straddling name, 0)", SYS_memfd_create, {straddle8, 0}, EFAULT, 0},
         {"memfd_create(\"x\", all flag bits)", SYS_memfd_create, {(long)"x", -1}, EINVAL, 0},
         {"memfd_create(NAME_MAX+1 name, 0)", SYS_memfd_create, {(long)longname, 0}, EINVAL, 0},
+        {"poll(NULL, 1)", SYS_poll, {0, 1, 0}, EFAULT, 0},
+        {"poll(kernel, 1)", SYS_poll, {K1, 1, 0}, EFAULT, 0},
+        {"poll(4 bytes before a hole, 1)", SYS_poll, {straddle4, 1, 0}, EFAULT, 0},
+        {"poll(buf, 2^30)", SYS_poll, {buf, 1L << 30, 0}, EINVAL, 0},
+        {"poll(NULL, 0, 0)", SYS_poll, {0, 0, 0}, 0, 0},
+        {"ppoll(kernel timeout)", SYS_ppoll, {buf, 0, K1, 0, 8}, EFAULT, 0},
+        {"ppoll(tv_nsec -1)", SYS_ppoll, {buf, 0, (long)ts_neg, 0, 8}, EINVAL, 0},
+        {"ppoll(kernel sigmask)", SYS_ppoll, {buf, 0, (long)ts_zero, K1, 8}, EFAULT, 0},
+        {"ppoll(sigset size 16)", SYS_ppoll, {buf, 0, (long)ts_zero, buf, 16}, EINVAL, 0},
+        {"select(-1)", SYS_select, {-1, 0, 0, 0, (long)ts_zero}, EINVAL, 0},
+        {"select(1, kernel set)", SYS_select, {1, K1, 0, 0, (long)ts_zero}, EFAULT, 0},
+        {"select(INT_MAX, no sets, zero timeout)", SYS_select, {INT_MAX, 0, 0, 0, (long)ts_zero}, 0, 0},
+        {"select(kernel timeout)", SYS_select, {0, 0, 0, 0, K1}, EFAULT, 0},
+        {"select(tv_sec -1)", SYS_select, {0, 0, 0, 0, (long)ts_negsec}, EINVAL, 0},
+        {"pselect6(-1)", SYS_pselect6, {-1, 0, 0, 0, (long)ts_zero, 0}, EINVAL, 0},
+        {"pselect6(tv_nsec -1)", SYS_pselect6, {0, 0, 0, 0, (long)ts_neg, 0}, EINVAL, 0},
+        {"pselect6(kernel sigmask struct)", SYS_pselect6, {0, 0, 0, 0, (long)ts_zero, K1}, EFAULT, 0},
+        {"pselect6(sigset size 4)", SYS_pselect6, {0, 0, 0, 0, (long)ts_zero, (long)sigarg}, EINVAL, 0},
         {"memfd_create(\"\", MFD_CLOEXEC)", SYS_memfd_create, {(long)"", MFD_CLOEXEC}, 0, CLOSE_RET},
     };
     RUN(rows);
