@@ -12,8 +12,8 @@
 //    kept (the kernel's per-CPU data lives in GS; nothing needs it yet);
 //  - renameat2(RENAME_EXCHANGE): EINVAL before any lookup, as the flag is not
 //    supported by ScaleFS (kernel/sys_path.c).
-// Not here: pause (no arguments, it only blocks) and our extensions
-// (posix_spawn, kstats), which Linux does not have.
+// Not here: pause (no arguments, it only blocks). Our extensions (posix_spawn,
+// kstats) are ENOSYS on Linux; their rows say what ours returns (`ours`).
 #include "suite.h"
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers" // rows leave `ours` out
 #include <limits.h>
@@ -102,6 +102,7 @@ struct row {
     int after; // CLOSE_RET: close the fd it returns; UNMAP_RET: munmap a[1] bytes; SPAWN: reap
     int ours;  // a documented divergence: the errno our kernel returns instead
 };
+#define OURS_OK (-1) // `ours`: our kernel succeeds (an extension Linux lacks)
 
 static bool on_ours; // our kernel, not Linux (uname's release says so)
 
@@ -122,12 +123,13 @@ static void run_rows(const struct row *r, size_t n)
         long ret = r->after & SPAWN ? raw_spawn(r->nr, r->a[0], r->a[1], r->a[2], r->a[3], r->a[4])
                                     : raw(r->nr, r->a[0], r->a[1], r->a[2], r->a[3], r->a[4], r->a[5]);
         bool failed = ret < 0 && ret >= -4095;
-        int want = on_ours && r->ours ? r->ours : r->err;
+        int want = on_ours && r->ours ? (r->ours == OURS_OK ? 0 : r->ours) : r->err;
         bool leaked = failed && lowest_free_fd() != low;
         bool ok = (want ? ret == -want : !failed) && !leaked;
         char name[200];
         snprintf(name, sizeof name, "%s -> %s%s", r->name, want ? strerror(want) : "success",
-                 r->ours ? " (divergence: Linux returns another errno)" : "");
+                 r->ours && r->err == ENOSYS ? " (our extension; Linux: ENOSYS)"
+                 : r->ours ? " (divergence: Linux returns another errno)" : "");
         check(ok, name);
         if (!ok)
             printf("# got %ld%s%s%s\n", ret, failed ? " " : "", failed ? strerror((int)-ret) : "",
@@ -892,6 +894,37 @@ static void time_calls(void)
     RUN(rows);
 }
 
+// Our extensions: ENOSYS on Linux; on ours, Linux-style errors for bad input.
+static void extension_calls(void)
+{
+    static int pid;
+    static char *argv0[] = {"x", NULL}, *argv_kernel[] = {(char *)K1, NULL};
+    const long A = (long)argv0, P = (long)&pid;
+    const struct row rows[] = {
+        {"posix_spawn(NULL path)", SYS_posix_spawn, {P, 0, 0, 0, A, 0}, ENOSYS, 0, EFAULT},
+        {"posix_spawn(kernel path)", SYS_posix_spawn, {P, K1, 0, 0, A, 0}, ENOSYS, 0, EFAULT},
+        {"posix_spawn(path running into a hole)", SYS_posix_spawn, {P, straddle8, 0, 0, A, 0}, ENOSYS, 0, EFAULT},
+        {"posix_spawn(kernel pid pointer)", SYS_posix_spawn, {K1, (long)"junk", 0, 0, A, 0}, ENOSYS, 0, EFAULT},
+        {"posix_spawn(kernel file actions)", SYS_posix_spawn, {P, (long)"junk", K1, 0, A, 0}, ENOSYS, 0, EFAULT},
+        {"posix_spawn(kernel attributes)", SYS_posix_spawn, {P, (long)"junk", 0, K1, A, 0}, ENOSYS, 0, EFAULT},
+        {"posix_spawn(kernel argv)", SYS_posix_spawn, {P, (long)"junk", 0, 0, K1, 0}, ENOSYS, 0, EFAULT},
+        {"posix_spawn(argv with a kernel string)", SYS_posix_spawn, {P, (long)"junk", 0, 0, (long)argv_kernel, 0}, ENOSYS, 0, EFAULT},
+        {"posix_spawn(kernel envp)", SYS_posix_spawn, {P, (long)"junk", 0, 0, A, K1}, ENOSYS, 0, EFAULT},
+        {"posix_spawn(missing)", SYS_posix_spawn, {P, (long)"nope", 0, 0, A, 0}, ENOSYS, 0, ENOENT},
+        {"posix_spawn(\"\")", SYS_posix_spawn, {P, (long)"", 0, 0, A, 0}, ENOSYS, 0, ENOENT},
+        {"posix_spawn(directory)", SYS_posix_spawn, {P, (long)"d", 0, 0, A, 0}, ENOSYS, 0, EACCES},
+        {"posix_spawn(not an executable)", SYS_posix_spawn, {P, (long)"junk", 0, 0, A, 0}, ENOSYS, 0, ENOEXEC},
+        {"posix_spawn(PATH_MAX+1)", SYS_posix_spawn, {P, (long)longpath, 0, 0, A, 0}, ENOSYS, 0, ENAMETOOLONG},
+        {"posix_spawn(NAME_MAX+1)", SYS_posix_spawn, {P, (long)longname, 0, 0, A, 0}, ENOSYS, 0, ENAMETOOLONG},
+        {"kstats(NULL, 0)", __NR_kstats, {0, 0}, ENOSYS, 0, OURS_OK},
+        {"kstats(NULL, 1)", __NR_kstats, {0, 1}, ENOSYS, 0, EFAULT},
+        {"kstats(kernel, 1)", __NR_kstats, {K1, 1}, ENOSYS, 0, EFAULT},
+        {"kstats(straddling buffer, 1)", __NR_kstats, {straddle8, 1}, ENOSYS, 0, EFAULT},
+        {"kstats(buf, 1)", __NR_kstats, {buf, 1}, ENOSYS, 0, OURS_OK},
+    };
+    RUN(rows);
+}
+
 // Calls that end or replace the process, or need a child: in children.
 static int child_status(pid_t pid)
 {
@@ -996,6 +1029,7 @@ int main(void)
     process_calls();
     signal_calls();
     time_calls();
+    extension_calls();
     deadly_calls();
     no_leaks(lowest);
     return suite_end();
