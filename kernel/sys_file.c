@@ -219,14 +219,27 @@ long sys_fcntl(int fd, int cmd, unsigned long arg)
     return ret;
 }
 
-// CLOSE_RANGE_UNSHARE is accepted and has no effect: threads sharing a table
-// are the process helper's (it must give the caller a private copy first).
+// CLOSE_RANGE_UNSHARE: the caller first gets a private copy of its table, so a
+// process sharing it (clone with CLONE_FILES) keeps its fds. The copy is made
+// whether or not the table is shared, which only costs time. Threads of one
+// process have one table (p->fdt), which cannot be split between them: there
+// the flag changes nothing (unlike Linux, where the caller's thread gets a
+// table of its own).
 long sys_close_range(unsigned lo, unsigned hi, unsigned flags)
 {
     if (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))
         return -EINVAL;
     if (lo > hi)
         return -EINVAL;
+    struct proc *p = proc_current();
+    if ((flags & CLOSE_RANGE_UNSHARE) && READ_ONCE(p->nthreads) == 1) {
+        // Our thread's reference moves to the copy (fdtable.h: one per thread).
+        struct fdtable *old = p->fdt, *copy = fdtable_copy(old);
+        if (!copy)
+            return -ENOMEM;
+        p->fdt = copy;
+        fdtable_release(old);
+    }
     fd_close_range(fdt(), lo, hi, flags & CLOSE_RANGE_CLOEXEC);
     return 0;
 }
