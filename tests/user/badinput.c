@@ -894,6 +894,59 @@ static void time_calls(void)
     RUN(rows);
 }
 
+// A terminal that is not our controlling one: a pseudo-terminal on Linux, the
+// console on ours (which has no pseudo-terminals). -1 if there is none; *m is
+// the master to close afterwards (or -1).
+static int open_terminal(int *m)
+{
+    *m = -1;
+    if (on_ours)
+        return open("/dev/console", O_RDWR | O_NOCTTY);
+    int unlock = 0, n;
+    *m = open("/dev/ptmx", O_RDWR | O_NOCTTY);
+    char path[64];
+    if (*m < 0 || ioctl(*m, 0x40045431 /* TIOCSPTLCK */, &unlock) != 0 ||
+        ioctl(*m, 0x80045430 /* TIOCGPTN */, &n) != 0)
+        return -1;
+    snprintf(path, sizeof path, "/dev/pts/%d", n);
+    return open(path, O_RDWR | O_NOCTTY);
+}
+
+static void terminal_calls(void)
+{
+    int master, tty = open_terminal(&master);
+    if (tty < 0) {
+        if (master >= 0)
+            close(master);
+        check(1, "terminal ioctls # skip: no terminal");
+        return;
+    }
+    const struct row rows[] = {
+        {"ioctl(tty, TCGETS, NULL)", SYS_ioctl, {tty, TCGETS, 0}, EFAULT, 0},
+        {"ioctl(tty, TCGETS, kernel)", SYS_ioctl, {tty, TCGETS, K1}, EFAULT, 0},
+        {"ioctl(tty, TCGETS, straddling buffer)", SYS_ioctl, {tty, TCGETS, straddle8}, EFAULT, 0},
+        {"ioctl(tty, TCSETS, kernel)", SYS_ioctl, {tty, TCSETS, K1}, EFAULT, 0},
+        {"ioctl(tty, TCSETS, unmapped)", SYS_ioctl, {tty, TCSETS, unmapped}, EFAULT, 0},
+        {"ioctl(tty, TIOCGWINSZ, NULL)", SYS_ioctl, {tty, TIOCGWINSZ, 0}, EFAULT, 0},
+        {"ioctl(tty, TIOCSWINSZ, kernel)", SYS_ioctl, {tty, TIOCSWINSZ, K2}, EFAULT, 0},
+        {"ioctl(tty, FIONREAD, kernel)", SYS_ioctl, {tty, FIONREAD, K1}, EFAULT, 0},
+        {"ioctl(tty, unknown request)", SYS_ioctl, {tty, 0x5480, buf}, ENOTTY, 0},
+        {"ioctl(tty, TIOCGPGRP): not our terminal", SYS_ioctl, {tty, TIOCGPGRP, buf}, ENOTTY, 0},
+        {"ioctl(tty, TIOCSPGRP): not our terminal", SYS_ioctl, {tty, TIOCSPGRP, buf}, ENOTTY, 0},
+        {"ioctl(tty, TIOCGSID): not our terminal", SYS_ioctl, {tty, TIOCGSID, buf}, ENOTTY, 0},
+        {"ioctl(tty, TIOCNOTTY): not our terminal", SYS_ioctl, {tty, TIOCNOTTY, 0}, ENOTTY, 0},
+        {"lseek(tty)", SYS_lseek, {tty, 0, SEEK_SET}, ESPIPE, 0},
+        {"pread64(tty)", SYS_pread64, {tty, buf, 1, 0}, ESPIPE, 0},
+        {"mmap(tty)", SYS_mmap, {0, 4096, PROT_READ, MAP_SHARED, tty, 0}, ENODEV, 0},
+        {"getdents64(tty)", SYS_getdents64, {tty, buf, 4096}, ENOTDIR, 0},
+        {"fchdir(tty)", SYS_fchdir, {tty}, ENOTDIR, 0},
+    };
+    RUN(rows);
+    close(tty);
+    if (master >= 0)
+        close(master);
+}
+
 // Our extensions: ENOSYS on Linux; on ours, Linux-style errors for bad input.
 static void extension_calls(void)
 {
@@ -1030,6 +1083,7 @@ int main(void)
     signal_calls();
     time_calls();
     extension_calls();
+    terminal_calls();
     deadly_calls();
     no_leaks(lowest);
     return suite_end();
