@@ -24,4 +24,5 @@ void tty_input(const char *s, size_t n);  // bytes as if typed (input thread; te
 // session leader opening the console without O_NOCTTY while no live session
 // owns it makes it its controlling terminal.
 void tty_opened(struct file *f, int flags, int pid, int sid, int pgid);
+void tty_session_exit(int sid);           // its leader exits (proc.c): SIGHUP the foreground
 int tty_foreground(void);                 // the console's foreground group (0: none)

@@ -106,11 +106,12 @@ static long inode_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
             err = k;
             break;
         }
-        if (copy_to_user(ubuf + done, b.buf, k) < 0) {
-            err = -EFAULT;
+        size_t c = copy_to_user_some(ubuf + done, b.buf, k);
+        done += c;
+        if (c < (size_t)k) {
+            err = -EFAULT; // a short read, unless nothing was copied
             break;
         }
-        done += k;
         if ((size_t)k < want)
             break; // the end of the file
     }
@@ -128,9 +129,10 @@ static long inode_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     size_t done = 0;
     long err = 0;
     while (done < n) {
-        size_t m = MIN(n - done, b.size);
-        if (copy_from_user(b.buf, ubuf + done, m) < 0) {
-            err = -EFAULT;
+        size_t want = MIN(n - done, b.size);
+        size_t m = copy_from_user_some(b.buf, ubuf + done, want);
+        if (m == 0) {
+            err = -EFAULT; // a short write, unless nothing was written
             break;
         }
         int64_t k = append ? fs_append(f->ip, b.buf, m) : fs_write(f->ip, b.buf, m, *pos + done);
@@ -176,8 +178,8 @@ int file_open_inode(struct inode *ip, int oflags, struct file **out)
     const struct file_ops *ops;
     int acc = oflags & O_ACCMODE;
     if (S_ISDIR(mode)) {
-        if (acc != O_RDONLY || (oflags & O_CREAT))
-            return -EISDIR;
+        if (acc != O_RDONLY || (oflags & (O_CREAT | O_TRUNC)))
+            return -EISDIR; // (O_TRUNC asks for write access, as in Linux)
         ops = &dir_file_ops;
     } else if (oflags & O_DIRECTORY) {
         return -ENOTDIR;

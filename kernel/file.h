@@ -12,6 +12,7 @@
 struct file;
 struct inode;
 struct fs_stat;
+struct poller;
 
 // Every operation may be NULL, meaning "not supported" with the errno given in
 // file.c (read/write: EINVAL, or EBADF for the wrong access mode; ioctl: ENOTTY).
@@ -29,6 +30,9 @@ struct file_ops {
     // iov is in kernel memory, its user ranges checked; total is their sum.
     long (*writev)(struct file *f, const struct iovec *iov, int cnt, size_t total);
     void (*release)(struct file *f); // the last reference is gone
+    // poll/select: the POLL* bits true now, after poll_register(pl, the object's
+    // pollhead) (poll.h); without it a file is always readable and writable.
+    unsigned (*poll)(struct file *f, struct poller *pl);
     bool seekable;                    // lseek/pread/pwrite allowed (else ESPIPE)
 };
 

@@ -1,5 +1,6 @@
-// Futexes: FUTEX_WAIT and FUTEX_WAKE on 32-bit words of an address space
-// (private futexes: the key is the address space and the user address).
+// Futexes: FUTEX_WAIT and FUTEX_WAKE, and their _BITSET forms, on 32-bit words
+// of an address space (private futexes: the key is the address space and the
+// user address).
 //
 // Commute: waits and wakes on different futex words. Waiters hang on one of
 // many hashed buckets, each with its own lock on its own cache line; there is
@@ -24,6 +25,7 @@ struct waiter {
     struct vmspace *vs;
     uint64_t uaddr;
     struct thread *t;
+    uint32_t bits; // FUTEX_WAIT_BITSET: the wakes it answers (FUTEX_WAIT: all)
     bool woken;
 };
 
@@ -47,7 +49,7 @@ static void lock_bucket(struct bucket *b)
         list_init(&b->waiters); // first use
 }
 
-int futex_wake(struct vmspace *vs, uint64_t uaddr, int n)
+static int futex_wake_bits(struct vmspace *vs, uint64_t uaddr, int n, uint32_t bits)
 {
     struct bucket *b = bucket_of(vs, uaddr);
     int woken = 0;
@@ -56,7 +58,7 @@ int futex_wake(struct vmspace *vs, uint64_t uaddr, int n)
         if (woken >= n)
             break;
         struct waiter *w = list_entry(it, struct waiter, link);
-        if (w->vs != vs || w->uaddr != uaddr)
+        if (w->vs != vs || w->uaddr != uaddr || !(w->bits & bits))
             continue;
         list_remove(&w->link);
         // The waiter's frame stays until it sees woken (it rechecks under this lock).
@@ -68,12 +70,15 @@ int futex_wake(struct vmspace *vs, uint64_t uaddr, int n)
     return woken;
 }
 
+int futex_wake(struct vmspace *vs, uint64_t uaddr, int n) { return futex_wake_bits(vs, uaddr, n, ~0u); }
+
 // Sleep while *uaddr == val, until woken, the deadline (0: none) or a signal.
-static long futex_wait(struct vmspace *vs, uint64_t uaddr, uint32_t val, uint64_t deadline)
+static long futex_wait(struct vmspace *vs, uint64_t uaddr, uint32_t val, uint64_t deadline,
+                       uint32_t bits)
 {
     struct thread *t = thread_current();
     struct bucket *b = bucket_of(vs, uaddr);
-    struct waiter w = {.vs = vs, .uaddr = uaddr, .t = t};
+    struct waiter w = {.vs = vs, .uaddr = uaddr, .t = t, .bits = bits};
     uint32_t cur;
     // Fault the word in first: reading it under the bucket lock must not sleep.
     if (copy_from_user(&cur, uaddr, sizeof cur) < 0)
@@ -128,27 +133,39 @@ long sys_futex(uint64_t uaddr, int op, uint32_t val, uint64_t utimeout, uint64_t
                uint32_t val3)
 {
     (void)uaddr2;
-    (void)val3;
     struct vmspace *vs = thread_current()->vm;
-    if (uaddr % 4)
-        return -EINVAL;
-    // Every futex is private to its address space here; the flag changes nothing.
-    switch (op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)) {
-    case FUTEX_WAIT: {
-        uint64_t deadline = 0;
-        if (utimeout) {
-            struct timespec ts;
-            if (copy_from_user(&ts, utimeout, sizeof ts) < 0)
-                return -EFAULT;
-            if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
-                return -EINVAL;
-            deadline = nsec_now() + (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-        }
-        return futex_wait(vs, uaddr, val, deadline);
-    }
-    case FUTEX_WAKE:
-        return futex_wake(vs, uaddr, (int)val < 0 ? 0 : (int)val);
-    default:
+    int cmd = op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+    bool bitset = cmd == FUTEX_WAIT_BITSET || cmd == FUTEX_WAKE_BITSET;
+    if (cmd != FUTEX_WAIT && cmd != FUTEX_WAKE && !bitset)
         return -ENOSYS;
+    if ((op & FUTEX_CLOCK_REALTIME) && cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET)
+        return -ENOSYS; // only waits have a clock (Linux)
+    if (uaddr % 4 || (bitset && val3 == 0))
+        return -EINVAL;
+    // Every futex is private to its address space here. A shared one has its key
+    // made from the page (Linux): it must be mapped, even to wake nobody.
+    uint32_t word;
+    if (!(op & FUTEX_PRIVATE_FLAG) && copy_from_user(&word, uaddr, sizeof word) < 0)
+        return -EFAULT;
+    if (cmd == FUTEX_WAKE || cmd == FUTEX_WAKE_BITSET)
+        return futex_wake_bits(vs, uaddr, (int)val < 0 ? 0 : (int)val, bitset ? val3 : ~0u);
+    uint64_t deadline = 0;
+    if (utimeout) {
+        struct timespec ts;
+        if (copy_from_user(&ts, utimeout, sizeof ts) < 0)
+            return -EFAULT;
+        if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+            return -EINVAL;
+        uint64_t t = (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        // FUTEX_WAIT's timeout is relative; FUTEX_WAIT_BITSET's is absolute, on
+        // CLOCK_MONOTONIC (nsec_now) or, with FUTEX_CLOCK_REALTIME, the wall clock.
+        if (cmd == FUTEX_WAIT)
+            deadline = nsec_now() + t;
+        else if (op & FUTEX_CLOCK_REALTIME)
+            deadline = nsec_now() + (t > realtime_nsec() ? t - realtime_nsec() : 0);
+        else
+            deadline = t;
+        deadline += !deadline; // 0 means none
     }
+    return futex_wait(vs, uaddr, val, deadline, bitset ? val3 : ~0u);
 }

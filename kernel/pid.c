@@ -68,6 +68,20 @@ void pid_remove(struct proc *p)
     spin_unlock(&b->lock);
 }
 
+// fn on every process in the table (for kill(-1)), inside the caller's epoch
+// read section: a process removed meanwhile may or may not be seen. Reads every
+// bucket, so it shares lines with every insert and removal, as "all processes"
+// must.
+void pid_for_each(void (*fn)(struct proc *p, void *arg), void *arg)
+{
+    assert(epoch_in_reader());
+    for (int i = 0; i < NBUCKET; i++) {
+        struct proc *p = __atomic_load_n(&table[i].head, __ATOMIC_ACQUIRE);
+        for (; p; p = __atomic_load_n(&p->hash_next, __ATOMIC_ACQUIRE))
+            fn(p, arg);
+    }
+}
+
 struct proc *pid_lookup(int pid)
 {
     assert(epoch_in_reader());

@@ -16,6 +16,7 @@
 // index page by page, so the other side starts before a big copy is over.
 #include "pipe.h"
 #include "file.h"
+#include "poll.h"
 #include "fs.h"
 #include "mm.h"
 #include "proc.h"
@@ -39,6 +40,8 @@ struct pipe {
     int readers, writers;    // open read and write descriptions
     int ends;                // readers + writers; the last to go frees the pipe
     uint64_t ino;            // st_ino
+    // poll/select on either end; written only when pollers come and go.
+    struct pollhead poll __cacheline_aligned;
 };
 
 static struct pipe *pipe_of(struct file *f) { return f->priv; }
@@ -73,6 +76,7 @@ static long ring_move(struct pipe *p, uint64_t *idx, uint64_t ubuf, size_t n, bo
             return done ? (long)done : err;
         __atomic_store_n(idx, *idx + k, __ATOMIC_RELEASE);
         wake(to_ring ? &p->rwq : &p->wwq);
+        pollhead_wake(&p->poll);
         done += k;
     }
     return (long)done;
@@ -197,6 +201,36 @@ static int pipe_stat(struct file *f, uint32_t mask, struct fs_stat *st)
     return 0;
 }
 
+#define POLLIN 0x001
+#define POLLOUT 0x004
+#define POLLERR 0x008
+#define POLLHUP 0x010
+#define POLLRDNORM 0x040
+#define POLLWRNORM 0x100
+
+// Linux's pipe_poll: the read end is readable with data, hung up without
+// writers; the write end writable with room, in error without readers.
+static unsigned pipe_poll(struct file *f, struct poller *pl)
+{
+    struct pipe *p = pipe_of(f);
+    poll_register(pl, &p->poll);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); // registered before looking: see pollhead_wake
+    unsigned m = 0;
+    if (file_readable(f)) {
+        if (used(p) > 0)
+            m |= POLLIN | POLLRDNORM;
+        if (READ_ONCE(p->writers) == 0)
+            m |= POLLHUP;
+    }
+    if (file_writable(f)) {
+        if (used(p) < PIPE_SIZE)
+            m |= POLLOUT | POLLWRNORM;
+        if (READ_ONCE(p->readers) == 0)
+            m |= POLLERR;
+    }
+    return m;
+}
+
 static void pipe_release(struct file *f)
 {
     struct pipe *p = pipe_of(f);
@@ -207,6 +241,7 @@ static void pipe_release(struct file *f)
         __atomic_sub_fetch(&p->writers, 1, __ATOMIC_SEQ_CST);
         waitq_wake_all(&p->rwq); // readers now see EOF
     }
+    pollhead_wake(&p->poll); // POLLHUP, POLLERR
     if (__atomic_sub_fetch(&p->ends, 1, __ATOMIC_ACQ_REL) == 0) {
         page_free_contig(p->buf, PIPE_PAGES);
         kfree(p);
@@ -220,6 +255,7 @@ static const struct file_ops pipe_ops = {
     .ioctl = pipe_ioctl,
     .stat = pipe_stat,
     .release = pipe_release,
+    .poll = pipe_poll,
 };
 
 static const struct file_ops unborn_ops;
@@ -246,6 +282,7 @@ int pipe_create(int flags, struct file **rd, struct file **wr)
     sleeplock_init(&p->wlock, "pipe write");
     waitq_init(&p->rwq, "pipe read");
     waitq_init(&p->wwq, "pipe write");
+    pollhead_init(&p->poll, "pipe poll");
     p->buf = buf;
     p->readers = p->writers = 1;
     p->ends = 2;

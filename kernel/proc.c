@@ -525,7 +525,8 @@ static __noreturn void proc_finish(struct thread *t, int wstatus)
     p->fsc = NULL;
     vfork_release(p);
     abandon_children(p);
-
+    if (p->pid == READ_ONCE(p->sid))
+        tty_session_exit(p->sid); // a controlling process: hang its terminal up
     struct ksiginfo info = {.signo = p->exit_signal, .code = chld_code(wstatus), .pid = p->pid,
                             .status = (wstatus & 0x7f) ? (wstatus & 0x7f) : (wstatus >> 8) & 0xff};
     int exit_signal = p->exit_signal;

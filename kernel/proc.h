@@ -155,6 +155,9 @@ int signal_send_group(int pgid, int sig, const struct ksiginfo *info);
 // A synchronous fault: delivered even if blocked or ignored (then fatal).
 void signal_force(int sig, int code, uint64_t addr);
 bool signal_pending(struct thread *t); // an unblocked signal waits (interrupts sleeps)
+bool signal_ignored_or_blocked(int sig); // for the current thread
+void signal_mask_begin(uint64_t mask);   // ppoll/pselect6: wait with this mask
+void signal_mask_end(bool interrupted);  // ... and the old one back (after a handler)
 void signal_kick(struct thread *t);    // make t look at its signals soon (locked)
 // Return-to-user work: deliver pending signals, restart interrupted calls.
 void signal_deliver(struct trapframe *tf);
@@ -205,6 +208,7 @@ int pid_alloc(void);
 void pid_insert(struct proc *p);
 void pid_remove(struct proc *p);
 struct proc *pid_lookup(int pid); // inside epoch_enter/exit
+void pid_for_each(void (*fn)(struct proc *p, void *arg), void *arg); // likewise
 
 // elf.c: load an ELF64 executable into vs and build the initial stack.
 int elf_exec(struct vmspace *vs, const void *image, size_t len, const char *const argv[],

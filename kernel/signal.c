@@ -59,6 +59,17 @@ static bool ignored(struct proc *p, int sig)
     return h == SIG_DFL && default_action(sig) == ACT_IGN;
 }
 
+// Would sig sent to the current thread be ignored or stay blocked? (Job control:
+// a background reader that cannot be stopped by SIGTTIN gets EIO instead.)
+bool signal_ignored_or_blocked(int sig)
+{
+    struct thread *t = thread_current();
+    spin_lock(&t->proc->lock);
+    bool r = ignored(t->proc, sig) || (t->sig->blocked & BIT(sig));
+    spin_unlock(&t->proc->lock);
+    return r;
+}
+
 // Take the signals in `set` off every pending set of p. Locked.
 static void drop_pending(struct proc *p, uint64_t set)
 {
@@ -565,12 +576,12 @@ long sys_rt_sigprocmask(int how, uint64_t uset, uint64_t uold, size_t size)
 long sys_rt_sigpending(uint64_t uset, size_t size)
 {
     struct thread *t = thread_current();
-    if (size != sizeof(uint64_t))
-        return -EINVAL;
+    if (size > sizeof(uint64_t))
+        return -EINVAL; // a shorter set gets the first bytes (Linux)
     spin_lock(&t->proc->lock);
     uint64_t set = (t->sig->pending | t->proc->sigpending) & t->sig->blocked;
     spin_unlock(&t->proc->lock);
-    return copy_to_user(uset, &set, sizeof set);
+    return copy_to_user(uset, &set, size);
 }
 
 // Sleep with a temporary mask until a signal is delivered.
@@ -587,6 +598,31 @@ static long suspend_with(uint64_t mask)
     waitq_init(&q, "sigsuspend");
     wait_event(&q, signal_pending(t));
     return -EINTR;
+}
+
+// ppoll and pselect6 wait with a temporary mask. Interrupted, the old mask comes
+// back after the handler runs (as for rt_sigsuspend); otherwise now.
+void signal_mask_begin(uint64_t mask)
+{
+    struct thread *t = thread_current();
+    spin_lock(&t->proc->lock);
+    t->sig->saved_blocked = t->sig->blocked;
+    t->sig->restore_blocked = true;
+    t->sig->blocked = mask & ~UNBLOCKABLE;
+    spin_unlock(&t->proc->lock);
+}
+
+void signal_mask_end(bool interrupted)
+{
+    struct thread *t = thread_current();
+    if (interrupted)
+        return;
+    spin_lock(&t->proc->lock);
+    if (t->sig->restore_blocked) {
+        t->sig->blocked = t->sig->saved_blocked;
+        t->sig->restore_blocked = false;
+    }
+    spin_unlock(&t->proc->lock);
 }
 
 long sys_rt_sigsuspend(uint64_t umask, size_t size)
@@ -727,14 +763,43 @@ int signal_send_group(int pgid, int sig, const struct ksiginfo *info)
     epoch_enter(); // each p stays allocated while we use it
     for (int i = 0; i < n; i++) {
         struct proc *p = pid_lookup(pids[i]);
-        if (!p || p->state == P_ZOMBIE)
+        if (!p)
             continue;
-        if (!sig || signal_send_proc(p, sig, info) == 0)
+        // A zombie is still there to be signalled (Linux), to no effect.
+        if (!sig || p->state == P_ZOMBIE || signal_send_proc(p, sig, info) == 0)
             sent++;
     }
     epoch_exit();
     kfree(pids);
     return sent ? 0 : -ESRCH;
+}
+
+struct kill_all {
+    struct proc *self;
+    int sig;
+    const struct ksiginfo *info;
+    int count;
+};
+
+static void kill_one(struct proc *p, void *arg)
+{
+    struct kill_all *k = arg;
+    if (p->pid <= 1 || p == k->self)
+        return; // never init, never the caller
+    k->count++;
+    if (k->sig && p->state != P_ZOMBIE)
+        signal_send_proc(p, k->sig, k->info);
+}
+
+// kill(-1, sig): every process but init and the caller (everyone may signal
+// everyone here: no EPERM). ESRCH if there is none.
+static long kill_all(int sig, const struct ksiginfo *info)
+{
+    struct kill_all k = {.self = proc_current(), .sig = sig, .info = info};
+    epoch_enter();
+    pid_for_each(kill_one, &k);
+    epoch_exit();
+    return k.count ? 0 : -ESRCH;
 }
 
 long sys_kill(int pid, int sig)
@@ -745,13 +810,16 @@ long sys_kill(int pid, int sig)
     struct ksiginfo info = sender_info(sig, SI_USER);
     if (pid == 0)
         return signal_send_group(READ_ONCE(self->pgid), sig, &info);
-    if (pid == -1 || pid == INT32_MIN)
-        return -ESRCH; // "every process we may signal" is not supported
+    if (pid == -1)
+        return kill_all(sig, &info);
+    if (pid == INT32_MIN)
+        return -ESRCH; // (there is no group -INT_MIN)
     if (pid < 0)
         return signal_send_group(-pid, sig, &info);
     epoch_enter(); // p stays allocated while we use it
     struct proc *p = pid_lookup(pid);
-    long r = !p || p->state == P_ZOMBIE ? -ESRCH : sig ? signal_send_proc(p, sig, &info) : 0;
+    // A zombie can still be signalled (Linux), to no effect, until it is reaped.
+    long r = !p ? -ESRCH : sig && p->state != P_ZOMBIE ? signal_send_proc(p, sig, &info) : 0;
     epoch_exit();
     return r;
 }

@@ -20,6 +20,13 @@
 
 static struct fdtable *fdt(void) { return proc_current()->fdt; }
 
+// RLIMIT_NOFILE's soft limit bounds the fds a caller names (dup2, dup3, F_DUPFD),
+// as in Linux.
+static long nofile(void)
+{
+    return (long)MIN(READ_ONCE(proc_current()->rlim[RLIMIT_NOFILE].cur), (uint64_t)FD_MAX);
+}
+
 // Look up fd into a struct fd_ref named r, or return -EBADF.
 #define GET_FD(r, fd)                                                                    \
     struct fd_ref r = fd_get(fdt(), (fd));                                               \
@@ -79,14 +86,17 @@ static long rwv(int fd, uint64_t uiov, int iovcnt, bool write)
         err = -ENOMEM;
     else if (copy_from_user(v, uiov, iovcnt * sizeof *v) < 0)
         err = -EFAULT;
+    // Linux's order: any length beyond SSIZE_MAX is EINVAL, then any segment
+    // outside user space EFAULT (so the sum stays below 1024 * 2^47).
+    for (int i = 0; !err && i < iovcnt; i++)
+        if ((int64_t)v[i].iov_len < 0)
+            err = -EINVAL;
     for (int i = 0; !err && i < iovcnt; i++) {
-        if ((int64_t)v[i].iov_len < 0 || (total += v[i].iov_len) < 0)
-            err = -EINVAL; // a length, or the sum, beyond SSIZE_MAX
+        if (!user_range_valid(v[i].iov_base, v[i].iov_len))
+            err = -EFAULT;
+        total += v[i].iov_len;
     }
     if (!err && write && r.f->ops->writev) { // one write (pipes: PIPE_BUF atomicity)
-        for (int i = 0; !err && i < iovcnt; i++)
-            if (!user_range_valid(v[i].iov_base, v[i].iov_len))
-                err = -EFAULT;
         if (!err)
             total = r.f->ops->writev(r.f, v, iovcnt, (size_t)total);
         kfree(v);
@@ -143,6 +153,10 @@ long sys_dup(int fd) { return dup_from(fd, 0, false, false); }
 static long dup_to(int oldfd, int newfd, bool cloexec)
 {
     GET_FD(r, oldfd);
+    if (newfd < 0 || newfd >= nofile()) {
+        fd_put(r);
+        return -EBADF;
+    }
     file_get(r.f);
     long ret = fd_install_at(fdt(), newfd, r.f, cloexec);
     if (ret < 0)
@@ -180,7 +194,7 @@ long sys_fcntl(int fd, int cmd, unsigned long arg)
     switch (cmd) {
     case F_DUPFD:
     case F_DUPFD_CLOEXEC:
-        if (arg >= FD_MAX)
+        if (arg >= (unsigned long)nofile())
             return -EINVAL;
         return dup_from(fd, (int)arg, cmd == F_DUPFD_CLOEXEC, false);
     case F_GETFD:
@@ -205,14 +219,27 @@ long sys_fcntl(int fd, int cmd, unsigned long arg)
     return ret;
 }
 
-// CLOSE_RANGE_UNSHARE is accepted and has no effect: threads sharing a table
-// are the process helper's (it must give the caller a private copy first).
+// CLOSE_RANGE_UNSHARE: the caller first gets a private copy of its table, so a
+// process sharing it (clone with CLONE_FILES) keeps its fds. The copy is made
+// whether or not the table is shared, which only costs time. Threads of one
+// process have one table (p->fdt), which cannot be split between them: there
+// the flag changes nothing (unlike Linux, where the caller's thread gets a
+// table of its own).
 long sys_close_range(unsigned lo, unsigned hi, unsigned flags)
 {
     if (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))
         return -EINVAL;
     if (lo > hi)
         return -EINVAL;
+    struct proc *p = proc_current();
+    if ((flags & CLOSE_RANGE_UNSHARE) && READ_ONCE(p->nthreads) == 1) {
+        // Our thread's reference moves to the copy (fdtable.h: one per thread).
+        struct fdtable *old = p->fdt, *copy = fdtable_copy(old);
+        if (!copy)
+            return -ENOMEM;
+        p->fdt = copy;
+        fdtable_release(old);
+    }
     fd_close_range(fdt(), lo, hi, flags & CLOSE_RANGE_CLOEXEC);
     return 0;
 }

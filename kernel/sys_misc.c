@@ -22,6 +22,8 @@ long sys_getrandom(uint64_t ubuf, size_t len, unsigned flags)
 {
     if (flags & ~(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE))
         return -EINVAL;
+    if ((flags & GRND_RANDOM) && (flags & GRND_INSECURE))
+        return -EINVAL; // contradictory (Linux)
     if (!user_range_valid(ubuf, len))
         return -EFAULT;
     len = MIN(len, 33554431UL); // Linux's per-call cap
@@ -30,9 +32,10 @@ long sys_getrandom(uint64_t ubuf, size_t len, unsigned flags)
     while (done < len) {
         size_t m = MIN(len - done, sizeof k);
         random_bytes(k, m);
-        if (copy_to_user(ubuf + done, k, m) < 0)
-            return done ? (long)done : -EFAULT;
-        done += m;
+        size_t c = copy_to_user_some(ubuf + done, k, m);
+        done += c;
+        if (c < m)
+            return done ? (long)done : -EFAULT; // a short read (Linux)
     }
     return done;
 }

@@ -280,6 +280,16 @@ static long op_mknod(struct inode *dir, const char *path, long arg)
 
 long sys_mknodat(int dirfd, uint64_t upath, uint32_t mode, uint32_t dev)
 {
+    // The type first, before the path (Linux): a directory is mkdir's (EPERM),
+    // a type that does not exist is EINVAL.
+    switch (mode & S_IFMT) {
+    case 0: case S_IFREG: case S_IFCHR: case S_IFBLK: case S_IFIFO: case S_IFSOCK:
+        break;
+    case S_IFDIR:
+        return -EPERM;
+    default:
+        return -EINVAL;
+    }
     return with_dir(dirfd, upath, op_mknod, (long)((uint64_t)dev << 32 | mode));
 }
 long sys_mknod(uint64_t upath, uint32_t mode, uint32_t dev) { return sys_mknodat(AT_FDCWD, upath, mode, dev); }
@@ -582,6 +592,8 @@ long sys_utimensat(int dirfd, uint64_t upath, uint64_t utimes, int flags)
     if (err)
         return err;
     struct inode *ip;
+    if (!upath && (flags & AT_SYMLINK_NOFOLLOW))
+        return -EINVAL; // futimens has no symlink to not follow (Linux)
     if (!upath) {
         struct fd_ref r = dirfd == AT_FDCWD ? (struct fd_ref){0} : fd_get(proc_current()->fdt, dirfd);
         if (!r.f)

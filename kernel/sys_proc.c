@@ -1,6 +1,7 @@
 // Process and thread system calls: clone/fork/vfork, exit, wait4/waitid, ids,
 // arch_prctl, affinity, getcpu and resource limits. (execve: exec.c;
 // signals: signal.c; futex: futex.c.)
+#include "fdtable.h"
 #include "percpu.h"
 #include "proc.h"
 #include "sched.h"
@@ -76,6 +77,8 @@ long sys_prlimit64(int pid, int resource, uint64_t unew, uint64_t uold)
         return -EFAULT;
     if (unew && nl.cur > nl.max)
         return -EINVAL;
+    if (unew && resource == RLIMIT_NOFILE && nl.max > FD_MAX)
+        return -EPERM; // beyond nr_open (Linux)
     spin_lock(&p->lock);
     struct rlimit64 old = p->rlim[resource];
     if (unew) // everyone is root here: raising the hard limit is allowed
@@ -86,8 +89,14 @@ long sys_prlimit64(int pid, int resource, uint64_t unew, uint64_t uold)
     return 0;
 }
 
-long sys_getrlimit(int resource, uint64_t lim) { return sys_prlimit64(0, resource, 0, lim); }
-long sys_setrlimit(int resource, uint64_t lim) { return sys_prlimit64(0, resource, lim, 0); }
+// NULL is a bad address here, not "no limit to read or set" as for prlimit64.
+long sys_getrlimit(int resource, uint64_t lim)
+{
+    if (resource < 0 || resource >= RLIM_NLIMITS)
+        return -EINVAL;
+    return lim ? sys_prlimit64(0, resource, 0, lim) : -EFAULT;
+}
+long sys_setrlimit(int resource, uint64_t lim) { return lim ? sys_prlimit64(0, resource, lim, 0) : -EFAULT; }
 
 long sys_arch_prctl(int code, uint64_t addr)
 {

@@ -12,15 +12,21 @@
 #define NSEC 1000000000ULL
 #define BOOT_EPOCH_SEC 1704067200ULL // 2024-01-01 00:00:00 UTC, until an RTC driver exists
 
+uint64_t realtime_nsec(void) { return BOOT_EPOCH_SEC * NSEC + nsec_now(); }
+
+// The monotonic clocks are all one (nothing is suspended, nothing slews it).
 static long clock_now(int clock, uint64_t *ns)
 {
-    if (clock == CLOCK_MONOTONIC)
+    switch (clock) {
+    case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW: case CLOCK_MONOTONIC_COARSE: case CLOCK_BOOTTIME:
         *ns = nsec_now();
-    else if (clock == CLOCK_REALTIME)
-        *ns = BOOT_EPOCH_SEC * NSEC + nsec_now();
-    else
-        return -EINVAL;
-    return 0;
+        return 0;
+    case CLOCK_REALTIME: case CLOCK_REALTIME_COARSE:
+        *ns = realtime_nsec();
+        return 0;
+    default:
+        return -EINVAL; // (no CPU-time clocks yet)
+    }
 }
 
 long sys_clock_gettime(int clock, uint64_t uts)
@@ -96,11 +102,16 @@ long sys_nanosleep(uint64_t ureq, uint64_t urem)
 long sys_clock_nanosleep(int clock, int flags, uint64_t ureq, uint64_t urem)
 {
     uint64_t ns, now, left = 0;
+    if (clock == CLOCK_THREAD_CPUTIME_ID)
+        return -EOPNOTSUPP;
     long err = clock_now(clock, &now);
     if (err)
         return err;
-    if (flags & ~TIMER_ABSTIME)
-        return -EINVAL;
+    // Linux: the raw and coarse clocks (and thread CPU time) cannot be slept on;
+    // flags other than TIMER_ABSTIME are ignored.
+    if (clock == CLOCK_MONOTONIC_RAW || clock == CLOCK_MONOTONIC_COARSE ||
+        clock == CLOCK_REALTIME_COARSE)
+        return -EOPNOTSUPP;
     err = read_timespec(ureq, &ns);
     if (err)
         return err;

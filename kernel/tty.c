@@ -16,14 +16,20 @@
 // that opens the console without O_NOCTTY while no live session owns it, or that
 // asks with TIOCSCTTY, makes it its session's controlling terminal with its own
 // group in the foreground. TIOCGPGRP/TIOCSPGRP (tcgetpgrp/tcsetpgrp) and
-// TIOCGSID work for that session's processes only (else ENOTTY). Not done:
-// SIGTTIN/SIGTTOU for background reads and writes, SIGHUP when the leader exits.
+// TIOCGSID work for that session's processes only (else ENOTTY). Job control:
+// a process of that session outside the foreground group that reads gets its
+// group stopped with SIGTTIN (EIO if it ignores or blocks SIGTTIN); one that
+// changes the settings, or writes while TOSTOP is set, gets SIGTTOU (the call
+// goes through if SIGTTOU is ignored or blocked). When the session's leader
+// exits, the foreground group gets SIGHUP and SIGCONT, and the console belongs
+// to no session. Not done: EIO for orphaned process groups (not tracked).
 //
 // Scalability: there is one console; its state sits behind one sleeping lock.
 #include "console.h"
 #include "dev.h"
 #include "file.h"
 #include "fs.h"
+#include "poll.h"
 #include "proc.h"
 #include "uapi/errno.h"
 #include "usercopy.h"
@@ -43,6 +49,7 @@ static struct {
     size_t cooked_len;
     size_t eofs;             // ^D on an empty line: reads that return 0, pending
     struct waitq read_wq;    // readers waiting for readable()
+    struct pollhead poll;    // poll/select: woken with read_wq
     int sid;                 // the session it is the controlling terminal of (0: none)
     int fg_pgid;             // its foreground process group
 } tty;
@@ -68,6 +75,7 @@ static void tty_init_once(void)
         tty.tio = default_tio;
         tty.ws = (struct winsize){.ws_row = 24, .ws_col = 80};
         waitq_init(&tty.read_wq, "tty read");
+        pollhead_init(&tty.poll, "tty poll");
         __atomic_store_n(&tty.ready, true, __ATOMIC_RELEASE);
     }
     spin_unlock(&init_lock);
@@ -165,8 +173,10 @@ void tty_input(const char *s, size_t n)
         input_byte(s[i]);
     bool wake = readable();
     sleeplock_release(&tty.lock);
-    if (wake)
+    if (wake) {
         waitq_wake_all(&tty.read_wq);
+        pollhead_wake(&tty.poll);
+    }
 }
 
 // Takes the UART's input as it arrives, a batch at a time.
@@ -184,10 +194,33 @@ static void input_thread(void *arg)
     }
 }
 
+// Job control: 0 if the caller may go on, or -ERESTARTSYS after sending sig
+// (SIGTTIN, SIGTTOU) to its group, which stops it; the call runs again when
+// the group is continued. tty.lock is held.
+static long background_check(int sig)
+{
+    struct proc *p = proc_current();
+    if (!p || tty.sid == 0 || READ_ONCE(p->sid) != tty.sid)
+        return 0; // not the controlling terminal of the caller
+    int pgid = READ_ONCE(p->pgid);
+    if (pgid == tty.fg_pgid)
+        return 0;
+    if (signal_ignored_or_blocked(sig))
+        return sig == SIGTTIN ? -EIO : 0; // it would never be continued; writes pass
+    struct ksiginfo info = {.signo = sig, .code = SI_KERNEL};
+    signal_send_group(pgid, sig, &info);
+    return -ERESTARTSYS;
+}
+
 static long tty_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
 {
     (void)pos;
     tty_init_once();
+    sleeplock_acquire(&tty.lock);
+    long bg = background_check(SIGTTIN);
+    sleeplock_release(&tty.lock);
+    if (bg)
+        return bg;
     if (n == 0)
         return 0;
     sleeplock_acquire(&tty.lock);
@@ -254,7 +287,11 @@ static long write_chunks(uint64_t ubuf, size_t n, struct capture *cap)
 static long tty_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
 {
     (void)f, (void)pos;
-    return write_chunks(ubuf, n, NULL);
+    tty_init_once();
+    sleeplock_acquire(&tty.lock);
+    long bg = (tty.tio.c_lflag & TOSTOP) ? background_check(SIGTTOU) : 0;
+    sleeplock_release(&tty.lock);
+    return bg ? bg : write_chunks(ubuf, n, NULL);
 }
 
 // The terminal ioctls; the capture terminal answers with the defaults and
@@ -346,6 +383,9 @@ static long ctty_ioctl(unsigned long req, uint64_t arg)
     case TIOCSPGRP: {
         if (!ours)
             return -ENOTTY;
+        long bg = background_check(SIGTTOU);
+        if (bg)
+            return bg;
         if (copy_from_user(&v, arg, sizeof v) < 0)
             return -EFAULT;
         if (v < 0)
@@ -372,6 +412,13 @@ static long tty_ioctl(struct file *f, unsigned long req, uint64_t arg)
         sleeplock_release(&tty.lock);
         return r;
     }
+    if (req == TCSETS || req == TCSETSW || req == TCSETSF) {
+        r = background_check(SIGTTOU); // settings are the foreground's
+        if (r) {
+            sleeplock_release(&tty.lock);
+            return r;
+        }
+    }
     if (req == TCSETSF) // flush pending input, then set
         tty.cooked_len = tty.linelen = tty.eofs = 0;
     if (req == FIONREAD) {
@@ -395,7 +442,23 @@ static int tty_stat(struct file *f, uint32_t mask, struct fs_stat *st)
     return 0;
 }
 
+#define POLLIN 0x001
+#define POLLOUT 0x004
+#define POLLRDNORM 0x040
+#define POLLWRNORM 0x100
+
+// Output never waits; input is ready as read would find it.
+static unsigned tty_poll(struct file *f, struct poller *pl)
+{
+    (void)f;
+    tty_init_once();
+    poll_register(pl, &tty.poll);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); // registered before looking: see pollhead_wake
+    return POLLOUT | POLLWRNORM | (readable() ? POLLIN | POLLRDNORM : 0);
+}
+
 const struct file_ops tty_ops = {
+    .poll = tty_poll,
     .read = tty_read,
     .write = tty_write,
     .ioctl = tty_ioctl,
@@ -430,6 +493,28 @@ static const struct file_ops capture_ops = {
     .ioctl = capture_ioctl,
     .stat = tty_stat,
 };
+
+// The leader of session sid exits: if the console is its controlling terminal,
+// the foreground group gets SIGHUP, then SIGCONT (stopped members would never
+// see the SIGHUP), and the console is free for the next session.
+void tty_session_exit(int sid)
+{
+    if (!__atomic_load_n(&tty.ready, __ATOMIC_ACQUIRE))
+        return;
+    sleeplock_acquire(&tty.lock);
+    int fg = 0;
+    if (tty.sid == sid) {
+        fg = tty.fg_pgid;
+        tty.sid = tty.fg_pgid = 0;
+    }
+    sleeplock_release(&tty.lock);
+    if (fg > 0) {
+        struct ksiginfo hup = {.signo = SIGHUP, .code = SI_KERNEL};
+        struct ksiginfo cont = {.signo = SIGCONT, .code = SI_KERNEL};
+        signal_send_group(fg, SIGHUP, &hup);
+        signal_send_group(fg, SIGCONT, &cont);
+    }
+}
 
 int tty_foreground(void)
 {

@@ -1,12 +1,15 @@
 // The only instructions that touch user memory. Each access that may fault has an
 // entry in the `extable` section: (faulting instruction, fixup). trap.c looks a
-// kernel-mode fault up there and resumes at the fixup, which returns -EFAULT.
+// kernel-mode fault up there and resumes at the fixup, which returns -EFAULT
+// (__copy_user's: the bytes left).
 // stac/clac open and close the SMAP window around each access.
 
 #define EFAULT 14
 
     .text
-// long __copy_user(void *dst, const void *src, size_t n): 0 or -EFAULT
+// size_t __copy_user(void *dst, const void *src, size_t n): the bytes not copied,
+// 0 if all were. rep movsb stops at a fault with %rcx counting what is left, and
+// everything before it copied.
     .globl __copy_user
 __copy_user:
     mov %rdx, %rcx
@@ -14,6 +17,11 @@ __copy_user:
 1:  rep movsb
     clac
     xor %eax, %eax
+    ret
+
+copy_fault:
+    clac
+    mov %rcx, %rax
     ret
 
 // long __strncpy_user(char *dst, const char *src, size_t n): the string's length,
@@ -50,6 +58,6 @@ usercopy_fault:
 
     .section extable, "a"
     .balign 8
-    .quad 1b, usercopy_fault
+    .quad 1b, copy_fault
     .quad 2b, usercopy_fault
     .quad 5b, usercopy_fault

@@ -8,7 +8,7 @@
 #include "uvm.h"
 #include "x86.h"
 
-long __copy_user(void *dst, const void *src, size_t n);
+size_t __copy_user(void *dst, const void *src, size_t n);
 long __strncpy_user(char *dst, const char *src, size_t n);
 long __clear_user(void *dst, size_t n);
 
@@ -26,14 +26,32 @@ long copy_from_user(void *dst, uint64_t usrc, size_t n)
 {
     if (!user_range_valid(usrc, n))
         return -EFAULT;
-    return n ? __copy_user(dst, (const void *)usrc, n) : 0;
+    return n && __copy_user(dst, (const void *)usrc, n) ? -EFAULT : 0;
 }
 
 long copy_to_user(uint64_t udst, const void *src, size_t n)
 {
     if (!user_range_valid(udst, n))
         return -EFAULT;
-    return n ? __copy_user((void *)udst, src, n) : 0;
+    return n && __copy_user((void *)udst, src, n) ? -EFAULT : 0;
+}
+
+// The part of [uaddr, uaddr+n) inside user space.
+static size_t user_part(uint64_t uaddr, size_t n)
+{
+    return uaddr >= USER_END ? 0 : MIN(n, USER_END - uaddr);
+}
+
+size_t copy_from_user_some(void *dst, uint64_t usrc, size_t n)
+{
+    size_t m = user_part(usrc, n);
+    return m ? m - __copy_user(dst, (const void *)usrc, m) : 0;
+}
+
+size_t copy_to_user_some(uint64_t udst, const void *src, size_t n)
+{
+    size_t m = user_part(udst, n);
+    return m ? m - __copy_user((void *)udst, src, m) : 0;
 }
 
 long clear_user(uint64_t udst, size_t n)

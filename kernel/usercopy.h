@@ -10,6 +10,10 @@ struct trapframe;
 long copy_from_user(void *dst, uint64_t usrc, size_t n);   // 0 or -EFAULT
 long copy_to_user(uint64_t udst, const void *src, size_t n);
 long clear_user(uint64_t udst, size_t n);
+// As much as can be copied: the bytes before the first fault (n if none). For
+// read and write, which report a short transfer rather than EFAULT (Linux).
+size_t copy_from_user_some(void *dst, uint64_t usrc, size_t n);
+size_t copy_to_user_some(uint64_t udst, const void *src, size_t n);
 // Copy a NUL-terminated string of at most n-1 bytes plus NUL: its length,
 // -ENAMETOOLONG if it does not fit, or -EFAULT.
 long strncpy_from_user(char *dst, uint64_t usrc, size_t n);

@@ -25,6 +25,12 @@
 // clocks
 #define CLOCK_REALTIME 0
 #define CLOCK_MONOTONIC 1
+#define CLOCK_PROCESS_CPUTIME_ID 2
+#define CLOCK_THREAD_CPUTIME_ID 3
+#define CLOCK_MONOTONIC_RAW 4
+#define CLOCK_REALTIME_COARSE 5
+#define CLOCK_MONOTONIC_COARSE 6
+#define CLOCK_BOOTTIME 7
 #define TIMER_ABSTIME 1
 struct timespec {
     int64_t tv_sec;
@@ -69,6 +75,8 @@ struct timeval {
 // futex
 #define FUTEX_WAIT 0
 #define FUTEX_WAKE 1
+#define FUTEX_WAIT_BITSET 9
+#define FUTEX_WAKE_BITSET 10
 #define FUTEX_PRIVATE_FLAG 128
 #define FUTEX_CLOCK_REALTIME 256
 
@@ -213,6 +221,7 @@ struct iovec {
 #define ECHO 0000010
 #define ECHOE 0000020
 #define ECHOK 0000040
+#define TOSTOP 0000400
 #define ICRNL 0000400
 #define OPOST 0000001
 #define ONLCR 0000004

@@ -121,6 +121,7 @@
 #define __NR_fchmodat 268
 #define __NR_faccessat 269
 #define __NR_pselect6 270
+#define __NR_ppoll 271
 #define __NR_utimensat 280
 #define __NR_dup3 292
 #define __NR_pipe2 293
