@@ -36,8 +36,8 @@ void fdtable_close_on_exec(struct fdtable *t);
 // Returns the fd or -EMFILE (-ENOMEM if a table chunk cannot be allocated).
 int fd_install(struct fdtable *t, struct file *f, bool cloexec, bool anyfd, int minfd);
 // Install f at exactly fd (dup2/dup3), closing what was there. The caller's
-// reference goes to the table. -EBADF if fd is out of range, -EBUSY if fd is
-// being allocated by a concurrent open at this moment (Linux says so too).
+// reference goes to the table. -EBADF if fd is out of range (-ENOMEM if a
+// table chunk cannot be allocated).
 int fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec);
 // The file at fd (f == NULL if fd is not open), usable until fd_put. Lock-free,
 // and safe against a concurrent close in another thread: the close takes effect
@@ -56,8 +56,8 @@ int fd_set_cloexec(struct fdtable *t, int fd, bool on);
 // close_range: close (or with cloexec, mark) every open fd in [lo, hi].
 void fd_close_range(struct fdtable *t, unsigned lo, unsigned hi, bool cloexec);
 
-// Tests and benchmarks: the address of fd's bitmap word and slot.
-void fdtable_debug_addrs(struct fdtable *t, int fd, void **bitword, void **slot);
+// Tests and benchmarks: the address of fd's slot (NULL if its chunk is missing).
+void *fdtable_debug_slot(struct fdtable *t, int fd);
 // The partition (chunk index) O_ANYFD allocations on CPU c start in.
 int fdtable_partition_of_cpu(int c);
 int fd_chunk_of(int fd);

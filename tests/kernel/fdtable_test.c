@@ -171,16 +171,11 @@ KTEST(fdtable_lowest_fd_fills_holes_exactly)
     settle();
 }
 
-// Cache lines (address / 64) a CPU's O_ANYFD allocations wrote: bitmap words
-// and slots.
+// Cache lines (address / 64) a CPU's O_ANYFD allocations wrote: their slots.
 static void lines_of(struct fdtable *t, int *fds, int n, uintptr_t *lines)
 {
-    for (int i = 0; i < n; i++) {
-        void *bw, *sl;
-        fdtable_debug_addrs(t, fds[i], &bw, &sl);
-        lines[2 * i] = (uintptr_t)bw / CACHELINE;
-        lines[2 * i + 1] = (uintptr_t)sl / CACHELINE;
-    }
+    for (int i = 0; i < n; i++)
+        lines[i] = (uintptr_t)fdtable_debug_slot(t, fds[i]) / CACHELINE;
 }
 
 KTEST(fdtable_anyfd_per_cpu_partitions)
@@ -189,7 +184,7 @@ KTEST(fdtable_anyfd_per_cpu_partitions)
     KREQUIRE(t);
     int nw = MIN(ncpu, NW);
     static int fds[NW][PER];
-    static uintptr_t lines[NW][2 * PER];
+    static uintptr_t lines[NW][PER];
     volatile int go = 0;
     struct worker w[NW];
     for (int i = 0; i < nw; i++)
@@ -204,12 +199,37 @@ KTEST(fdtable_anyfd_per_cpu_partitions)
     int shared = 0;
     for (int a = 0; a < nw; a++)
         for (int b = a + 1; b < nw; b++)
-            for (int i = 0; i < 2 * PER; i++)
-                for (int j = 0; j < 2 * PER; j++)
+            for (int i = 0; i < PER; i++)
+                for (int j = 0; j < PER; j++)
                     shared += lines[a][i] == lines[b][j];
     KCHECK_EQ(shared, 0);
     // Lowest-fd allocation still sees them: fd 0 is free, partitions are not.
     KCHECK_EQ(fd_install(t, tfile_new(), false, false, 0), 0);
+    fdtable_release(t);
+    settle();
+}
+
+// Neighbouring fds (installed, closed, looked up by commuting calls) never share
+// a cache line, and claiming the lowest fd writes only that fd's line.
+KTEST(fdtable_one_line_per_fd)
+{
+    struct fdtable *t = fdtable_new();
+    KREQUIRE(t);
+    enum { N = 70 }; // across the first chunk boundary
+    uintptr_t lines[N];
+    for (int fd = 0; fd < N; fd++) {
+        KREQUIRE(fd_install(t, tfile_new(), false, false, 0) == fd);
+        lines[fd] = (uintptr_t)fdtable_debug_slot(t, fd) / CACHELINE;
+    }
+    int shared = 0;
+    for (int a = 0; a < N; a++)
+        for (int b = a + 1; b < N; b++)
+            shared += lines[a] == lines[b];
+    KCHECK_EQ(shared, 0);
+    KCHECK_EQ(fd_close(t, 5), 0);
+    KCHECK_EQ(fd_close(t, 66), 0);
+    KCHECK_EQ(fd_install(t, tfile_new(), false, false, 0), 5); // still the lowest
+    KCHECK_EQ(fd_install(t, tfile_new(), false, false, 6), 66);
     fdtable_release(t);
     settle();
 }
