@@ -243,7 +243,7 @@ static long rw(struct file *f, uint64_t ubuf, size_t n, const int64_t *upos, boo
     sleeplock_acquire(&f->poslock);
     uint64_t pos = f->pos;
     long r = write ? f->ops->write(f, ubuf, n, &pos) : f->ops->read(f, ubuf, n, &pos);
-    f->pos = pos;
+    WRITE_ONCE(f->pos, pos); // lseek reads it without the lock
     sleeplock_release(&f->poslock);
     return r;
 }
@@ -258,43 +258,53 @@ long file_write(struct file *f, uint64_t ubuf, size_t n, const int64_t *pos)
     return rw(f, ubuf, n, pos, true);
 }
 
+// SEEK_SET and SEEK_CUR from position pos: the new offset, or -EINVAL/-EOVERFLOW.
+static long seek_simple(int64_t pos, int64_t off, int whence)
+{
+    int64_t npos;
+    if (__builtin_add_overflow(whence == SEEK_CUR ? pos : 0, off, &npos))
+        return -EOVERFLOW;
+    return npos < 0 ? -EINVAL : npos;
+}
+
 long file_lseek(struct file *f, int64_t off, int whence)
 {
     if (!f->ops->seekable)
         return -ESPIPE;
+    if (whence == SEEK_SET || whence == SEEK_CUR) {
+        // A seek that fails, or leaves the offset where it is (lseek(fd, 0,
+        // SEEK_CUR) above all), writes nothing: it needs no lock, and lseeks
+        // through one description commute with each other (the offset is one
+        // word, stored whole under the lock).
+        int64_t cur = (int64_t)READ_ONCE(f->pos);
+        long r = seek_simple(cur, off, whence);
+        if (r < 0 || r == cur)
+            return r;
+    }
     sleeplock_acquire(&f->poslock);
-    int64_t base = 0, size = 0;
+    int64_t size = 0;
     if (f->ip && (whence == SEEK_END || whence == SEEK_DATA || whence == SEEK_HOLE)) {
         struct fs_stat st;
         fs_stat(f->ip, STATX_SIZE, &st);
         size = (int64_t)st.size;
     }
-    long r = 0;
+    long r;
     switch (whence) {
-    case SEEK_SET: base = 0; break;
-    case SEEK_CUR: base = (int64_t)f->pos; break;
-    case SEEK_END: base = size; break;
+    case SEEK_SET:
+    case SEEK_CUR: r = seek_simple((int64_t)f->pos, off, whence); break;
+    case SEEK_END:
+        r = __builtin_add_overflow(size, off, &off) ? -EOVERFLOW : off < 0 ? -EINVAL : off;
+        break;
     case SEEK_DATA: // no holes are reported: all of the file is data
-        if (off < 0 || off >= size)
-            r = -ENXIO;
+        r = off < 0 || off >= size ? -ENXIO : off;
         break;
     case SEEK_HOLE:
-        if (off < 0 || off >= size)
-            r = -ENXIO;
-        else
-            off = size;
+        r = off < 0 || off >= size ? -ENXIO : size;
         break;
     default: r = -EINVAL;
     }
-    int64_t npos;
-    if (!r && __builtin_add_overflow(base, off, &npos))
-        r = -EOVERFLOW;
-    else if (!r && npos < 0)
-        r = -EINVAL;
-    if (!r) {
-        f->pos = (uint64_t)npos;
-        r = npos;
-    }
+    if (r >= 0)
+        WRITE_ONCE(f->pos, (uint64_t)r);
     sleeplock_release(&f->poslock);
     return r;
 }

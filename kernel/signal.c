@@ -1,12 +1,19 @@
 // Signals: sending, delivery on the way back to user mode (Linux's rt_sigframe on
 // the user stack), rt_sigreturn, default actions, and the signal system calls.
 //
-// Commute: signals sent to different processes, and mask or action changes in
-// different processes. All signal state of a process (its actions, its pending
-// set, and each of its threads' blocked and pending sets) is under that process's
-// own lock; nothing is shared between processes. A thread's own check for pending
-// signals on every return to user mode reads only its own words and its
-// process's pending word, without the lock.
+// Commute: signals sent to different processes, action changes in different
+// processes, and mask changes and queries by any threads (rt_sigprocmask,
+// sigsetjmp's query). A process's actions, its pending set and its threads'
+// pending sets are under that process's own lock; nothing is shared between
+// processes. A thread's blocked mask is written only by the thread itself, so
+// changing or reading one's own mask takes no lock and writes nothing shared (no
+// write at all when the mask does not change). Senders read masks under the
+// lock; a sender and an unblocking thread cannot miss each other, because the
+// thread looks at its pending signals on its way back to user mode anyway, and
+// a thread that blocks a signal pending for the whole process hands it to
+// another thread (fences on both sides, see set_blocked). A thread's own check
+// for pending signals on every return to user mode reads only its own words and
+// its process's pending word, without the lock.
 //
 // Standard and real-time signals alike are pending at most once (no queue of
 // real-time signals). A stop signal's default action stops every thread of the
@@ -109,8 +116,22 @@ static void send_thread_locked(struct thread *t, int sig, const struct ksiginfo 
         s->pending |= BIT(sig);
         s->info[sig - 1] = info ? *info : default_info(sig);
     }
-    if (!(s->blocked & BIT(sig)))
+    if (!(READ_ONCE(s->blocked) & BIT(sig)))
         signal_kick(t);
+}
+
+// One thread of p that does not block sig takes it; SIGKILL concerns them all.
+// Locked, preemption off.
+static void kick_one(struct proc *p, int sig)
+{
+    list_for_each(it, &p->threads) {
+        struct thread *t = list_entry(it, struct thread, group_link);
+        if (sig == SIGKILL || !(READ_ONCE(t->sig->blocked) & BIT(sig))) {
+            signal_kick(t);
+            if (sig != SIGKILL)
+                break;
+        }
+    }
 }
 
 int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info)
@@ -124,21 +145,16 @@ int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info)
         goto out;
     continued = send_side_effects(p, sig);
     struct thread *main = list_entry(p->threads.next, struct thread, group_link);
-    if (ignored(p, sig) && !(main->sig->blocked & BIT(sig)))
+    if (ignored(p, sig) && !(READ_ONCE(main->sig->blocked) & BIT(sig)))
         goto out; // discarded at once, as Linux does
     if (!(p->sigpending & BIT(sig))) {
         p->sigpending |= BIT(sig);
         p->siginfo[sig - 1] = info ? *info : default_info(sig);
     }
-    // One thread that does not block it takes it; SIGKILL concerns them all.
-    list_for_each(it, &p->threads) {
-        struct thread *t = list_entry(it, struct thread, group_link);
-        if (sig == SIGKILL || !(t->sig->blocked & BIT(sig))) {
-            signal_kick(t);
-            if (sig != SIGKILL)
-                break;
-        }
-    }
+    // Pending before we read the masks, which threads change without the lock:
+    // pairs with set_blocked's fence.
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    kick_one(p, sig);
 out:
     spin_unlock(&p->lock);
     pop_off();
@@ -159,7 +175,7 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
         return signal_send_proc(p, sig, info); // these always act on the whole group
     push_off();
     spin_lock(&p->lock);
-    if (t->sig && !(ignored(p, sig) && !(t->sig->blocked & BIT(sig))))
+    if (t->sig && !(ignored(p, sig) && !(READ_ONCE(t->sig->blocked) & BIT(sig))))
         send_thread_locked(t, sig, info);
     spin_unlock(&p->lock);
     pop_off();
@@ -471,6 +487,35 @@ void signal_exec_reset(struct proc *p)
 
 // ---- system calls ---------------------------------------------------------------------
 
+// Set the calling thread t's own mask. Only t writes it, so no lock: nothing
+// shared is written, and nothing at all if the mask stays as it is. Unblocking
+// needs nothing more: t delivers what is pending on its way back to user mode.
+// Blocking a signal that is pending for the whole process may leave it with
+// no thread to wake: kick another one (a sender either sees our new mask, or
+// we see its pending bit: both sides store, fence, then load).
+static void set_blocked(struct thread *t, uint64_t mask)
+{
+    struct usig *s = t->sig;
+    uint64_t old = s->blocked;
+    mask &= ~UNBLOCKABLE;
+    if (mask == old)
+        return;
+    WRITE_ONCE(s->blocked, mask);
+    uint64_t newly = mask & ~old;
+    if (!newly)
+        return;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    struct proc *p = t->proc;
+    if (!(READ_ONCE(p->sigpending) & newly))
+        return;
+    push_off(); // kick_one compares with this CPU
+    spin_lock(&p->lock);
+    for (uint64_t m = p->sigpending & newly; m; m &= m - 1)
+        kick_one(p, __builtin_ctzl(m) + 1);
+    spin_unlock(&p->lock);
+    pop_off();
+}
+
 long sys_rt_sigreturn(void)
 {
     struct thread *t = thread_current();
@@ -501,10 +546,7 @@ long sys_rt_sigreturn(void)
     tf->rdi = mc->rdi, tf->rsi = mc->rsi, tf->rbp = mc->rbp, tf->rbx = mc->rbx;
     tf->rdx = mc->rdx, tf->rcx = mc->rcx, tf->rsp = mc->rsp, tf->rip = mc->rip;
     tf->rflags = (tf->rflags & ~RFLAGS_USER) | (mc->eflags & RFLAGS_USER) | RFLAGS_IF;
-    struct proc *p = t->proc;
-    spin_lock(&p->lock);
-    t->sig->blocked = uc.sigmask & ~UNBLOCKABLE;
-    spin_unlock(&p->lock);
+    set_blocked(t, uc.sigmask);
     t->force_iret = true; // every register as it was, rcx and r11 included
     return mc->rax;
 }
@@ -546,17 +588,13 @@ long sys_rt_sigprocmask(int how, uint64_t uset, uint64_t uold, size_t size)
         return -EFAULT;
     if (uset && how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
         return -EINVAL;
-    struct proc *p = t->proc;
-    spin_lock(&p->lock);
     uint64_t old = t->sig->blocked;
-    set &= ~UNBLOCKABLE;
     if (uset && how == SIG_BLOCK)
-        t->sig->blocked |= set;
+        set_blocked(t, old | set);
     else if (uset && how == SIG_UNBLOCK)
-        t->sig->blocked &= ~set;
+        set_blocked(t, old & ~set);
     else if (uset)
-        t->sig->blocked = set;
-    spin_unlock(&p->lock);
+        set_blocked(t, set);
     if (uold && copy_to_user(uold, &old, sizeof old) < 0)
         return -EFAULT;
     return 0;
@@ -773,7 +811,7 @@ static long send_to_tid(struct proc *p, int tid, int sig)
             pop_off();
             return signal_send_proc(p, sig, &info);
         }
-        if (sig && !(ignored(p, sig) && !(t->sig->blocked & BIT(sig))))
+        if (sig && !(ignored(p, sig) && !(READ_ONCE(t->sig->blocked) & BIT(sig))))
             send_thread_locked(t, sig, &info);
         break;
     }

@@ -303,7 +303,7 @@ long sys_getdents64(int fd, uint64_t udirp, size_t count)
         else if (ret >= 0 && copy_to_user(udirp, b.buf, b.len) < 0)
             ret = -EFAULT; // the position stays, so nothing is lost
         else if (ret >= 0) {
-            r.f->pos = pos;
+            WRITE_ONCE(r.f->pos, pos);
             ret = (long)b.len;
         }
         sleeplock_release(&r.f->poslock);

@@ -1,7 +1,8 @@
 // Signals: handlers with and without SA_SIGINFO, masks and pending signals,
 // SA_RESETHAND, SA_NODEFER, sigaltstack, default actions, faults delivered as
 // SIGSEGV/SIGILL/SIGFPE with si_code and si_addr, SIGCHLD, EINTR and SA_RESTART
-// for blocking calls, sigsuspend, and signals aimed at one thread.
+// for blocking calls, sigsuspend, signals aimed at one thread, and per-thread
+// masks.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -416,6 +417,55 @@ static void test_thread_directed(void)
     dfl(SIGUSR2);
 }
 
+// Masks are per thread: a process-directed signal that both threads block
+// waits for whichever unblocks it, and that thread takes it before its
+// sigprocmask returns.
+static volatile int taker_tid;
+static void note_taker(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig, (void)si, (void)uc;
+    taker_tid = (int)syscall(SYS_gettid);
+}
+
+static volatile int unblock_now, unblocker_tid, unblocker_done;
+static void *unblocker(void *arg)
+{
+    (void)arg;
+    unblocker_tid = (int)syscall(SYS_gettid);
+    while (!unblock_now)
+        sched_yield();
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    sigprocmask(SIG_UNBLOCK, &set, &old);
+    unblocker_done = taker_tid == unblocker_tid && sigismember(&old, SIGUSR1);
+    return NULL;
+}
+
+static void test_per_thread_masks(void)
+{
+    on(SIGUSR1, note_taker, 0);
+    sigset_t set, old, now;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &set, &old); // the thread inherits it
+    taker_tid = unblocker_tid = unblocker_done = unblock_now = 0;
+    pthread_t t;
+    pthread_create(&t, NULL, unblocker, NULL);
+    while (!unblocker_tid)
+        sched_yield();
+    kill(getpid(), SIGUSR1);
+    sigprocmask(SIG_BLOCK, &set, NULL); // no change: still pending, still ours to leave
+    sigprocmask(SIG_BLOCK, NULL, &now);
+    check(taker_tid == 0 && sigismember(&now, SIGUSR1), "a signal both threads block waits");
+    unblock_now = 1;
+    pthread_join(t, NULL);
+    check(unblocker_done, "the thread that unblocks it takes it before sigprocmask returns");
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    check(taker_tid == unblocker_tid, "and only once");
+    dfl(SIGUSR1);
+}
+
 static void exit9(int sig) { (void)sig; _exit(9); }
 
 static void test_stop_continue(void)
@@ -487,6 +537,7 @@ int main(void)
     test_restart();
     test_sigsuspend();
     test_thread_directed();
+    test_per_thread_masks();
     test_stop_continue();
     test_errors();
     printf("%d passed, %d failed\n", n - failed, failed);
