@@ -10,8 +10,8 @@
 //    each CPU allocates from its own partition, chunks 1 + c, 1 + c + ncpu, ...
 //  - lookups (read, write, fstat, ...) of any fds with each other: the reader
 //    loads the directory, the chunk pointer and the slot, inside an epoch
-//    section, and takes a reference on the file only if another thread shares
-//    the table. Nothing in the table is written.
+//    section, and borrows the file (a per-CPU count, file.c) only if another
+//    thread shares the table. Nothing in the table or the file is written.
 // Lowest-fd allocation (POSIX, no O_ANYFD) reads the slots from minfd up and
 // claims the first free one with compare-and-swap: it writes only the line of
 // the fd it returns, so it commutes with closes and lookups of higher fds.
@@ -190,22 +190,26 @@ struct fd_ref fd_get(struct fdtable *t, int fd)
     struct fd_ref r = {NULL, false};
     if (fd < 0 || fd >= FD_MAX)
         return r;
-    bool shared = READ_ONCE(t->users) > 1;
+    bool shared = READ_ONCE(t->users) > 1, open = true;
     epoch_enter(); // the directory and the file stay allocated while we look
     uintptr_t *s = slot_of(t, fd, false);
     struct file *f = s ? slot_file(slot_load(s)) : NULL;
-    if (f && shared && !file_get_unless_zero(f))
-        f = NULL; // closed under us, and already being released
+    if (f && shared)
+        open = file_borrow(f);
     epoch_exit();
+    if (!open) { // closed under us, for good
+        file_unborrow(f);
+        return r;
+    }
     r.f = f;
-    r.counted = f && shared;
+    r.borrowed = f && shared;
     return r;
 }
 
 void fd_put(struct fd_ref r)
 {
-    if (r.counted)
-        file_put(r.f);
+    if (r.borrowed)
+        file_unborrow(r.f);
 }
 
 // Empty a slot; the file it held, or NULL.

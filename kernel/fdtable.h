@@ -42,11 +42,13 @@ int fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec);
 // The file at fd (f == NULL if fd is not open), usable until fd_put. Lock-free,
 // and safe against a concurrent close in another thread: the close takes effect
 // for later lookups while this one keeps its file alive. When the table has a
-// single holder nobody else can close the fd meanwhile, so no reference is
-// taken (no write at all); otherwise the file's count is incremented.
+// single holder nobody else can close the fd meanwhile, so nothing is written;
+// otherwise the file is borrowed (file_borrow: a per-CPU count). To keep the
+// file beyond fd_put, take a reference with file_get_unless_zero (false: the
+// fd was closed meanwhile by another thread).
 struct fd_ref {
     struct file *f;
-    bool counted;
+    bool borrowed;
 };
 struct fd_ref fd_get(struct fdtable *t, int fd);
 void fd_put(struct fd_ref r);

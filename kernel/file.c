@@ -6,7 +6,10 @@
 // them atomic with respect to each other); pread/pwrite take no lock and write
 // nothing in the description, so they commute with each other (and, for
 // disjoint pages, ScaleFS keeps them apart too). The reference count is written
-// by fd lookups only when the fd table is shared between threads (fdtable.c).
+// only when descriptors come and go: fd lookups in a table shared by threads
+// borrow the file in a per-CPU refcache count instead (file_borrow), so fstat,
+// pread, pwrite, mmap through one description from two cores write no shared
+// line. The last of the descriptors and the borrows releases the file, once.
 //
 // ScaleFS copies with memcpy inside epoch sections, so user memory (which may
 // fault) is never touched there: data goes through a kernel bounce page.
@@ -17,12 +20,18 @@
 #include "uapi/errno.h"
 #include "usercopy.h"
 
+static void file_rc_released(struct refcache_obj *o)
+{
+    kfree(container_of(o, struct file, borrows));
+}
+
 struct file *file_alloc(const struct file_ops *ops, uint32_t flags, struct inode *ip, void *priv)
 {
     struct file *f = kzalloc(sizeof *f);
     if (!f)
         return NULL;
     f->refs = 1;
+    refcache_init(&f->borrows, 1, file_rc_released);
     f->flags = flags;
     f->ops = ops;
     f->ip = ip;
@@ -43,17 +52,53 @@ bool file_get_unless_zero(struct file *f)
     return false;
 }
 
-static void file_free_cb(struct epoch_cb *cb) { kfree(container_of(cb, struct file, free_cb)); }
-
-void file_put(struct file *f)
+// The borrows' base reference goes a grace period after the release: by then no
+// lookup that found f in a slot before the slots were emptied can still borrow
+// it, so refcache sees the count reach zero for good and frees f.
+static void drop_base_cb(struct epoch_cb *cb)
 {
-    if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) != 0)
+    refcache_dec(&container_of(cb, struct file, free_cb)->borrows);
+}
+
+// refs is 0 (for good): release f unless someone borrows it (then the last
+// borrower will), and only once. Every party stores (refs, or its borrow), then
+// fences, then reads the other: a borrower and the last closer cannot both miss
+// each other.
+static void release_if_unborrowed(struct file *f)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (refcache_read_exact(&f->borrows) != 1)
+        return;
+    int no = 0;
+    if (!__atomic_compare_exchange_n(&f->released, &no, 1, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_RELAXED))
         return;
     if (f->ops->release)
         f->ops->release(f);
     if (f->ip)
         fs_iput(f->ip);
-    epoch_defer(&f->free_cb, file_free_cb);
+    epoch_defer(&f->free_cb, drop_base_cb);
+}
+
+void file_put(struct file *f)
+{
+    if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        release_if_unborrowed(f);
+}
+
+bool file_borrow(struct file *f)
+{
+    refcache_inc(&f->borrows); // a write to this CPU's refcache only
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return READ_ONCE(f->refs) > 0;
+}
+
+void file_unborrow(struct file *f)
+{
+    refcache_dec(&f->borrows);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (READ_ONCE(f->refs) == 0)
+        release_if_unborrowed(f);
 }
 
 // ---- bounce buffers --------------------------------------------------------------

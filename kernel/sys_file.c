@@ -130,7 +130,10 @@ long sys_close(int fd) { return fd_close(fdt(), fd); }
 static long dup_from(int fd, int minfd, bool cloexec, bool anyfd)
 {
     GET_FD(r, fd);
-    file_get(r.f); // the new fd's reference
+    if (!file_get_unless_zero(r.f)) { // the new fd's reference
+        fd_put(r);
+        return -EBADF; // another thread closed fd meanwhile
+    }
     long nfd = fd_install(fdt(), r.f, cloexec, anyfd, minfd);
     if (nfd < 0)
         file_put(r.f);
@@ -143,7 +146,10 @@ long sys_dup(int fd) { return dup_from(fd, 0, false, false); }
 static long dup_to(int oldfd, int newfd, bool cloexec)
 {
     GET_FD(r, oldfd);
-    file_get(r.f);
+    if (!file_get_unless_zero(r.f)) {
+        fd_put(r);
+        return -EBADF; // another thread closed oldfd meanwhile
+    }
     long ret = fd_install_at(fdt(), newfd, r.f, cloexec);
     if (ret < 0)
         file_put(r.f);
