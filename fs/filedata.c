@@ -12,7 +12,8 @@
 //  - mtime/ctime are written at most once per FS_TIME_GRAIN_NS (inode.c).
 // Size changes do not commute with each other, nor with accesses near the end,
 // and they serialise on the seqlock's spinlock: appends, writes past the end,
-// truncates.
+// truncates. A truncate to the size the file has changes nothing and takes no
+// lock.
 //
 // The size seqlock. Its sequence moves only while a truncate shrinks the file:
 // lock-free readers and in-place writers check it around their copy and retry
@@ -367,6 +368,10 @@ int filedata_truncate(struct inode *ip, uint64_t len)
     int err = 0;
     if (len > FS_FILE_MAX)
         return -EFBIG;
+    // The size it already has (open with O_TRUNC of an empty file): nothing to
+    // do, and no lock, so it writes nothing that stat or readers read.
+    if (len == filedata_size(ip))
+        return 0;
     seq_write_begin(&ip->sizelock); // lock-free accessors retry around this
     uint64_t size = ip->size;
     if (len < size) {

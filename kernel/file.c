@@ -321,6 +321,8 @@ long file_lseek(struct file *f, int64_t off, int whence)
         // SEEK_CUR) above all), writes nothing: it needs no lock, and lseeks
         // through one description commute with each other (the offset is one
         // word, stored whole under the lock).
+        if (whence == SEEK_SET && off < 0)
+            return -EINVAL; // without even reading the offset
         int64_t cur = (int64_t)READ_ONCE(f->pos);
         long r = seek_simple(cur, off, whence);
         if (r < 0 || r == cur)
