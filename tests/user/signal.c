@@ -222,6 +222,52 @@ static void test_faults(void)
     dfl(SIGFPE);
 }
 
+// Two threads of one process fault over and over, each escaping its own
+// SIGSEGV handler with siglongjmp: every fault reaches the thread that made it
+// (the handler checks), each exactly once; then a changed action applies.
+#define FAULTS 300
+static __thread sigjmp_buf *thread_jb;
+static __thread int thread_faults;
+static volatile int wrong_thread;
+static void thread_escape(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (!thread_jb || sig != SIGSEGV || si->si_addr != (void *)bad_addr)
+        wrong_thread = 1;
+    thread_faults++;
+    siglongjmp(*thread_jb, 1);
+}
+
+static void *fault_loop(void *arg)
+{
+    sigjmp_buf jb;
+    thread_jb = &jb;
+    for (volatile int i = 0; i < FAULTS; i++)
+        if (sigsetjmp(jb, 1) == 0)
+            *(volatile int *)bad_addr = i;
+    *(int *)arg = thread_faults;
+    thread_jb = NULL;
+    return NULL;
+}
+
+static void test_faults_in_threads(void)
+{
+    on(SIGSEGV, thread_escape, SA_NODEFER);
+    int got[2] = {0, 0};
+    pthread_t t;
+    pthread_create(&t, NULL, fault_loop, &got[1]);
+    fault_loop(&got[0]);
+    pthread_join(t, NULL);
+    check(got[0] == FAULTS && got[1] == FAULTS && !wrong_thread,
+          "faults in two threads: each handled once, in its own thread");
+    on(SIGSEGV, escape, 0);
+    hits = 0;
+    if (sigsetjmp(jb, 1) == 0)
+        *(volatile int *)bad_addr = 1;
+    check(hits == 1 && thread_faults == FAULTS, "a changed action takes effect at the next fault");
+    dfl(SIGSEGV);
+}
+
 // Fork a child running fn; its raw wait status.
 static int in_child(void (*fn)(void))
 {
@@ -531,6 +577,7 @@ int main(void)
     test_nodefer();
     test_altstack();
     test_faults();
+    test_faults_in_threads();
     test_default_actions();
     test_sigchld();
     test_eintr();
