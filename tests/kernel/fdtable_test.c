@@ -304,6 +304,43 @@ KTEST(fdtable_close_while_lookup)
     KCHECK_EQ(released, 1); // only the last file was still open
 }
 
+// In a shared table a lookup borrows the file: a close meanwhile leaves it
+// open until the borrow ends, and then it is released at once, exactly once.
+KTEST(fdtable_close_while_borrowed)
+{
+    struct fdtable *t = fdtable_new();
+    KREQUIRE(t);
+    fdtable_hold(t); // two users: lookups borrow
+    struct file *f = tfile_new();
+    KREQUIRE(f);
+    struct tfile *tf = f->priv;
+    KREQUIRE(fd_install(t, f, false, false, 0) == 0);
+    struct fd_ref a = fd_get(t, 0), b = fd_get(t, 0);
+    KCHECK(a.f == f && a.borrowed && b.f == f && b.borrowed);
+    KCHECK_EQ(f->refs, 1); // borrows leave the descriptor count alone
+    released = 0;
+    KCHECK_EQ(fd_close(t, 0), 0);
+    KCHECK(fd_get(t, 0).f == NULL);
+    KCHECK_EQ(released, 0);
+    KCHECK_EQ(tf->magic, LIVE);
+    fd_put(a);
+    KCHECK_EQ(released, 0);
+    fd_put(b);
+    KCHECK_EQ(released, 1); // the last borrow released it, at once
+    // A single-holder table writes nothing, and the last close releases at once.
+    fdtable_release(t);
+    struct file *g = tfile_new();
+    KREQUIRE(g && fd_install(t, g, false, false, 0) == 0);
+    struct fd_ref c = fd_get(t, 0);
+    KCHECK(c.f == g && !c.borrowed);
+    fd_put(c);
+    KCHECK_EQ(fd_close(t, 0), 0);
+    KCHECK_EQ(released, 2);
+    fdtable_release(t);
+    settle();
+    KCHECK_EQ(released, 2);
+}
+
 // ---- growth, copy, close-on-exec ----------------------------------------------------------
 
 static void reader_worker(void *arg)
