@@ -10,10 +10,10 @@
 //   fdtable_hold(t)          one more holder. EVERY thread that can use the table
 //                            must hold its own reference (clone with CLONE_FILES
 //                            or CLONE_THREAD: hold; thread exit: release), even
-//                            when the threads share one struct proc: fd_get skips
-//                            the file's reference count when the table has a
-//                            single holder, which is safe only if no other
-//                            thread can close an fd meanwhile.
+//                            when the threads share one struct proc: fd_get does
+//                            not borrow the file when the table has a single
+//                            holder, which is safe only if no other thread can
+//                            close an fd meanwhile.
 //   fdtable_release(t)       drop one; the last closes every fd and frees it
 //   fdtable_close_on_exec(t) execve: close the fds marked FD_CLOEXEC
 // Everything else is for the system calls (sys_file.c, sys_path.c) and tests.
