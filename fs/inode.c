@@ -303,3 +303,6 @@ int fs_stat(struct inode *ip, uint32_t mask, struct fs_stat *st)
 }
 
 _Static_assert(sizeof(struct inode) <= 256, "an inode must fit the 256-byte kmalloc class");
+_Static_assert(offsetof(struct inode, mtime) / CACHELINE != offsetof(struct inode, size) / CACHELINE &&
+                   offsetof(struct inode, ctime) / CACHELINE != offsetof(struct inode, size) / CACHELINE,
+               "time stamps off the size line");

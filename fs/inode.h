@@ -10,10 +10,15 @@
 // An inode, 256 bytes (one kmalloc class), laid out by who writes what:
 //   line 0   read by every lookup and data access; written at creation (and
 //            `parent` by a directory rename across directories)
-//   line 1   the size seqlock, size and time stamps: written by size changes and
-//            at most once per FS_TIME_GRAIN_NS by time stamp updates
+//   line 1   the size seqlock, size and atime: written by size changes, and by
+//            reads only under relatime (after a modification, or once a day);
+//            read by every data access and page fault
 //   lines 2-3 the two refcache objects: written only when a refcache flush
-//            brings a CPU's cached delta here (once per refcache epoch at most)
+//            brings a CPU's cached delta here (once per refcache epoch at most);
+//            then mtime and ctime, written at most once per FS_TIME_GRAIN_NS by
+//            data and metadata changes: off the size line, so that an in-place
+//            write's time stamp does not touch the line that reads and page
+//            faults of other pages read
 struct inode {
     uint64_t ino;
     uint32_t mode;                // S_IF* type (immutable) and permission bits
@@ -33,10 +38,11 @@ struct inode {
     // file, so readers retry only then; its spinlock serialises size changes.
     struct seqlock sizelock __cacheline_aligned;
     uint64_t size;                // regular files
-    uint64_t atime, mtime, ctime; // nanoseconds since 1970
+    uint64_t atime;               // nanoseconds since 1970
 
     struct refcache_obj nlink __cacheline_aligned; // names (+1 for "." and per subdirectory)
     struct refcache_obj ref;      // dents + open references + children's ".." + callers
+    uint64_t mtime, ctime;        // nanoseconds since 1970
 };
 
 static inline bool inode_isdir(const struct inode *ip) { return S_ISDIR(ip->mode); }

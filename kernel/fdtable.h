@@ -10,10 +10,10 @@
 //   fdtable_hold(t)          one more holder. EVERY thread that can use the table
 //                            must hold its own reference (clone with CLONE_FILES
 //                            or CLONE_THREAD: hold; thread exit: release), even
-//                            when the threads share one struct proc: fd_get skips
-//                            the file's reference count when the table has a
-//                            single holder, which is safe only if no other
-//                            thread can close an fd meanwhile.
+//                            when the threads share one struct proc: fd_get does
+//                            not borrow the file when the table has a single
+//                            holder, which is safe only if no other thread can
+//                            close an fd meanwhile.
 //   fdtable_release(t)       drop one; the last closes every fd and frees it
 //   fdtable_close_on_exec(t) execve: close the fds marked FD_CLOEXEC
 // Everything else is for the system calls (sys_file.c, sys_path.c) and tests.
@@ -36,17 +36,19 @@ void fdtable_close_on_exec(struct fdtable *t);
 // Returns the fd or -EMFILE (-ENOMEM if a table chunk cannot be allocated).
 int fd_install(struct fdtable *t, struct file *f, bool cloexec, bool anyfd, int minfd);
 // Install f at exactly fd (dup2/dup3), closing what was there. The caller's
-// reference goes to the table. -EBADF if fd is out of range, -EBUSY if fd is
-// being allocated by a concurrent open at this moment (Linux says so too).
+// reference goes to the table. -EBADF if fd is out of range (-ENOMEM if a
+// table chunk cannot be allocated).
 int fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec);
 // The file at fd (f == NULL if fd is not open), usable until fd_put. Lock-free,
 // and safe against a concurrent close in another thread: the close takes effect
 // for later lookups while this one keeps its file alive. When the table has a
-// single holder nobody else can close the fd meanwhile, so no reference is
-// taken (no write at all); otherwise the file's count is incremented.
+// single holder nobody else can close the fd meanwhile, so nothing is written;
+// otherwise the file is borrowed (file_borrow: a per-CPU count). To keep the
+// file beyond fd_put, take a reference with file_get_unless_zero (false: the
+// fd was closed meanwhile by another thread).
 struct fd_ref {
     struct file *f;
-    bool counted;
+    bool borrowed;
 };
 struct fd_ref fd_get(struct fdtable *t, int fd);
 void fd_put(struct fd_ref r);
@@ -56,8 +58,8 @@ int fd_set_cloexec(struct fdtable *t, int fd, bool on);
 // close_range: close (or with cloexec, mark) every open fd in [lo, hi].
 void fd_close_range(struct fdtable *t, unsigned lo, unsigned hi, bool cloexec);
 
-// Tests and benchmarks: the address of fd's bitmap word and slot.
-void fdtable_debug_addrs(struct fdtable *t, int fd, void **bitword, void **slot);
+// Tests and benchmarks: the address of fd's slot (NULL if its chunk is missing).
+void *fdtable_debug_slot(struct fdtable *t, int fd);
 // The partition (chunk index) O_ANYFD allocations on CPU c start in.
 int fdtable_partition_of_cpu(int c);
 int fd_chunk_of(int fd);

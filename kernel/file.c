@@ -6,7 +6,10 @@
 // them atomic with respect to each other); pread/pwrite take no lock and write
 // nothing in the description, so they commute with each other (and, for
 // disjoint pages, ScaleFS keeps them apart too). The reference count is written
-// by fd lookups only when the fd table is shared between threads (fdtable.c).
+// only when descriptors come and go: fd lookups in a table shared by threads
+// borrow the file in a per-CPU refcache count instead (file_borrow), so fstat,
+// pread, pwrite, mmap through one description from two cores write no shared
+// line. The last of the descriptors and the borrows releases the file, once.
 //
 // ScaleFS copies with memcpy inside epoch sections, so user memory (which may
 // fault) is never touched there: data goes through a kernel bounce page.
@@ -17,12 +20,18 @@
 #include "uapi/errno.h"
 #include "usercopy.h"
 
+static void file_rc_released(struct refcache_obj *o)
+{
+    kfree(container_of(o, struct file, borrows));
+}
+
 struct file *file_alloc(const struct file_ops *ops, uint32_t flags, struct inode *ip, void *priv)
 {
     struct file *f = kzalloc(sizeof *f);
     if (!f)
         return NULL;
     f->refs = 1;
+    refcache_init(&f->borrows, 1, file_rc_released);
     f->flags = flags;
     f->ops = ops;
     f->ip = ip;
@@ -43,17 +52,53 @@ bool file_get_unless_zero(struct file *f)
     return false;
 }
 
-static void file_free_cb(struct epoch_cb *cb) { kfree(container_of(cb, struct file, free_cb)); }
-
-void file_put(struct file *f)
+// The borrows' base reference goes a grace period after the release: by then no
+// lookup that found f in a slot before the slots were emptied can still borrow
+// it, so refcache sees the count reach zero for good and frees f.
+static void drop_base_cb(struct epoch_cb *cb)
 {
-    if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) != 0)
+    refcache_dec(&container_of(cb, struct file, free_cb)->borrows);
+}
+
+// refs is 0 (for good): release f unless someone borrows it (then the last
+// borrower will), and only once. Every party stores (refs, or its borrow), then
+// fences, then reads the other: a borrower and the last closer cannot both miss
+// each other.
+static void release_if_unborrowed(struct file *f)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (refcache_read_exact(&f->borrows) != 1)
+        return;
+    int no = 0;
+    if (!__atomic_compare_exchange_n(&f->released, &no, 1, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_RELAXED))
         return;
     if (f->ops->release)
         f->ops->release(f);
     if (f->ip)
         fs_iput(f->ip);
-    epoch_defer(&f->free_cb, file_free_cb);
+    epoch_defer(&f->free_cb, drop_base_cb);
+}
+
+void file_put(struct file *f)
+{
+    if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        release_if_unborrowed(f);
+}
+
+bool file_borrow(struct file *f)
+{
+    refcache_inc(&f->borrows); // a write to this CPU's refcache only
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return READ_ONCE(f->refs) > 0;
+}
+
+void file_unborrow(struct file *f)
+{
+    refcache_dec(&f->borrows);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (READ_ONCE(f->refs) == 0)
+        release_if_unborrowed(f);
 }
 
 // ---- bounce buffers --------------------------------------------------------------
@@ -245,7 +290,7 @@ static long rw(struct file *f, uint64_t ubuf, size_t n, const int64_t *upos, boo
     sleeplock_acquire(&f->poslock);
     uint64_t pos = f->pos;
     long r = write ? f->ops->write(f, ubuf, n, &pos) : f->ops->read(f, ubuf, n, &pos);
-    f->pos = pos;
+    WRITE_ONCE(f->pos, pos); // lseek reads it without the lock
     sleeplock_release(&f->poslock);
     return r;
 }
@@ -260,43 +305,55 @@ long file_write(struct file *f, uint64_t ubuf, size_t n, const int64_t *pos)
     return rw(f, ubuf, n, pos, true);
 }
 
+// SEEK_SET and SEEK_CUR from position pos: the new offset, or -EINVAL/-EOVERFLOW.
+static long seek_simple(int64_t pos, int64_t off, int whence)
+{
+    int64_t npos;
+    if (__builtin_add_overflow(whence == SEEK_CUR ? pos : 0, off, &npos))
+        return -EOVERFLOW;
+    return npos < 0 ? -EINVAL : npos;
+}
+
 long file_lseek(struct file *f, int64_t off, int whence)
 {
     if (!f->ops->seekable)
         return -ESPIPE;
+    if (whence == SEEK_SET || whence == SEEK_CUR) {
+        // A seek that fails, or leaves the offset where it is (lseek(fd, 0,
+        // SEEK_CUR) above all), writes nothing: it needs no lock, and lseeks
+        // through one description commute with each other (the offset is one
+        // word, stored whole under the lock).
+        if (whence == SEEK_SET && off < 0)
+            return -EINVAL; // without even reading the offset
+        int64_t cur = (int64_t)READ_ONCE(f->pos);
+        long r = seek_simple(cur, off, whence);
+        if (r < 0 || r == cur)
+            return r;
+    }
     sleeplock_acquire(&f->poslock);
-    int64_t base = 0, size = 0;
+    int64_t size = 0;
     if (f->ip && (whence == SEEK_END || whence == SEEK_DATA || whence == SEEK_HOLE)) {
         struct fs_stat st;
         fs_stat(f->ip, STATX_SIZE, &st);
         size = (int64_t)st.size;
     }
-    long r = 0;
+    long r;
     switch (whence) {
-    case SEEK_SET: base = 0; break;
-    case SEEK_CUR: base = (int64_t)f->pos; break;
-    case SEEK_END: base = size; break;
+    case SEEK_SET:
+    case SEEK_CUR: r = seek_simple((int64_t)f->pos, off, whence); break;
+    case SEEK_END:
+        r = __builtin_add_overflow(size, off, &off) ? -EOVERFLOW : off < 0 ? -EINVAL : off;
+        break;
     case SEEK_DATA: // no holes are reported: all of the file is data
-        if (off < 0 || off >= size)
-            r = -ENXIO;
+        r = off < 0 || off >= size ? -ENXIO : off;
         break;
     case SEEK_HOLE:
-        if (off < 0 || off >= size)
-            r = -ENXIO;
-        else
-            off = size;
+        r = off < 0 || off >= size ? -ENXIO : size;
         break;
     default: r = -EINVAL;
     }
-    int64_t npos;
-    if (!r && __builtin_add_overflow(base, off, &npos))
-        r = -EOVERFLOW;
-    else if (!r && npos < 0)
-        r = -EINVAL;
-    if (!r) {
-        f->pos = (uint64_t)npos;
-        r = npos;
-    }
+    if (r >= 0)
+        WRITE_ONCE(f->pos, (uint64_t)r);
     sleeplock_release(&f->poslock);
     return r;
 }

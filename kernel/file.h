@@ -6,6 +6,7 @@
 #pragma once
 #include "kernel.h"
 #include "epoch.h"
+#include "refcache.h"
 #include "sleeplock.h"
 #include "uapi/abi.h"
 
@@ -36,17 +37,25 @@ struct file_ops {
     bool seekable;                    // lseek/pread/pwrite allowed (else ESPIPE)
 };
 
+// References (file.c): refs counts the descriptors (and in-kernel holders), and
+// is written only when they come and go; lookups in a table shared by threads
+// borrow the file instead, in a per-CPU count (borrows), so that they write
+// nothing shared. The file is released once both are gone.
 struct file {
-    int refs;                  // descriptors + transient users (fd lookups)
+    // Read by every operation through the description.
     uint32_t flags;            // O_ACCMODE and status flags (O_APPEND, O_NONBLOCK, ...)
     const struct file_ops *ops;
     struct inode *ip;          // ScaleFS inode (files, directories, device nodes), referenced
     void *priv;                // the kind's own state (pipe, capture buffer)
+    // Written by dup, close and fork, and when the file goes.
+    int refs __cacheline_aligned; // descriptors + in-kernel holders; never back from 0
+    int released;              // set once, by whoever releases the file
+    struct refcache_obj borrows; // 1 (until released) + lookups in progress
+    struct epoch_cb free_cb;
     // The offset and its lock: read, write and lseek through one description are
     // atomic with respect to each other (POSIX 2.9.7), even when they sleep.
     struct sleeplock poslock __cacheline_aligned;
     uint64_t pos;
-    struct epoch_cb free_cb;
 };
 
 // Status flags F_SETFL may change (Linux: O_APPEND, O_NONBLOCK, O_ASYNC, O_DIRECT,
@@ -56,12 +65,21 @@ struct file {
 // A new description with one reference; ip (if any) is the caller's reference,
 // handed over. NULL if out of memory (then ip is still the caller's).
 struct file *file_alloc(const struct file_ops *ops, uint32_t flags, struct inode *ip, void *priv);
-void file_get(struct file *f);
-bool file_get_unless_zero(struct file *f); // lookups racing with the last close
-// Drop a reference. The last one releases the file at once (a pipe's other end
-// sees EOF now) and frees the memory a grace period later, since lock-free fd
-// lookups may still be looking at it.
+void file_get(struct file *f); // the caller already holds a reference (not a borrow)
+// A new reference from a lookup (or a borrow), which may race with the last
+// close: false if the file is already gone (to the caller: the fd was closed).
+bool file_get_unless_zero(struct file *f);
+// Drop a reference. When the last one goes and nothing borrows the file, it is
+// released at once (a pipe's other end sees EOF now); otherwise the last borrow
+// releases it. The memory is freed later (refcache and a grace period), since
+// lock-free fd lookups may still be looking at it.
 void file_put(struct file *f);
+// Borrowing, for fd lookups in tables shared by threads. file_borrow (inside an
+// epoch section, f just found in a table slot) borrows f and says whether it is
+// still open; either way end the borrow with file_unborrow, outside the epoch
+// section (it may release the file), on any CPU.
+bool file_borrow(struct file *f);
+void file_unborrow(struct file *f);
 
 // Open a ScaleFS inode (the caller's reference is handed over on success) with
 // open flags: regular files, directories and device nodes.

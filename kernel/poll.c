@@ -162,10 +162,8 @@ static void get_files(struct req *r, int n)
         if (r[i].fd < 0)
             continue;
         struct fd_ref ref = fd_get(t, r[i].fd);
-        if (ref.f) {
-            file_get(ref.f);
+        if (ref.f && file_get_unless_zero(ref.f)) // false: closed meanwhile
             r[i].f = ref.f;
-        }
         fd_put(ref);
     }
 }

@@ -66,6 +66,7 @@ struct proc {
     struct capture *capture;
     struct fdtable *fdt;     // file descriptors (fdtable.h); a reference per thread
     struct fs_context *fsc;  // cwd and umask (fs_context.h)
+    uint32_t act_seq;        // odd while sigactions change (under lock): lock-free readers retry
     struct k_sigaction sigactions[64];
     uint64_t sigpending;     // sent to the process: any thread not blocking may take it
     struct ksiginfo siginfo[64];
@@ -79,10 +80,13 @@ struct proc {
     char name[16];
 };
 
-// Per-thread signal state (signal.c), under the process lock.
+// Per-thread signal state (signal.c). blocked is written only by the thread
+// itself; pending and info[] under lock (inside the process lock when both are
+// held); the rest belongs to the thread.
 struct usig {
     uint64_t blocked;
     uint64_t pending;
+    struct spinlock lock;
     uint64_t saved_blocked;  // rt_sigsuspend: restored after the handler runs
     bool restore_blocked;
     bool vfork_done;         // our vfork child has exec'd or exited

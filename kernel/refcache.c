@@ -23,8 +23,9 @@
 // reader adds up the shared count and the object's slot in every CPU, and retries
 // if any of those slots' sequences moved meanwhile. So two stats share no line,
 // and a stat shares a line with another CPU's refcache updates only when they are
-// to an object whose slot is in the same line as the read object's (2 slots of
-// 32 bytes per line: chance 2 / RC_SLOTS).
+// to an object that hashes to the read object's slot (a slot is a cache line:
+// chance 1 / RC_SLOTS; with two 32-byte slots per line, neighbours in the
+// table shared lines too).
 #include "refcache.h"
 #include "cpumask.h"
 #include "percpu.h"
@@ -37,7 +38,7 @@ struct rc_slot {
     struct refcache_obj *obj;
     int64_t delta;
     uint32_t seq;                  // odd while the owner changes obj or delta
-} __attribute__((aligned(32)));
+} __cacheline_aligned;
 
 struct rc_cpu {
     struct spinlock lock;          // only the owner takes it (exact readers check slot sequences)

@@ -1,12 +1,23 @@
 // Signals: sending, delivery on the way back to user mode (Linux's rt_sigframe on
 // the user stack), rt_sigreturn, default actions, and the signal system calls.
 //
-// Commute: signals sent to different processes, and mask or action changes in
-// different processes. All signal state of a process (its actions, its pending
-// set, and each of its threads' blocked and pending sets) is under that process's
-// own lock; nothing is shared between processes. A thread's own check for pending
-// signals on every return to user mode reads only its own words and its
-// process's pending word, without the lock.
+// Commute: signals sent to different processes, action changes in different
+// processes, and mask changes and queries by any threads (rt_sigprocmask,
+// sigsetjmp's query). A process's actions, its pending set and its threads'
+// pending sets are under that process's own lock; nothing is shared between
+// processes. A thread's blocked mask is written only by the thread itself, so
+// changing or reading one's own mask takes no lock and writes nothing shared (no
+// write at all when the mask does not change). Senders read masks under the
+// lock; a sender and an unblocking thread cannot miss each other, because the
+// thread looks at its pending signals on its way back to user mode anyway, and
+// a thread that blocks a signal pending for the whole process hands it to
+// another thread (fences on both sides, see set_blocked). A thread's own check
+// for pending signals on every return to user mode reads only its own words and
+// its process's pending word, without the lock. A thread's synchronous fault
+// (SIGSEGV and friends, signal_force) and the delivery of its own pending
+// signal to a handler take only the thread's own lock (usig.lock, which senders
+// take inside the process lock) and read the action lock-free (act_seq), so
+// faults in different threads of one process commute too.
 //
 // Standard and real-time signals alike are pending at most once (no queue of
 // real-time signals). A stop signal's default action stops every thread of the
@@ -28,7 +39,13 @@
 #define UNBLOCKABLE (BIT(SIGKILL) | BIT(SIGSTOP))
 #define STOP_SIGNALS (BIT(SIGSTOP) | BIT(SIGTSTP) | BIT(SIGTTIN) | BIT(SIGTTOU))
 
-struct usig *usig_alloc(void) { return kzalloc(sizeof(struct usig)); }
+struct usig *usig_alloc(void)
+{
+    struct usig *s = kzalloc(sizeof(struct usig));
+    if (s)
+        spin_init(&s->lock, "usig");
+    return s;
+}
 void usig_free(struct usig *s) { kfree(s); }
 
 enum { ACT_TERM, ACT_CORE, ACT_IGN, ACT_STOP };
@@ -70,12 +87,62 @@ bool signal_ignored_or_blocked(int sig)
     return r;
 }
 
+// Make sig pending for thread t with info (keeping an earlier instance's unless
+// overwrite). Under t's own lock only.
+static void thread_pend(struct thread *t, int sig, const struct ksiginfo *info, bool overwrite)
+{
+    struct usig *s = t->sig;
+    spin_lock(&s->lock);
+    if (overwrite || !(s->pending & BIT(sig)))
+        s->info[sig - 1] = *info;
+    WRITE_ONCE(s->pending, s->pending | BIT(sig));
+    spin_unlock(&s->lock);
+}
+
+static void thread_unpend(struct thread *t, uint64_t set)
+{
+    struct usig *s = t->sig;
+    spin_lock(&s->lock);
+    WRITE_ONCE(s->pending, s->pending & ~set);
+    spin_unlock(&s->lock);
+}
+
 // Take the signals in `set` off every pending set of p. Locked.
 static void drop_pending(struct proc *p, uint64_t set)
 {
     p->sigpending &= ~set;
     list_for_each(it, &p->threads)
-        list_entry(it, struct thread, group_link)->sig->pending &= ~set;
+        thread_unpend(list_entry(it, struct thread, group_link), set);
+}
+
+// Changes to p's actions, under p's lock, bracket themselves for lock-free readers.
+static void act_write_begin(struct proc *p)
+{
+    WRITE_ONCE(p->act_seq, p->act_seq + 1);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void act_write_end(struct proc *p)
+{
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    WRITE_ONCE(p->act_seq, p->act_seq + 1);
+}
+
+// sig's action without the lock; the sequence it was read at (even).
+static uint32_t read_action(struct proc *p, int sig, struct k_sigaction *act)
+{
+    for (;;) {
+        uint32_t seq = READ_ONCE(p->act_seq);
+        if (seq & 1) {
+            pause();
+            continue;
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        *act = p->sigactions[sig - 1];
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (READ_ONCE(p->act_seq) == seq)
+            return seq;
+    }
 }
 
 // What sending sig does at once, whatever its action: SIGCONT resumes a stopped
@@ -115,13 +182,25 @@ void signal_kick(struct thread *t)
 
 static void send_thread_locked(struct thread *t, int sig, const struct ksiginfo *info)
 {
-    struct usig *s = t->sig;
-    if (!(s->pending & BIT(sig))) {
-        s->pending |= BIT(sig);
-        s->info[sig - 1] = info ? *info : default_info(sig);
-    }
-    if (!(s->blocked & BIT(sig)))
+    struct ksiginfo d = default_info(sig);
+    thread_pend(t, sig, info ? info : &d, false);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); // pending before we read the mask
+    if (!(READ_ONCE(t->sig->blocked) & BIT(sig)))
         signal_kick(t);
+}
+
+// One thread of p that does not block sig takes it; SIGKILL concerns them all.
+// Locked, preemption off.
+static void kick_one(struct proc *p, int sig)
+{
+    list_for_each(it, &p->threads) {
+        struct thread *t = list_entry(it, struct thread, group_link);
+        if (sig == SIGKILL || !(READ_ONCE(t->sig->blocked) & BIT(sig))) {
+            signal_kick(t);
+            if (sig != SIGKILL)
+                break;
+        }
+    }
 }
 
 int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info)
@@ -135,21 +214,16 @@ int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info)
         goto out;
     continued = send_side_effects(p, sig);
     struct thread *main = list_entry(p->threads.next, struct thread, group_link);
-    if (ignored(p, sig) && !(main->sig->blocked & BIT(sig)))
+    if (ignored(p, sig) && !(READ_ONCE(main->sig->blocked) & BIT(sig)))
         goto out; // discarded at once, as Linux does
     if (!(p->sigpending & BIT(sig))) {
         p->sigpending |= BIT(sig);
         p->siginfo[sig - 1] = info ? *info : default_info(sig);
     }
-    // One thread that does not block it takes it; SIGKILL concerns them all.
-    list_for_each(it, &p->threads) {
-        struct thread *t = list_entry(it, struct thread, group_link);
-        if (sig == SIGKILL || !(t->sig->blocked & BIT(sig))) {
-            signal_kick(t);
-            if (sig != SIGKILL)
-                break;
-        }
-    }
+    // Pending before we read the masks, which threads change without the lock:
+    // pairs with set_blocked's fence.
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    kick_one(p, sig);
 out:
     spin_unlock(&p->lock);
     pop_off();
@@ -170,7 +244,7 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
         return signal_send_proc(p, sig, info); // these always act on the whole group
     push_off();
     spin_lock(&p->lock);
-    if (t->sig && !(ignored(p, sig) && !(t->sig->blocked & BIT(sig))))
+    if (t->sig && !(ignored(p, sig) && !(READ_ONCE(t->sig->blocked) & BIT(sig))))
         send_thread_locked(t, sig, info);
     spin_unlock(&p->lock);
     pop_off();
@@ -182,15 +256,17 @@ void signal_force(int sig, int code, uint64_t addr)
     struct thread *t = thread_current();
     struct proc *p = t->proc;
     struct ksiginfo info = {.signo = sig, .code = code, .addr = addr};
-    spin_lock(&p->lock);
     // Blocked or ignored, a fault would only repeat: the default action applies.
-    if ((t->sig->blocked & BIT(sig)) || p->sigactions[sig - 1].handler == SIG_IGN) {
-        t->sig->blocked &= ~BIT(sig);
+    if ((READ_ONCE(t->sig->blocked) & BIT(sig)) ||
+        READ_ONCE(p->sigactions[sig - 1].handler) == SIG_IGN) {
+        spin_lock(&p->lock);
+        WRITE_ONCE(t->sig->blocked, t->sig->blocked & ~BIT(sig));
+        act_write_begin(p);
         p->sigactions[sig - 1].handler = SIG_DFL;
+        act_write_end(p);
+        spin_unlock(&p->lock);
     }
-    t->sig->pending |= BIT(sig);
-    t->sig->info[sig - 1] = info;
-    spin_unlock(&p->lock);
+    thread_pend(t, sig, &info, true);
 }
 
 static uint64_t deliverable(struct thread *t)
@@ -241,13 +317,17 @@ static void group_stop(struct thread *t, int sig)
 static int take_from(struct thread *t, uint64_t set, struct ksiginfo *info)
 {
     struct proc *p = t->proc;
-    uint64_t mine = t->sig->pending & set, shared = p->sigpending & set;
+    struct usig *s = t->sig;
+    spin_lock(&s->lock);
+    uint64_t mine = s->pending & set, shared = p->sigpending & set;
     if (mine) {
         int sig = __builtin_ctzl(mine) + 1;
-        t->sig->pending &= ~BIT(sig);
-        *info = t->sig->info[sig - 1];
+        WRITE_ONCE(s->pending, s->pending & ~BIT(sig));
+        *info = s->info[sig - 1];
+        spin_unlock(&s->lock);
         return sig;
     }
+    spin_unlock(&s->lock);
     if (shared) {
         int sig = __builtin_ctzl(shared) + 1;
         p->sigpending &= ~BIT(sig);
@@ -407,6 +487,56 @@ static void restart_syscall(struct thread *t, struct trapframe *tf, bool handler
     tf->rip -= 2;
 }
 
+static void set_blocked(struct thread *t, uint64_t mask);
+
+// Run sig's handler act on the way back to user mode: block what it asks
+// (old is the mask sigreturn restores), and build its frame.
+static void run_handler(struct thread *t, struct trapframe *tf, int sig,
+                        const struct k_sigaction *act, const struct ksiginfo *info, uint64_t old)
+{
+    restart_syscall(t, tf, true, act->flags & SA_RESTART);
+    if (setup_frame(tf, sig, act, info, old) < 0)
+        proc_exit_group(W_EXITCODE(0, SIGSEGV) | WCOREFLAG);
+    t->force_iret = true; // the handler's arguments are in rdi/rsi/rdx: keep rcx/r11 out
+}
+
+// The common case without the process lock: the lowest of the thread's own
+// deliverable signals, whose action is a handler without SA_RESETHAND. False
+// if that is not the case (the caller takes the locked path); true if a
+// handler was set up or the state moved under us (the caller looks again).
+static bool deliver_own(struct thread *t, struct trapframe *tf)
+{
+    struct usig *s = t->sig;
+    struct proc *p = t->proc;
+    uint64_t own = READ_ONCE(s->pending) & ~s->blocked;
+    if (!own || s->restore_blocked)
+        return false;
+    int sig = __builtin_ctzl(own) + 1;
+    struct k_sigaction act;
+    uint32_t seq = read_action(p, sig, &act);
+    if (act.handler == SIG_IGN || act.handler == SIG_DFL || (act.flags & SA_RESETHAND))
+        return false;
+    struct ksiginfo info;
+    spin_lock(&s->lock);
+    bool took = s->pending & BIT(sig);
+    if (took) {
+        WRITE_ONCE(s->pending, s->pending & ~BIT(sig));
+        info = s->info[sig - 1];
+    }
+    spin_unlock(&s->lock);
+    if (!took)
+        return true;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (READ_ONCE(p->act_seq) != seq) { // sigaction meanwhile: put it back, look again
+        thread_pend(t, sig, &info, false);
+        return true;
+    }
+    uint64_t old = s->blocked;
+    set_blocked(t, old | act.mask | ((act.flags & SA_NODEFER) ? 0 : BIT(sig)));
+    run_handler(t, tf, sig, &act, &info, old);
+    return true;
+}
+
 void signal_deliver(struct trapframe *tf)
 {
     struct thread *t = thread_current();
@@ -422,12 +552,14 @@ void signal_deliver(struct trapframe *tf)
         }
         if (!deliverable(t) && !t->sig->restore_blocked)
             break;
+        if (deliver_own(t, tf))
+            continue;
         spin_lock(&p->lock);
         struct ksiginfo info;
         int sig = dequeue(t, &info);
         if (!sig) {
             if (t->sig->restore_blocked) { // rt_sigsuspend woken by an ignored signal
-                t->sig->blocked = t->sig->saved_blocked;
+                WRITE_ONCE(t->sig->blocked, t->sig->saved_blocked);
                 t->sig->restore_blocked = false;
             }
             spin_unlock(&p->lock);
@@ -448,18 +580,18 @@ void signal_deliver(struct trapframe *tf)
             int core = default_action(sig) == ACT_CORE ? WCOREFLAG : 0;
             proc_exit_group(W_EXITCODE(0, sig) | core);
         }
-        if (act.flags & SA_RESETHAND)
+        if (act.flags & SA_RESETHAND) {
+            act_write_begin(p);
             p->sigactions[sig - 1].handler = SIG_DFL;
+            act_write_end(p);
+        }
         struct usig *s = t->sig;
         uint64_t old = s->restore_blocked ? s->saved_blocked : s->blocked;
         s->restore_blocked = false;
-        s->blocked |= act.mask | ((act.flags & SA_NODEFER) ? 0 : BIT(sig));
-        s->blocked &= ~UNBLOCKABLE;
+        WRITE_ONCE(s->blocked, (s->blocked | act.mask | ((act.flags & SA_NODEFER) ? 0 : BIT(sig))) &
+                                   ~UNBLOCKABLE);
         spin_unlock(&p->lock);
-        restart_syscall(t, tf, true, act.flags & SA_RESTART);
-        if (setup_frame(tf, sig, &act, &info, old) < 0)
-            proc_exit_group(W_EXITCODE(0, SIGSEGV) | WCOREFLAG);
-        t->force_iret = true; // the handler's arguments are in rdi/rsi/rdx: keep rcx/r11 out
+        run_handler(t, tf, sig, &act, &info, old);
     }
     restart_syscall(t, tf, false, false);
 }
@@ -468,6 +600,7 @@ void signal_exec_reset(struct proc *p)
 {
     struct thread *t = thread_current();
     spin_lock(&p->lock);
+    act_write_begin(p);
     for (int i = 0; i < NSIG; i++) {
         if (p->sigactions[i].handler != SIG_IGN)
             p->sigactions[i] = (struct k_sigaction){0};
@@ -475,12 +608,42 @@ void signal_exec_reset(struct proc *p)
         p->sigactions[i].mask = 0;
         p->sigactions[i].restorer = 0;
     }
+    act_write_end(p);
     t->sig->ss_sp = t->sig->ss_size = 0;
     t->sig->ss_flags = SS_DISABLE;
     spin_unlock(&p->lock);
 }
 
 // ---- system calls ---------------------------------------------------------------------
+
+// Set the calling thread t's own mask. Only t writes it, so no lock: nothing
+// shared is written, and nothing at all if the mask stays as it is. Unblocking
+// needs nothing more: t delivers what is pending on its way back to user mode.
+// Blocking a signal that is pending for the whole process may leave it with
+// no thread to wake: kick another one (a sender either sees our new mask, or
+// we see its pending bit: both sides store, fence, then load).
+static void set_blocked(struct thread *t, uint64_t mask)
+{
+    struct usig *s = t->sig;
+    uint64_t old = s->blocked;
+    mask &= ~UNBLOCKABLE;
+    if (mask == old)
+        return;
+    WRITE_ONCE(s->blocked, mask);
+    uint64_t newly = mask & ~old;
+    if (!newly)
+        return;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    struct proc *p = t->proc;
+    if (!(READ_ONCE(p->sigpending) & newly))
+        return;
+    push_off(); // kick_one compares with this CPU
+    spin_lock(&p->lock);
+    for (uint64_t m = p->sigpending & newly; m; m &= m - 1)
+        kick_one(p, __builtin_ctzl(m) + 1);
+    spin_unlock(&p->lock);
+    pop_off();
+}
 
 long sys_rt_sigreturn(void)
 {
@@ -512,10 +675,7 @@ long sys_rt_sigreturn(void)
     tf->rdi = mc->rdi, tf->rsi = mc->rsi, tf->rbp = mc->rbp, tf->rbx = mc->rbx;
     tf->rdx = mc->rdx, tf->rcx = mc->rcx, tf->rsp = mc->rsp, tf->rip = mc->rip;
     tf->rflags = (tf->rflags & ~RFLAGS_USER) | (mc->eflags & RFLAGS_USER) | RFLAGS_IF;
-    struct proc *p = t->proc;
-    spin_lock(&p->lock);
-    t->sig->blocked = uc.sigmask & ~UNBLOCKABLE;
-    spin_unlock(&p->lock);
+    set_blocked(t, uc.sigmask);
     t->force_iret = true; // every register as it was, rcx and r11 included
     return mc->rax;
 }
@@ -534,12 +694,11 @@ long sys_rt_sigaction(int sig, uint64_t uact, uint64_t uold, size_t size)
     old = p->sigactions[sig - 1];
     if (uact) {
         act.mask &= ~UNBLOCKABLE;
+        act_write_begin(p);
         p->sigactions[sig - 1] = act;
-        if (ignored(p, sig)) { // pending instances are discarded
-            p->sigpending &= ~BIT(sig);
-            list_for_each(it, &p->threads)
-                list_entry(it, struct thread, group_link)->sig->pending &= ~BIT(sig);
-        }
+        act_write_end(p);
+        if (ignored(p, sig)) // pending instances are discarded
+            drop_pending(p, BIT(sig));
     }
     spin_unlock(&p->lock);
     if (uold && copy_to_user(uold, &old, sizeof old) < 0)
@@ -557,17 +716,13 @@ long sys_rt_sigprocmask(int how, uint64_t uset, uint64_t uold, size_t size)
         return -EFAULT;
     if (uset && how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
         return -EINVAL;
-    struct proc *p = t->proc;
-    spin_lock(&p->lock);
     uint64_t old = t->sig->blocked;
-    set &= ~UNBLOCKABLE;
     if (uset && how == SIG_BLOCK)
-        t->sig->blocked |= set;
+        set_blocked(t, old | set);
     else if (uset && how == SIG_UNBLOCK)
-        t->sig->blocked &= ~set;
+        set_blocked(t, old & ~set);
     else if (uset)
-        t->sig->blocked = set;
-    spin_unlock(&p->lock);
+        set_blocked(t, set);
     if (uold && copy_to_user(uold, &old, sizeof old) < 0)
         return -EFAULT;
     return 0;
@@ -592,7 +747,7 @@ static long suspend_with(uint64_t mask)
     spin_lock(&p->lock);
     t->sig->saved_blocked = t->sig->blocked;
     t->sig->restore_blocked = true;
-    t->sig->blocked = mask & ~UNBLOCKABLE;
+    WRITE_ONCE(t->sig->blocked, mask & ~UNBLOCKABLE);
     spin_unlock(&p->lock);
     struct waitq q; // no one wakes it: senders wake the thread itself
     waitq_init(&q, "sigsuspend");
@@ -647,7 +802,7 @@ static int sigwait_set(struct thread *t, uint64_t set, uint64_t deadline, struct
     struct proc *p = t->proc;
     spin_lock(&p->lock);
     uint64_t saved = t->sig->blocked;
-    t->sig->blocked &= ~set;
+    WRITE_ONCE(t->sig->blocked, saved & ~set);
     int ret;
     for (;;) {
         __atomic_store_n(&t->state, T_SLEEPING, __ATOMIC_SEQ_CST);
@@ -673,7 +828,7 @@ static int sigwait_set(struct thread *t, uint64_t set, uint64_t deadline, struct
         spin_lock(&p->lock);
         break;
     }
-    t->sig->blocked = saved;
+    WRITE_ONCE(t->sig->blocked, saved);
     spin_unlock(&p->lock);
     // Running again (a waker's compare-and-swap may still be on its way: let the
     // run queue settle it, as waitq_finish does).
@@ -841,7 +996,7 @@ static long send_to_tid(struct proc *p, int tid, int sig)
             pop_off();
             return signal_send_proc(p, sig, &info);
         }
-        if (sig && !(ignored(p, sig) && !(t->sig->blocked & BIT(sig))))
+        if (sig && !(ignored(p, sig) && !(READ_ONCE(t->sig->blocked) & BIT(sig))))
             send_thread_locked(t, sig, &info);
         break;
     }

@@ -75,7 +75,10 @@ static int act_dup2(struct child *c, const struct spawn_file_action *a)
     struct fd_ref r = fd_get(c->fdt, a->fd);
     if (!r.f)
         return -EBADF;
-    file_get(r.f);
+    if (!file_get_unless_zero(r.f)) {
+        fd_put(r);
+        return -EBADF;
+    }
     long err = fd_install_at(c->fdt, a->newfd, r.f, false);
     if (err < 0)
         file_put(r.f);

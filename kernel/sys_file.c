@@ -140,7 +140,10 @@ long sys_close(int fd) { return fd_close(fdt(), fd); }
 static long dup_from(int fd, int minfd, bool cloexec, bool anyfd)
 {
     GET_FD(r, fd);
-    file_get(r.f); // the new fd's reference
+    if (!file_get_unless_zero(r.f)) { // the new fd's reference
+        fd_put(r);
+        return -EBADF; // another thread closed fd meanwhile
+    }
     long nfd = fd_install(fdt(), r.f, cloexec, anyfd, minfd);
     if (nfd < 0)
         file_put(r.f);
@@ -157,7 +160,10 @@ static long dup_to(int oldfd, int newfd, bool cloexec)
         fd_put(r);
         return -EBADF;
     }
-    file_get(r.f);
+    if (!file_get_unless_zero(r.f)) {
+        fd_put(r);
+        return -EBADF; // another thread closed oldfd meanwhile
+    }
     long ret = fd_install_at(fdt(), newfd, r.f, cloexec);
     if (ret < 0)
         file_put(r.f);
@@ -330,7 +336,7 @@ long sys_getdents64(int fd, uint64_t udirp, size_t count)
         else if (ret >= 0 && copy_to_user(udirp, b.buf, b.len) < 0)
             ret = -EFAULT; // the position stays, so nothing is lost
         else if (ret >= 0) {
-            r.f->pos = pos;
+            WRITE_ONCE(r.f->pos, pos);
             ret = (long)b.len;
         }
         sleeplock_release(&r.f->poslock);

@@ -171,16 +171,11 @@ KTEST(fdtable_lowest_fd_fills_holes_exactly)
     settle();
 }
 
-// Cache lines (address / 64) a CPU's O_ANYFD allocations wrote: bitmap words
-// and slots.
+// Cache lines (address / 64) a CPU's O_ANYFD allocations wrote: their slots.
 static void lines_of(struct fdtable *t, int *fds, int n, uintptr_t *lines)
 {
-    for (int i = 0; i < n; i++) {
-        void *bw, *sl;
-        fdtable_debug_addrs(t, fds[i], &bw, &sl);
-        lines[2 * i] = (uintptr_t)bw / CACHELINE;
-        lines[2 * i + 1] = (uintptr_t)sl / CACHELINE;
-    }
+    for (int i = 0; i < n; i++)
+        lines[i] = (uintptr_t)fdtable_debug_slot(t, fds[i]) / CACHELINE;
 }
 
 KTEST(fdtable_anyfd_per_cpu_partitions)
@@ -189,7 +184,7 @@ KTEST(fdtable_anyfd_per_cpu_partitions)
     KREQUIRE(t);
     int nw = MIN(ncpu, NW);
     static int fds[NW][PER];
-    static uintptr_t lines[NW][2 * PER];
+    static uintptr_t lines[NW][PER];
     volatile int go = 0;
     struct worker w[NW];
     for (int i = 0; i < nw; i++)
@@ -204,12 +199,37 @@ KTEST(fdtable_anyfd_per_cpu_partitions)
     int shared = 0;
     for (int a = 0; a < nw; a++)
         for (int b = a + 1; b < nw; b++)
-            for (int i = 0; i < 2 * PER; i++)
-                for (int j = 0; j < 2 * PER; j++)
+            for (int i = 0; i < PER; i++)
+                for (int j = 0; j < PER; j++)
                     shared += lines[a][i] == lines[b][j];
     KCHECK_EQ(shared, 0);
     // Lowest-fd allocation still sees them: fd 0 is free, partitions are not.
     KCHECK_EQ(fd_install(t, tfile_new(), false, false, 0), 0);
+    fdtable_release(t);
+    settle();
+}
+
+// Neighbouring fds (installed, closed, looked up by commuting calls) never share
+// a cache line, and claiming the lowest fd writes only that fd's line.
+KTEST(fdtable_one_line_per_fd)
+{
+    struct fdtable *t = fdtable_new();
+    KREQUIRE(t);
+    enum { N = 70 }; // across the first chunk boundary
+    uintptr_t lines[N];
+    for (int fd = 0; fd < N; fd++) {
+        KREQUIRE(fd_install(t, tfile_new(), false, false, 0) == fd);
+        lines[fd] = (uintptr_t)fdtable_debug_slot(t, fd) / CACHELINE;
+    }
+    int shared = 0;
+    for (int a = 0; a < N; a++)
+        for (int b = a + 1; b < N; b++)
+            shared += lines[a] == lines[b];
+    KCHECK_EQ(shared, 0);
+    KCHECK_EQ(fd_close(t, 5), 0);
+    KCHECK_EQ(fd_close(t, 66), 0);
+    KCHECK_EQ(fd_install(t, tfile_new(), false, false, 0), 5); // still the lowest
+    KCHECK_EQ(fd_install(t, tfile_new(), false, false, 6), 66);
     fdtable_release(t);
     settle();
 }
@@ -282,6 +302,43 @@ KTEST(fdtable_close_while_lookup)
     fdtable_release(t);
     settle();
     KCHECK_EQ(released, 1); // only the last file was still open
+}
+
+// In a shared table a lookup borrows the file: a close meanwhile leaves it
+// open until the borrow ends, and then it is released at once, exactly once.
+KTEST(fdtable_close_while_borrowed)
+{
+    struct fdtable *t = fdtable_new();
+    KREQUIRE(t);
+    fdtable_hold(t); // two users: lookups borrow
+    struct file *f = tfile_new();
+    KREQUIRE(f);
+    struct tfile *tf = f->priv;
+    KREQUIRE(fd_install(t, f, false, false, 0) == 0);
+    struct fd_ref a = fd_get(t, 0), b = fd_get(t, 0);
+    KCHECK(a.f == f && a.borrowed && b.f == f && b.borrowed);
+    KCHECK_EQ(f->refs, 1); // borrows leave the descriptor count alone
+    released = 0;
+    KCHECK_EQ(fd_close(t, 0), 0);
+    KCHECK(fd_get(t, 0).f == NULL);
+    KCHECK_EQ(released, 0);
+    KCHECK_EQ(tf->magic, LIVE);
+    fd_put(a);
+    KCHECK_EQ(released, 0);
+    fd_put(b);
+    KCHECK_EQ(released, 1); // the last borrow released it, at once
+    // A single-holder table writes nothing, and the last close releases at once.
+    fdtable_release(t);
+    struct file *g = tfile_new();
+    KREQUIRE(g && fd_install(t, g, false, false, 0) == 0);
+    struct fd_ref c = fd_get(t, 0);
+    KCHECK(c.f == g && !c.borrowed);
+    fd_put(c);
+    KCHECK_EQ(fd_close(t, 0), 0);
+    KCHECK_EQ(released, 2);
+    fdtable_release(t);
+    settle();
+    KCHECK_EQ(released, 2);
 }
 
 // ---- growth, copy, close-on-exec ----------------------------------------------------------

@@ -4,8 +4,9 @@
 // own descriptors with O_ANYFD, their own pipes, files and mappings; two
 // processes writing their own files in one directory; reads of one file. The
 // controls that must share: two lseeks of one open file (one offset) and two
-// writes to one pipe. Two fstats of one descriptor in two threads commute but
-// share the file's reference count today (see the pair). Harness: pairs.h; host
+// writes to one pipe. Two fstats or preads of one descriptor in two threads
+// commute and share nothing: the lookups borrow the file in per-CPU counts
+// (kernel/file.c). A query lseek (SEEK_CUR by 0) takes no lock. Harness: pairs.h; host
 // side: tools/mtrace/validate --kernel ours --program /tests/mtrace/fds.
 #include "pairs.h"
 
@@ -124,6 +125,17 @@ static void call_fstat_shared(int s)
     if (fstat(shared_fd, &side[s].st) != 0)
         die("fstat");
 }
+static void call_pread_shared(int s)
+{
+    if (pread(shared_fd, side[s].buf, 1, s) != 1)
+        die("pread shared fd");
+}
+static void call_lseek_query_shared(int s)
+{
+    (void)s;
+    if (lseek(shared_fd, 0, SEEK_CUR) != 0)
+        die("lseek SEEK_CUR");
+}
 static void call_lseek_shared(int s)
 {
     if (lseek(shared_fd, s + 1, SEEK_SET) != s + 1)
@@ -193,14 +205,14 @@ static const struct pair pairs[] = {
       prepare_own_files, open_own_file, call_write_own, close_own },
     { "pread-one-file-2proc", "pread64", "pread64", 0, "private",
       prepare_one_file, open_one_file, call_pread_own, close_own },
-    // Commutes, but shares a line today: in a table with more than one user,
-    // fd_get (kernel/fdtable.c) takes a counted reference on the file (its
-    // refs word), so that a close in another thread cannot release it under
-    // the call. Linux does the same (fdget's get_file in a shared table). Kept
-    // as it is (expect=shared records it); a fix needs a reference that does
-    // not write the file, yet lets the last close release a pipe at once.
-    { "fstat-one-fd-2thread", "fstat", "fstat", 1, "shared",
+    // In a table with more than one user, fd_get borrows the file (a per-CPU
+    // refcache count) where Linux's fdget takes a shared reference.
+    { "fstat-one-fd-2thread", "fstat", "fstat", 1, "private",
       open_shared_fd, NULL, call_fstat_shared, NULL },
+    { "pread-one-fd-2thread", "pread64", "pread64", 1, "private",
+      open_shared_fd, NULL, call_pread_shared, NULL },
+    { "lseek-query-one-fd-2thread", "lseek", "lseek", 1, "private",
+      open_shared_fd, NULL, call_lseek_query_shared, NULL },
     { "mmap-own-file-2thread", "mmap", "mmap", 1, "private",
       prepare_own_files, open_own_file, call_mmap_own_file, unmap_close },
     { "munmap-own-page-2thread", "munmap", "munmap", 1, "private",

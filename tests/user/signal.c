@@ -1,7 +1,8 @@
 // Signals: handlers with and without SA_SIGINFO, masks and pending signals,
 // SA_RESETHAND, SA_NODEFER, sigaltstack, default actions, faults delivered as
 // SIGSEGV/SIGILL/SIGFPE with si_code and si_addr, SIGCHLD, EINTR and SA_RESTART
-// for blocking calls, sigsuspend, and signals aimed at one thread.
+// for blocking calls, sigsuspend, signals aimed at one thread, and per-thread
+// masks.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -221,6 +222,52 @@ static void test_faults(void)
     dfl(SIGFPE);
 }
 
+// Two threads of one process fault over and over, each escaping its own
+// SIGSEGV handler with siglongjmp: every fault reaches the thread that made it
+// (the handler checks), each exactly once; then a changed action applies.
+#define FAULTS 300
+static __thread sigjmp_buf *thread_jb;
+static __thread int thread_faults;
+static volatile int wrong_thread;
+static void thread_escape(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (!thread_jb || sig != SIGSEGV || si->si_addr != (void *)bad_addr)
+        wrong_thread = 1;
+    thread_faults++;
+    siglongjmp(*thread_jb, 1);
+}
+
+static void *fault_loop(void *arg)
+{
+    sigjmp_buf jb;
+    thread_jb = &jb;
+    for (volatile int i = 0; i < FAULTS; i++)
+        if (sigsetjmp(jb, 1) == 0)
+            *(volatile int *)bad_addr = i;
+    *(int *)arg = thread_faults;
+    thread_jb = NULL;
+    return NULL;
+}
+
+static void test_faults_in_threads(void)
+{
+    on(SIGSEGV, thread_escape, SA_NODEFER);
+    int got[2] = {0, 0};
+    pthread_t t;
+    pthread_create(&t, NULL, fault_loop, &got[1]);
+    fault_loop(&got[0]);
+    pthread_join(t, NULL);
+    check(got[0] == FAULTS && got[1] == FAULTS && !wrong_thread,
+          "faults in two threads: each handled once, in its own thread");
+    on(SIGSEGV, escape, 0);
+    hits = 0;
+    if (sigsetjmp(jb, 1) == 0)
+        *(volatile int *)bad_addr = 1;
+    check(hits == 1 && thread_faults == FAULTS, "a changed action takes effect at the next fault");
+    dfl(SIGSEGV);
+}
+
 // Fork a child running fn; its raw wait status.
 static int in_child(void (*fn)(void))
 {
@@ -416,6 +463,55 @@ static void test_thread_directed(void)
     dfl(SIGUSR2);
 }
 
+// Masks are per thread: a process-directed signal that both threads block
+// waits for whichever unblocks it, and that thread takes it before its
+// sigprocmask returns.
+static volatile int taker_tid;
+static void note_taker(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig, (void)si, (void)uc;
+    taker_tid = (int)syscall(SYS_gettid);
+}
+
+static volatile int unblock_now, unblocker_tid, unblocker_done;
+static void *unblocker(void *arg)
+{
+    (void)arg;
+    unblocker_tid = (int)syscall(SYS_gettid);
+    while (!unblock_now)
+        sched_yield();
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    sigprocmask(SIG_UNBLOCK, &set, &old);
+    unblocker_done = taker_tid == unblocker_tid && sigismember(&old, SIGUSR1);
+    return NULL;
+}
+
+static void test_per_thread_masks(void)
+{
+    on(SIGUSR1, note_taker, 0);
+    sigset_t set, old, now;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &set, &old); // the thread inherits it
+    taker_tid = unblocker_tid = unblocker_done = unblock_now = 0;
+    pthread_t t;
+    pthread_create(&t, NULL, unblocker, NULL);
+    while (!unblocker_tid)
+        sched_yield();
+    kill(getpid(), SIGUSR1);
+    sigprocmask(SIG_BLOCK, &set, NULL); // no change: still pending, still ours to leave
+    sigprocmask(SIG_BLOCK, NULL, &now);
+    check(taker_tid == 0 && sigismember(&now, SIGUSR1), "a signal both threads block waits");
+    unblock_now = 1;
+    pthread_join(t, NULL);
+    check(unblocker_done, "the thread that unblocks it takes it before sigprocmask returns");
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    check(taker_tid == unblocker_tid, "and only once");
+    dfl(SIGUSR1);
+}
+
 static void exit9(int sig) { (void)sig; _exit(9); }
 
 static void test_stop_continue(void)
@@ -481,12 +577,14 @@ int main(void)
     test_nodefer();
     test_altstack();
     test_faults();
+    test_faults_in_threads();
     test_default_actions();
     test_sigchld();
     test_eintr();
     test_restart();
     test_sigsuspend();
     test_thread_directed();
+    test_per_thread_masks();
     test_stop_continue();
     test_errors();
     printf("%d passed, %d failed\n", n - failed, failed);
