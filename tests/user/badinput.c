@@ -8,8 +8,6 @@
 // A failing call must leave no fd behind: each row checks the lowest free fd.
 // Documented divergences (a row's `ours`): where our kernel returns another
 // errno on purpose, because matching Linux would take a missing feature:
-//  - arch_prctl(ARCH_SET_GS/ARCH_GET_GS): EINVAL, the user GS base is not
-//    kept (the kernel's per-CPU data lives in GS; nothing needs it yet);
 //  - renameat2(RENAME_EXCHANGE): EINVAL before any lookup, as the flag is not
 //    supported by ScaleFS (kernel/sys_path.c).
 // Not here: pause (no arguments, it only blocks). Our extensions (posix_spawn,
@@ -735,10 +733,14 @@ static void process_calls(void)
         {"arch_prctl(code 0x9999)", SYS_arch_prctl, {0x9999, 0}, EINVAL, 0},
         {"arch_prctl(SET_FS, kernel)", SYS_arch_prctl, {ARCH_SET_FS, K1}, EPERM, 0},
         {"arch_prctl(SET_FS, non-canonical)", SYS_arch_prctl, {ARCH_SET_FS, NONCANON}, EPERM, 0},
-        {"arch_prctl(SET_GS, kernel)", SYS_arch_prctl, {ARCH_SET_GS, K2}, EPERM, 0, EINVAL},
+        {"arch_prctl(SET_FS, last user page)", SYS_arch_prctl, {ARCH_SET_FS, 0x7ffffffff000L}, EPERM, 0},
+        {"arch_prctl(SET_GS, kernel)", SYS_arch_prctl, {ARCH_SET_GS, K2}, EPERM, 0},
+        {"arch_prctl(SET_GS, non-canonical)", SYS_arch_prctl, {ARCH_SET_GS, NONCANON}, EPERM, 0},
+        {"arch_prctl(SET_GS, last user page)", SYS_arch_prctl, {ARCH_SET_GS, 0x7ffffffff000L}, EPERM, 0},
         {"arch_prctl(GET_FS, NULL)", SYS_arch_prctl, {ARCH_GET_FS, 0}, EFAULT, 0},
         {"arch_prctl(GET_FS, kernel)", SYS_arch_prctl, {ARCH_GET_FS, K1}, EFAULT, 0},
-        {"arch_prctl(GET_GS, unmapped)", SYS_arch_prctl, {ARCH_GET_GS, unmapped}, EFAULT, 0, EINVAL},
+        {"arch_prctl(GET_GS, NULL)", SYS_arch_prctl, {ARCH_GET_GS, 0}, EFAULT, 0},
+        {"arch_prctl(GET_GS, unmapped)", SYS_arch_prctl, {ARCH_GET_GS, unmapped}, EFAULT, 0},
         {"uname(NULL)", SYS_uname, {0}, EFAULT, 0},
         {"uname(kernel)", SYS_uname, {K1}, EFAULT, 0},
         {"uname(straddling buffer)", SYS_uname, {straddle8}, EFAULT, 0},
