@@ -32,6 +32,7 @@ struct inode;
 #define FS_EXCL 0x2        // fs_create: fail with EEXIST if the name exists
 #define FS_FOLLOW 0x4      // fs_link: follow a symlink named by oldpath (AT_SYMLINK_FOLLOW)
 #define FS_NOREPLACE 0x8   // fs_rename_flags: fail with EEXIST if newpath exists
+#define FS_EXCHANGE 0x10   // fs_rename_flags: swap the two names' files (both must exist)
 
 struct fs_timespec {
     int64_t sec;
@@ -75,7 +76,7 @@ int fs_unlink(struct inode *cwd, const char *path);
 int fs_rmdir(struct inode *cwd, const char *path);
 int fs_rename(struct inode *oldcwd, const char *oldpath, struct inode *newcwd, const char *newpath);
 int fs_rename_flags(struct inode *oldcwd, const char *oldpath, struct inode *newcwd,
-                    const char *newpath, int flags); // FS_NOREPLACE
+                    const char *newpath, int flags); // FS_NOREPLACE, FS_EXCHANGE
 // A new node: mode's type is S_IFCHR (a device node, rdev its number) or S_IFREG
 // (an empty file); other types give -EPERM. EEXIST if the name exists.
 int fs_mknod(struct inode *cwd, const char *path, uint32_t mode, uint32_t rdev);

@@ -1,4 +1,5 @@
-// Rename: move a name, atomically replacing the target name if it exists.
+// Rename: move a name, atomically replacing the target name if it exists; or
+// (FS_EXCHANGE) swap the files two names refer to.
 //
 // Commute: renames of different names (within a directory or across
 // directories), and renames with operations on other names. A rename locks
@@ -17,6 +18,12 @@
 // moment when both name the file (as in Linux; rename(2) documents it).
 // Failure cases (ENOENT, EISDIR, ENOTDIR, EINVAL, EBUSY) are decided from the
 // entries' types; ENOTEMPTY needs the target directory's table (dirhash_kill).
+//
+// Exchange: both entries are replaced by new ones with the inodes swapped, under
+// the same two bucket locks, so it shares lines as two replacing renames would.
+// Neither name is ever missing; between the two pointer stores, both names
+// can show the same file, as rename's moment above. A directory exchanged
+// across directories takes rename_lock, as a directory move does.
 #include "inode.h"
 #include "mm.h"
 #include "spinlock.h"
@@ -38,13 +45,35 @@ static bool inside(struct inode *dir, struct inode *d)
 struct rename_ctx {
     struct nameidata o, n;
     struct dent *ne;            // the new entry, allocated before locking
+    struct dent *oe;            // exchange: the old name's new entry
     struct iput_later *oldparent; // drop of the moved directory's old ".." reference
+    struct iput_later *newparent; // exchange: the same for the target directory
     struct resize_hint rh;
-    int flags;                  // FS_NOREPLACE
+    int flags;                  // FS_NOREPLACE, FS_EXCHANGE
 };
 
 #define RENAME_NOOP 1      // the same file under both names: nothing to do
 #define RENAME_NEED_LOCK 2 // a directory moves across directories: take rename_lock
+
+// rename_check for FS_EXCHANGE (src exists): both names must exist, and
+// either type may go to either place, but no directory into its own subtree.
+static int exchange_check(struct rename_ctx *c, const struct dent *src, const struct dent *tgt,
+                          bool have_lock)
+{
+    struct nameidata *o = &c->o, *n = &c->n;
+    bool cross = o->dir != n->dir, sdir = src->type == DT_DIR, tdir = tgt && tgt->type == DT_DIR;
+    if (!tgt)
+        return -ENOENT;
+    if ((sdir || tdir) && cross && !have_lock)
+        return RENAME_NEED_LOCK;
+    if ((!sdir && o->slash) || (!tdir && n->slash))
+        return -ENOTDIR;
+    if (cross && ((sdir && inside(n->dir, src->ip)) || (tdir && inside(o->dir, tgt->ip))))
+        return -EINVAL;         // either would go into its own subtree
+    if (tgt->ip == src->ip)
+        return RENAME_NOOP;
+    return 0;
+}
 
 // What the two entries decide, in Linux's order of checks: an error,
 // RENAME_NOOP, RENAME_NEED_LOCK, or 0 to go on. With have_lock (rename_lock
@@ -57,6 +86,8 @@ static int rename_check(struct rename_ctx *c, const struct dent *src, const stru
     bool cross = o->dir != n->dir, isdir = src && src->type == DT_DIR;
     if (!src)
         return -ENOENT;
+    if (c->flags & FS_EXCHANGE)
+        return exchange_check(c, src, tgt, have_lock);
     if (tgt && (c->flags & FS_NOREPLACE))
         return -EEXIST;         // even another name of the same file (Linux)
     if (isdir && cross && !have_lock)
@@ -76,42 +107,61 @@ static int rename_check(struct rename_ctx *c, const struct dent *src, const stru
     return 0;
 }
 
-// The locked part. *retry asks the caller to start again: a lock was
-// contended, or (*need_lock) the source turned out to be a directory moving
-// across directories, which needs rename_lock.
-static int rename_locked(struct rename_ctx *c, bool have_lock, bool *retry, bool *need_lock)
+// Directory ip moves from `from` to `to`: its ".." and the parents' link counts
+// follow. rename_lock and both bucket locks are held.
+static void reparent(struct inode *ip, struct inode *from, struct inode *to, struct iput_later *l)
+{
+    refcache_dec(&from->nlink);
+    refcache_inc(&to->nlink);
+    fs_iget(to);
+    WRITE_ONCE(ip->parent, to);
+    iput_later(l, from); // readers may still be following the old ".."
+}
+
+// Swap the files of two checked entries: each name gets a new entry naming the
+// other's inode. Nothing can fail here: both directories hold an entry, so
+// neither is dead. Link counts of the files stay; directories changing parent
+// move a link of each parent.
+static void exchange_locked(struct rename_ctx *c, struct dbucket *b1, struct dent *src,
+                            struct dbucket *b2, struct dent *tgt)
 {
     struct nameidata *o = &c->o, *n = &c->n;
-    bool cross = o->dir != n->dir;
-    uint32_t h1 = nd_hash(o), h2 = c->ne->hash;
-    struct dbucket b1, b2;
-    dirhash_lock2(&o->dir->dir, h1, &b1, &n->dir->dir, h2, &b2);
-    struct dent *src = dirhash_find_locked(&b1, o->name, o->len, h1);
-    struct dent *tgt = dirhash_find_locked(&b2, n->name, n->len, h2);
-    bool isdir = src && src->type == DT_DIR;
-    int err = rename_check(c, src, tgt, have_lock);
-    if (err == RENAME_NEED_LOCK)
-        err = -EAGAIN, *need_lock = true; // a directory after all
-    else if (!err && isdir && tgt)
-        err = dirhash_kill(&tgt->ip->dir); // ENOTEMPTY, EAGAIN, or dead for good
-    if (err) {
-        dirhash_unlock2(&b1, &b2);
-        if (err == -EAGAIN)
-            *retry = true;
-        return err == RENAME_NOOP ? 0 : err;
+    dent_set_same(c->ne, src);
+    dent_set_same(c->oe, tgt);
+    dirhash_replace_locked(b2, tgt, c->ne);
+    dirhash_replace_locked(b1, src, c->oe);
+    refcache_inc(&src->ip->ref); // the new entries'; the old ones' go with src and tgt
+    refcache_inc(&tgt->ip->ref);
+    if (o->dir != n->dir && src->type == DT_DIR) {
+        reparent(src->ip, o->dir, n->dir, c->oldparent);
+        c->oldparent = NULL;
     }
-    // From here on only the insert can fail (the new parent is dead: ENOENT),
-    // and it comes before any change that others can see.
+    if (o->dir != n->dir && tgt->type == DT_DIR) {
+        reparent(tgt->ip, n->dir, o->dir, c->newparent);
+        c->newparent = NULL;
+    }
+    c->ne = c->oe = NULL;
+}
+
+// Move src's file to the target name, replacing tgt if any. Only the insert
+// can fail (the new parent is dead: ENOENT), and it comes before any change
+// that others can see.
+static int move_locked(struct rename_ctx *c, struct dbucket *b1, struct dent *src,
+                       struct dbucket *b2, struct dent *tgt)
+{
+    struct nameidata *o = &c->o, *n = &c->n;
     struct inode *ip = src->ip;
+    bool isdir = src->type == DT_DIR;
     dent_set_same(c->ne, src);
     if (tgt) {
-        dirhash_replace_locked(&b2, tgt, c->ne);
-    } else if ((err = dirhash_insert_locked(&b2, c->ne))) {
-        dirhash_unlock2(&b1, &b2);
-        return err;
+        dirhash_replace_locked(b2, tgt, c->ne);
+    } else {
+        int err = dirhash_insert_locked(b2, c->ne);
+        if (err)
+            return err;
     }
     refcache_inc(&ip->ref); // the new entry's; the old one's goes with src
-    dirhash_remove_locked(&b1, src);
+    dirhash_remove_locked(b1, src);
     if (tgt) {
         refcache_dec(&tgt->ip->nlink);
         if (isdir) {
@@ -119,23 +169,52 @@ static int rename_locked(struct rename_ctx *c, bool have_lock, bool *retry, bool
             refcache_dec(&n->dir->nlink);   // its ".."
         }
     }
-    if (isdir && cross) {
-        refcache_dec(&o->dir->nlink);
-        refcache_inc(&n->dir->nlink);
-        fs_iget(n->dir);
-        WRITE_ONCE(ip->parent, n->dir);
-        iput_later(c->oldparent, o->dir); // readers may still be following the old ".."
+    if (isdir && o->dir != n->dir) {
+        reparent(ip, o->dir, n->dir, c->oldparent);
         c->oldparent = NULL;
     }
-    dirhash_unlock2(&b1, &b2);
     c->ne = NULL;
+    return 0;
+}
+
+// The locked part. *retry asks the caller to start again: a lock was
+// contended, or (*need_lock) the source turned out to be a directory moving
+// across directories, which needs rename_lock.
+static int rename_locked(struct rename_ctx *c, bool have_lock, bool *retry, bool *need_lock)
+{
+    struct nameidata *o = &c->o, *n = &c->n;
+    bool cross = o->dir != n->dir, exchange = c->flags & FS_EXCHANGE;
+    uint32_t h1 = nd_hash(o), h2 = c->ne->hash;
+    struct dbucket b1, b2;
+    dirhash_lock2(&o->dir->dir, h1, &b1, &n->dir->dir, h2, &b2);
+    struct dent *src = dirhash_find_locked(&b1, o->name, o->len, h1);
+    struct dent *tgt = dirhash_find_locked(&b2, n->name, n->len, h2);
+    int err = rename_check(c, src, tgt, have_lock);
+    if (err == RENAME_NEED_LOCK)
+        err = -EAGAIN, *need_lock = true; // a directory after all
+    else if (!err && !exchange && src->type == DT_DIR && tgt)
+        err = dirhash_kill(&tgt->ip->dir); // ENOTEMPTY, EAGAIN, or dead for good
+    if (!err) {
+        if (exchange)
+            exchange_locked(c, &b1, src, &b2, tgt);
+        else
+            err = move_locked(c, &b1, src, &b2, tgt);
+    }
+    dirhash_unlock2(&b1, &b2);
+    if (err) {
+        if (err == -EAGAIN)
+            *retry = true;
+        return err == RENAME_NOOP ? 0 : err;
+    }
     dent_put_later(src);
     if (tgt)
         dent_put_later(tgt);
     inode_touch(o->dir, T_MTIME | T_CTIME);
     if (cross)
         inode_touch(n->dir, T_MTIME | T_CTIME);
-    inode_touch(ip, T_CTIME);
+    inode_touch(src->ip, T_CTIME);
+    if (exchange)
+        inode_touch(tgt->ip, T_CTIME);
     hint_note(&c->rh, &b1, o->dir, h1);
     hint_note(&c->rh, &b2, n->dir, h2);
     return 0;
@@ -166,7 +245,14 @@ static int do_rename(struct rename_ctx *c, bool *retry, bool *need_lock)
     if (!(c->ne = dent_alloc(n->name, n->len)))
         return -ENOMEM;
     c->ne->hash = h2;
+    bool exchange = c->flags & FS_EXCHANGE;
+    if (exchange && !(c->oe = dent_alloc(o->name, o->len)))
+        return -ENOMEM;
+    if (exchange)
+        c->oe->hash = h1;
     if (lock && !(c->oldparent = iput_later_alloc()))
+        return -ENOMEM;
+    if (lock && exchange && !(c->newparent = iput_later_alloc()))
         return -ENOMEM;
     if (lock)
         spin_lock(&rename_lock);
@@ -189,6 +275,8 @@ int fs_rename_flags(struct inode *oldcwd, const char *oldpath, struct inode *new
         err = path_check(newpath);
     if (err)
         return err;
+    if ((flags & FS_EXCHANGE) && (flags & FS_NOREPLACE))
+        return -EINVAL;
     struct rename_ctx *c = kzalloc(sizeof *c); // two nameidata: 1.5 KiB, not on the stack
     if (!c)
         return -ENOMEM;
@@ -205,10 +293,14 @@ int fs_rename_flags(struct inode *oldcwd, const char *oldpath, struct inode *new
         epoch_exit();
         if (c->ne)
             dent_free_unpublished(c->ne);
+        if (c->oe)
+            dent_free_unpublished(c->oe);
         if (c->oldparent)
             iput_later_cancel(c->oldparent);
-        c->ne = NULL;
-        c->oldparent = NULL;
+        if (c->newparent)
+            iput_later_cancel(c->newparent);
+        c->ne = c->oe = NULL;
+        c->oldparent = c->newparent = NULL;
         if (retry)
             pause();
     } while (retry);

@@ -232,6 +232,8 @@ static void install(struct vmspace *vs, const struct exec_info *ei, const char *
     push_off();
     t->fsbase = 0;
     wrmsr(MSR_FS_BASE, 0);
+    t->gsbase = 0;
+    wrmsr(MSR_KERNEL_GS_BASE, 0);
     pop_off();
     fpu_reset_current(t);
     exec_name(path, p->name, sizeof p->name);

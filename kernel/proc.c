@@ -235,6 +235,7 @@ static long clone_thread(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t
         return -ENOMEM;
     child_frame(t, newsp);
     t->fsbase = (flags & CLONE_SETTLS) ? tls : cur->fsbase;
+    t->gsbase = cur->gsbase;
     t->sig->blocked = cur->sig->blocked; // the alternate stack is not inherited
     t->tid = pid_alloc();
     int tid = t->tid;
@@ -303,6 +304,7 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     }
     child_frame(t, newsp);
     t->fsbase = (flags & CLONE_SETTLS) ? tls : cur->fsbase;
+    t->gsbase = cur->gsbase;
     spin_lock(&p->lock);
     memcpy(np->sigactions, p->sigactions, sizeof np->sigactions);
     t->sig->blocked = cur->sig->blocked;

@@ -246,8 +246,12 @@ static void switch_to(struct thread *prev, struct thread *next)
         uvm_switch(prev->vm, next->vm);
     if (prev->fpu)
         fpu_save(prev);
-    if (next->proc)
+    // The kernel runs with swapgs done: the user GS base waits in
+    // MSR_KERNEL_GS_BASE until the return to user mode swaps it back in.
+    if (next->proc) {
         wrmsr(MSR_FS_BASE, next->fsbase);
+        wrmsr(MSR_KERNEL_GS_BASE, next->gsbase);
+    }
     if (next->fpu)
         fpu_restore(next);
     swtch(&prev->rsp, next->rsp);

@@ -43,6 +43,7 @@ struct thread {
     struct proc *proc;     // NULL for kernel threads
     struct vmspace *vm;    // user address space, NULL for kernel threads
     uint64_t fsbase;       // user FS base (arch_prctl)
+    uint64_t gsbase;       // user GS base (arch_prctl): in MSR_KERNEL_GS_BASE while it runs
     int tid;
     int refs;              // the thread's own reference + one per joiner
     volatile bool dead;    // off its CPU for good, stack freed: thread_join may return

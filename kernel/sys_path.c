@@ -362,13 +362,16 @@ static long two_paths(int olddirfd, uint64_t uold, int newdirfd, uint64_t unew,
 
 static long op_rename(struct inode *od, const char *o, struct inode *nd, const char *n, int flags)
 {
-    return fs_rename_flags(od, o, nd, n, flags & RENAME_NOREPLACE ? FS_NOREPLACE : 0);
+    return fs_rename_flags(od, o, nd, n, (flags & RENAME_NOREPLACE ? FS_NOREPLACE : 0) |
+                                         (flags & RENAME_EXCHANGE ? FS_EXCHANGE : 0));
 }
 
-// RENAME_EXCHANGE and RENAME_WHITEOUT are not supported: EINVAL.
+// RENAME_WHITEOUT is not supported: EINVAL. NOREPLACE with EXCHANGE is EINVAL (Linux).
 long sys_renameat2(int olddirfd, uint64_t uold, int newdirfd, uint64_t unew, unsigned flags)
 {
-    if (flags & ~RENAME_NOREPLACE)
+    if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+        return -EINVAL;
+    if ((flags & RENAME_NOREPLACE) && (flags & RENAME_EXCHANGE))
         return -EINVAL;
     return two_paths(olddirfd, uold, newdirfd, unew, op_rename, (int)flags);
 }

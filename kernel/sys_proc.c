@@ -98,20 +98,32 @@ long sys_getrlimit(int resource, uint64_t lim)
 }
 long sys_setrlimit(int resource, uint64_t lim) { return lim ? sys_prlimit64(0, resource, lim, 0) : -EFAULT; }
 
+// The user FS and GS bases of the calling thread. Like Linux, a base at or
+// above the last page of user space is refused (a non-canonical one would fault
+// on wrmsr). The GS base goes to MSR_KERNEL_GS_BASE: the kernel runs with its
+// per-CPU GS (percpu.h), and the return to user mode swaps the user's back in.
 long sys_arch_prctl(int code, uint64_t addr)
 {
     struct thread *t = thread_current();
     switch (code) {
     case ARCH_SET_FS:
-        if (addr >= USER_END)
-            return -EPERM; // a non-canonical base would fault on wrmsr
-        push_off();
-        t->fsbase = addr;
-        wrmsr(MSR_FS_BASE, addr);
+    case ARCH_SET_GS:
+        if (addr >= USER_END - PGSIZE)
+            return -EPERM;
+        push_off(); // the field and the MSR change together, on this CPU
+        if (code == ARCH_SET_FS) {
+            t->fsbase = addr;
+            wrmsr(MSR_FS_BASE, addr);
+        } else {
+            t->gsbase = addr;
+            wrmsr(MSR_KERNEL_GS_BASE, addr);
+        }
         pop_off();
         return 0;
     case ARCH_GET_FS:
         return copy_to_user(addr, &t->fsbase, sizeof t->fsbase);
+    case ARCH_GET_GS:
+        return copy_to_user(addr, &t->gsbase, sizeof t->gsbase);
     default:
         return -EINVAL;
     }

@@ -1,4 +1,4 @@
-// ScaleFS semantics: rename in all its cases, stat (fields, mask, times) and
+// ScaleFS semantics: rename in all its cases (and exchange), stat (fields, mask, times) and
 // readdir basics.
 #include "fstest.h"
 #include "inode.h"
@@ -147,6 +147,50 @@ KTEST(fs_rename_dirs)
     KCHECK_EQ(fs_rename(D, "empty/sub", D, "empty/sub/"), 0);
     fs_iput(D);
     fst_rm_rf("/t_renamed");
+}
+
+// FS_EXCHANGE (renameat2 RENAME_EXCHANGE): the names swap their files; two
+// directories across parents each get the other's parent as "..", and the
+// parents' link counts stay; each name always resolves.
+KTEST(fs_rename_exchange)
+{
+    KREQUIRE((D = fst_scratch("t_exchange")) != NULL);
+    KCHECK_EQ(fs_mkdir(D, "p", 0755), 0);
+    KCHECK_EQ(fs_mkdir(D, "q", 0755), 0);
+    KCHECK_EQ(fs_mkdir(D, "p/a", 0755), 0);
+    KCHECK_EQ(fs_mkdir(D, "q/b", 0755), 0);
+    KCHECK_EQ(fs_mkdir(D, "q/b/c", 0755), 0);
+    KCHECK_EQ(mkfile("p/a/f", "A"), 0);
+    uint64_t a = ino_of("p/a"), b = ino_of("q/b");
+    KCHECK_EQ(fs_rename_flags(D, "p/a", D, "q/b", FS_EXCHANGE), 0);
+    KCHECK_EQ(ino_of("p/a"), b);
+    KCHECK_EQ(ino_of("q/b"), a);
+    KCHECK_EQ(ino_of("p/a/.."), ino_of("p"));
+    KCHECK_EQ(ino_of("q/b/.."), ino_of("q"));
+    KCHECK_EQ(ino_of("p/a/c/../.."), ino_of("p"));
+    KCHECK(content_is("q/b/f", "A"));
+    KCHECK_EQ(nlink_of("p"), 3);
+    KCHECK_EQ(nlink_of("q"), 3);
+    KCHECK_EQ(nlink_of("p/a"), 3); // its child c
+    // A directory and a file across parents: the counts move with the directory.
+    KCHECK_EQ(mkfile("q/g", "G"), 0);
+    KCHECK_EQ(fs_rename_flags(D, "p/a", D, "q/g", FS_EXCHANGE), 0);
+    KCHECK(content_is("p/a", "G"));
+    KCHECK_EQ(ino_of("q/g"), b);
+    KCHECK_EQ(ino_of("q/g/.."), ino_of("q"));
+    KCHECK_EQ(nlink_of("p"), 2);
+    KCHECK_EQ(nlink_of("q"), 4);
+    // Errors, and nothing changed by them.
+    KCHECK_EQ(fs_rename_flags(D, "q", D, "q/g/c", FS_EXCHANGE), -EINVAL);
+    KCHECK_EQ(fs_rename_flags(D, "q/g/c", D, "q", FS_EXCHANGE), -EINVAL);
+    KCHECK_EQ(fs_rename_flags(D, "p/a", D, "p/none", FS_EXCHANGE), -ENOENT);
+    KCHECK_EQ(fs_rename_flags(D, "p/a/", D, "q/b", FS_EXCHANGE), -ENOTDIR);
+    KCHECK_EQ(fs_rename_flags(D, "p/a", D, "q/b", FS_EXCHANGE | FS_NOREPLACE), -EINVAL);
+    KCHECK_EQ(fs_rename_flags(D, "p/a", D, "p/a", FS_EXCHANGE), 0);
+    KCHECK(content_is("p/a", "G"));
+    KCHECK_EQ(ino_of("q/g"), b);
+    fs_iput(D);
+    fst_rm_rf("/t_exchange");
 }
 
 KTEST(fs_stat_fields)

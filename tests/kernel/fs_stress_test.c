@@ -1,5 +1,5 @@
 // ScaleFS under concurrent storms on every CPU: creates, unlinks, links,
-// renames (files and directories, within and across directories), mkdir and
+// renames and exchanges (files and directories, within and across directories), mkdir and
 // rmdir, lookups and stats, in one shared directory tree and in per-thread
 // private directories. Then, after quiescence:
 //  - private directories hold exactly what their owner's model says (every
@@ -158,6 +158,22 @@ static void storm(int t, void *arg)
             err = fs_rename(S, a, S, b);
             EXPECT("rename dir up", err, is(err, 0, -ENOENT, -ENOTEMPTY, -EINVAL));
             break;
+        case 13: { // exchanges, of two files or two directories, in one directory or across
+            int k = (r >> 56) % NSDIRS;
+            const char *fa[] = {"shared/s%d", "shared/s%d", "shared/d%d", "shared/d%d"};
+            ksnprintf(a, sizeof a, fa[r & 3], (r & 2) ? d : s);
+            if ((r & 3) == 0)
+                ksnprintf(b, sizeof b, "shared/s%d", s2);
+            else if ((r & 3) == 1)
+                ksnprintf(b, sizeof b, "shared/d%d/s%d", d, s2);
+            else if ((r & 3) == 2)
+                ksnprintf(b, sizeof b, "shared/d%d", d2);
+            else
+                ksnprintf(b, sizeof b, "shared/d%d/d%d", d2, k);
+            err = fs_rename_flags(S, a, S, b, FS_EXCHANGE);
+            EXPECT("exchange", err, is(err, 0, -ENOENT, -EINVAL, 0));
+            break;
+        }
         default: { // lookups and stats of anything
             struct fs_stat st;
             ksnprintf(a, sizeof a, (r & 1) ? "shared/s%d" : "shared/d%d/s%d", (r & 1) ? s : d, s2);

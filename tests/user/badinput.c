@@ -6,14 +6,9 @@
 // Linux host, so the table is Linux's behaviour, and our kernel must match it.
 // Calls that would end the test process (exit, rt_sigreturn) run in a child.
 // A failing call must leave no fd behind: each row checks the lowest free fd.
-// Documented divergences (a row's `ours`): where our kernel returns another
-// errno on purpose, because matching Linux would take a missing feature:
-//  - arch_prctl(ARCH_SET_GS/ARCH_GET_GS): EINVAL, the user GS base is not
-//    kept (the kernel's per-CPU data lives in GS; nothing needs it yet);
-//  - renameat2(RENAME_EXCHANGE): EINVAL before any lookup, as the flag is not
-//    supported by ScaleFS (kernel/sys_path.c).
 // Not here: pause (no arguments, it only blocks). Our extensions (posix_spawn,
-// kstats) are ENOSYS on Linux; their rows say what ours returns (`ours`).
+// kstats) are ENOSYS on Linux; their rows say what ours returns (`ours`), and
+// no other row has one: there are no documented divergences left.
 #include "suite.h"
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers" // rows leave `ours` out
 #include <limits.h>
@@ -541,7 +536,11 @@ static void path_calls(void)
         {"renameat2(an unknown flag)", SYS_renameat2, {AT_FDCWD, (long)"f", AT_FDCWD, (long)"x", 8}, EINVAL, 0},
         {"renameat2(NOREPLACE|EXCHANGE)", SYS_renameat2, {AT_FDCWD, (long)"f", AT_FDCWD, (long)"l", RENAME_NOREPLACE | RENAME_EXCHANGE}, EINVAL, 0},
         {"renameat2(NOREPLACE onto a name)", SYS_renameat2, {AT_FDCWD, (long)"f", AT_FDCWD, (long)"l", RENAME_NOREPLACE}, EEXIST, 0},
-        {"renameat2(EXCHANGE with a missing name)", SYS_renameat2, {AT_FDCWD, (long)"f", AT_FDCWD, (long)"nope", RENAME_EXCHANGE}, ENOENT, 0, EINVAL},
+        {"renameat2(EXCHANGE with a missing name)", SYS_renameat2, {AT_FDCWD, (long)"f", AT_FDCWD, (long)"nope", RENAME_EXCHANGE}, ENOENT, 0},
+        {"renameat2(EXCHANGE from a missing name)", SYS_renameat2, {AT_FDCWD, (long)"nope", AT_FDCWD, (long)"f", RENAME_EXCHANGE}, ENOENT, 0},
+        {"renameat2(EXCHANGE of a file with a trailing slash)", SYS_renameat2, {AT_FDCWD, (long)"f", AT_FDCWD, (long)"l/", RENAME_EXCHANGE}, ENOTDIR, 0},
+        {"renameat2(EXCHANGE of a dir with its child)", SYS_renameat2, {AT_FDCWD, (long)"full", AT_FDCWD, (long)"full/x", RENAME_EXCHANGE}, EINVAL, 0},
+        {"renameat2(EXCHANGE of \".\")", SYS_renameat2, {AT_FDCWD, (long)".", AT_FDCWD, (long)"f", RENAME_EXCHANGE}, EBUSY, 0},
         {"link(dir, \"x\")", SYS_link, {(long)"d", (long)"x"}, EPERM, 0},
         {"link(\"f\", existing)", SYS_link, {(long)"f", (long)"l"}, EEXIST, 0},
         {"link(missing, \"x\")", SYS_link, {(long)"nope", (long)"x"}, ENOENT, 0},
@@ -735,10 +734,14 @@ static void process_calls(void)
         {"arch_prctl(code 0x9999)", SYS_arch_prctl, {0x9999, 0}, EINVAL, 0},
         {"arch_prctl(SET_FS, kernel)", SYS_arch_prctl, {ARCH_SET_FS, K1}, EPERM, 0},
         {"arch_prctl(SET_FS, non-canonical)", SYS_arch_prctl, {ARCH_SET_FS, NONCANON}, EPERM, 0},
-        {"arch_prctl(SET_GS, kernel)", SYS_arch_prctl, {ARCH_SET_GS, K2}, EPERM, 0, EINVAL},
+        {"arch_prctl(SET_FS, last user page)", SYS_arch_prctl, {ARCH_SET_FS, 0x7ffffffff000L}, EPERM, 0},
+        {"arch_prctl(SET_GS, kernel)", SYS_arch_prctl, {ARCH_SET_GS, K2}, EPERM, 0},
+        {"arch_prctl(SET_GS, non-canonical)", SYS_arch_prctl, {ARCH_SET_GS, NONCANON}, EPERM, 0},
+        {"arch_prctl(SET_GS, last user page)", SYS_arch_prctl, {ARCH_SET_GS, 0x7ffffffff000L}, EPERM, 0},
         {"arch_prctl(GET_FS, NULL)", SYS_arch_prctl, {ARCH_GET_FS, 0}, EFAULT, 0},
         {"arch_prctl(GET_FS, kernel)", SYS_arch_prctl, {ARCH_GET_FS, K1}, EFAULT, 0},
-        {"arch_prctl(GET_GS, unmapped)", SYS_arch_prctl, {ARCH_GET_GS, unmapped}, EFAULT, 0, EINVAL},
+        {"arch_prctl(GET_GS, NULL)", SYS_arch_prctl, {ARCH_GET_GS, 0}, EFAULT, 0},
+        {"arch_prctl(GET_GS, unmapped)", SYS_arch_prctl, {ARCH_GET_GS, unmapped}, EFAULT, 0},
         {"uname(NULL)", SYS_uname, {0}, EFAULT, 0},
         {"uname(kernel)", SYS_uname, {K1}, EFAULT, 0},
         {"uname(straddling buffer)", SYS_uname, {straddle8}, EFAULT, 0},

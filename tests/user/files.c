@@ -1,6 +1,6 @@
 // File system calls over the file system: open flags, read/write and their
 // vector and positioned forms, lseek, stat/statx, getdents64, directories,
-// rename, links, symlinks, truncate, cwd, access, times, modes, and errno on bad
+// rename (and RENAME_EXCHANGE), links, symlinks, truncate, cwd, access, times, modes, and errno on bad
 // input. Runs in our guest and on the Linux host.
 #include "suite.h"
 #include <dirent.h>
@@ -336,6 +336,79 @@ static void names(void)
     unlink("r4");
 }
 
+#define RENAME_NOREPLACE 1
+#define RENAME_EXCHANGE 2
+
+static long exchange(const char *a, const char *b, int flags)
+{
+    return syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE | flags);
+}
+
+static int newer(const struct timespec *a, const struct timespec *b) // a later than b
+{
+    return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+// renameat2(RENAME_EXCHANGE): the two names swap their files, whatever the types.
+static void exchanges(void)
+{
+    char buf[64] = {0};
+    struct stat s1, s2, t1, t2, d;
+    put("x1", "one");
+    put("x2", "two");
+    stat("x1", &s1);
+    stat("x2", &s2);
+    int fd = open("x1", O_RDONLY);
+    usleep(30000); // past the time stamps' grain on both kernels
+    check(exchange("x1", "x2", 0) == 0, "RENAME_EXCHANGE of two files");
+    check(stat("x1", &t1) == 0 && stat("x2", &t2) == 0 && t1.st_ino == s2.st_ino && t2.st_ino == s1.st_ino,
+          "the names swap inode numbers");
+    check(slurp("x1", buf, sizeof buf) == 3 && !memcmp(buf, "two", 3) && slurp("x2", buf, sizeof buf) == 3 &&
+              !memcmp(buf, "one", 3),
+          "the contents follow their files");
+    check(read(fd, buf, sizeof buf) == 3 && !memcmp(buf, "one", 3), "an open file keeps its file");
+    close(fd);
+    check(newer(&t1.st_ctim, &s2.st_ctim) && newer(&t2.st_ctim, &s1.st_ctim), "both files' ctime changes");
+    check(t1.st_nlink == 1 && t2.st_nlink == 1, "link counts stay");
+
+    mkdir("xd", 0755);
+    put("xd/in", "inside");
+    mkdir("xs", 0755);
+    stat(".", &s1);
+    stat("xs", &s2);
+    check(exchange("x1", "xd", 0) == 0 && stat("x1", &t1) == 0 && S_ISDIR(t1.st_mode) &&
+              slurp("x1/in", buf, sizeof buf) == 6 && slurp("xd", buf, sizeof buf) == 3,
+          "a directory and a file exchange in one directory");
+    check(exchange("x1", "xs/f", 0) == -1 && errno == ENOENT, "RENAME_EXCHANGE with a missing target is ENOENT");
+    put("xs/f", "file");
+    check(exchange("x1", "xs/f", 0) == 0 && slurp("xs/f/in", buf, sizeof buf) == 6 &&
+              slurp("x1", buf, sizeof buf) == 4,
+          "a directory and a file exchange across directories");
+    check(stat("xs/f/..", &t1) == 0 && t1.st_ino == s2.st_ino, "the moved directory's .. is its new parent");
+    check(stat("xs", &t2) == 0 && t2.st_nlink == s2.st_nlink + 1 && stat(".", &d) == 0 &&
+              d.st_nlink == s1.st_nlink - 1,
+          "the parents' link counts follow the directory");
+
+    CHECK_ERR(exchange("nothere", "x2", 0), ENOENT, "RENAME_EXCHANGE from a missing name is ENOENT");
+    CHECK_ERR(exchange("x2", "nothere", 0), ENOENT, "RENAME_EXCHANGE to a missing name is ENOENT");
+    CHECK_ERR(exchange("x1", "x2", RENAME_NOREPLACE), EINVAL, "RENAME_EXCHANGE with RENAME_NOREPLACE is EINVAL");
+    CHECK_ERR(exchange("xs", "xs/f", 0), EINVAL, "exchanging a directory with a name inside it is EINVAL");
+    CHECK_ERR(exchange("xs/f/in", "xs", 0), EINVAL, "exchanging a directory with a name below it is EINVAL");
+    CHECK_ERR(exchange("x1/", "x2", 0), ENOTDIR, "a trailing slash on a file is ENOTDIR");
+    check(link("x2", "x3") == 0 && exchange("x2", "x3", 0) == 0 && stat("x2", &t1) == 0 &&
+              stat("x3", &t2) == 0 && t1.st_ino == t2.st_ino,
+          "two names of one file: nothing to do");
+    check(slurp("x1", buf, sizeof buf) == 4 && !memcmp(buf, "file", 4) && slurp("x2", buf, sizeof buf) == 3 &&
+              !memcmp(buf, "one", 3),
+          "failed exchanges change nothing");
+    unlink("xs/f/in");
+    rmdir("xs/f");
+    rmdir("xs");
+    const char *rm[] = {"x1", "x2", "x3", "xd", NULL};
+    for (int i = 0; rm[i]; i++)
+        unlink(rm[i]);
+}
+
 static void sizes_and_attrs(void)
 {
     struct stat st;
@@ -448,6 +521,7 @@ int main(void)
     stats();
     dirs();
     names();
+    exchanges();
     sizes_and_attrs();
     cwd();
     memfd();

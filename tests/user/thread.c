@@ -1,6 +1,8 @@
 // Threads: pthreads over clone, set_tid_address and futex (musl), thread ids,
 // join through CLONE_CHILD_CLEARTID, mutexes and condition variables under
-// contention, exit of one thread vs exit_group, and the futex call itself.
+// contention, exit of one thread vs exit_group, the futex call itself, and
+// each thread's own GS base (arch_prctl) across switches, migration, fork,
+// clone and execve.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -15,7 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-// musl's headers have no <linux/futex.h>.
+// musl's headers have no <linux/futex.h> or <asm/prctl.h>.
+#define ARCH_SET_GS 0x1001
+#define ARCH_GET_GS 0x1004
 #define FUTEX_WAIT_PRIVATE 128
 #define FUTEX_WAKE_PRIVATE 129
 
@@ -329,14 +333,135 @@ static void test_thread_affinity(void)
     check(r == NULL, "a thread pinned to CPU 0 runs only there");
 }
 
+// ---- the user GS base (arch_prctl ARCH_SET_GS / ARCH_GET_GS) ----
+
+static long set_gs(const void *base) { return syscall(SYS_arch_prctl, ARCH_SET_GS, base); }
+
+static uintptr_t get_gs(void)
+{
+    uintptr_t v = 1; // no GS base is odd here: every one we set is a word's address
+    if (syscall(SYS_arch_prctl, ARCH_GET_GS, &v) != 0)
+        return 1;
+    return v;
+}
+
+static uint64_t gs_word0(void)
+{
+    uint64_t v;
+    __asm__ volatile("mov %%gs:0, %0" : "=r"(v));
+    return v;
+}
+
+// The GS base and %gs:0 both still name word, holding val.
+static int gs_is(const uint64_t *word, uint64_t val)
+{
+    return get_gs() == (uintptr_t)word && gs_word0() == val;
+}
+
+static uint64_t main_gs_word = 0x6a5b4c3d2e1f0011ULL;
+
+static void test_gs_base_set_get(void)
+{
+    check(set_gs(&main_gs_word) == 0, "ARCH_SET_GS to a word");
+    check(gs_is(&main_gs_word, main_gs_word), "ARCH_GET_GS returns it and %gs:0 reads the word");
+    sched_yield();
+    usleep(2000);
+    check(gs_is(&main_gs_word, main_gs_word), "the GS base survives sched_yield and a sleep");
+}
+
+// Pinned to each allowed CPU in turn (at most 8): the base moves along.
+static void test_gs_base_migrates(void)
+{
+    cpu_set_t orig, one;
+    if (sched_getaffinity(0, sizeof orig, &orig) != 0) {
+        check(0, "sched_getaffinity");
+        return;
+    }
+    int ok = 1, cpus = 0;
+    for (int c = 0; c < CPU_SETSIZE && cpus < 8; c++) {
+        if (!CPU_ISSET(c, &orig))
+            continue;
+        cpus++;
+        CPU_ZERO(&one);
+        CPU_SET(c, &one);
+        ok &= sched_setaffinity(0, sizeof one, &one) == 0;
+        ok &= sched_getcpu() == c && gs_is(&main_gs_word, main_gs_word);
+        sched_yield();
+        ok &= gs_is(&main_gs_word, main_gs_word);
+    }
+    sched_setaffinity(0, sizeof orig, &orig);
+    check(ok && cpus > 0, "the GS base stays across migration to every CPU");
+}
+
+// Two threads on one CPU, each with its own base, switch back and forth.
+static void *gs_keeper(void *arg)
+{
+    uint64_t word = (uint64_t)(uintptr_t)arg;
+    int ok = get_gs() == (uintptr_t)&main_gs_word; // clone copies the creator's base
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(0, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    ok &= set_gs(&word) == 0;
+    for (int i = 0; i < 200; i++) {
+        ok &= gs_is(&word, (uint64_t)(uintptr_t)arg);
+        sched_yield();
+    }
+    return ok ? NULL : (void *)1;
+}
+
+static void test_gs_base_per_thread(void)
+{
+    pthread_t a, b;
+    void *ra = (void *)1, *rb = (void *)1;
+    pthread_create(&a, NULL, gs_keeper, (void *)0x1111);
+    pthread_create(&b, NULL, gs_keeper, (void *)0x2222);
+    pthread_join(a, &ra);
+    pthread_join(b, &rb);
+    check(ra == NULL && rb == NULL, "a new thread starts with its creator's GS base, then keeps its own");
+    check(gs_is(&main_gs_word, main_gs_word), "other threads' ARCH_SET_GS leave ours alone");
+}
+
+static char gsbase_path[300]; // user/tests/gsbase.c: exits 0 if its GS base is 0
+
+static void test_gs_base_fork_exec(void)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(gs_is(&main_gs_word, main_gs_word) ? 0 : 1);
+    int st = -1;
+    waitpid(pid, &st, 0);
+    check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork's child inherits the GS base");
+    pid = fork();
+    if (pid == 0) {
+        execl(gsbase_path, "gsbase", (char *)NULL);
+        _exit(3);
+    }
+    waitpid(pid, &st, 0);
+    check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "execve resets the GS base to 0");
+}
+
+static void test_gs_base_bad_input(void)
+{
+    errno = 0;
+    check(syscall(SYS_arch_prctl, ARCH_SET_GS, 0x800000000000UL) == -1 && errno == EPERM,
+          "ARCH_SET_GS to a non-canonical address is EPERM");
+    errno = 0;
+    check(syscall(SYS_arch_prctl, ARCH_GET_GS, NULL) == -1 && errno == EFAULT,
+          "ARCH_GET_GS to NULL is EFAULT");
+    check(gs_is(&main_gs_word, main_gs_word), "a refused ARCH_SET_GS keeps the old base");
+    check(set_gs(NULL) == 0 && get_gs() == 0, "ARCH_SET_GS to 0");
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
     const char *slash = strrchr(argv[0], '/');
-    if (slash)
-        snprintf(argcheck_path, sizeof argcheck_path, "%.*s/argcheck", (int)(slash - argv[0]), argv[0]);
-    else
-        snprintf(argcheck_path, sizeof argcheck_path, "/tests/bin/argcheck");
+    // The helper programs: beside this binary on the host, in /tests/bin in our guest.
+    const char *bin = slash ? argv[0] : "/tests/bin";
+    int dir = slash ? (int)(slash - argv[0]) : (int)strlen(bin);
+    snprintf(argcheck_path, sizeof argcheck_path, "%.*s/argcheck", dir, bin);
+    snprintf(gsbase_path, sizeof gsbase_path, "%.*s/gsbase", dir, bin);
     test_create_join();
     test_condvar();
     test_same_process();
@@ -347,6 +472,11 @@ int main(int argc, char **argv)
     test_vector_registers_private();
     test_futex();
     test_thread_affinity();
+    test_gs_base_set_get();
+    test_gs_base_migrates();
+    test_gs_base_per_thread();
+    test_gs_base_fork_exec();
+    test_gs_base_bad_input();
     printf("%d passed, %d failed\n", n - failed, failed);
     return failed != 0;
 }
