@@ -274,7 +274,7 @@ static int load(struct vmspace *vs, const struct elf_src *src, const char *const
     if (ii.entry < USER_MIN || ii.entry >= mapped_end)
         return -ENOEXEC;
 
-    if (uvm_map(vs, USER_TOP - USER_STACK_SIZE, USER_STACK_SIZE, VM_READ | VM_WRITE, UVM_FIXED) < 0)
+    if (ustack_map(vs) < 0)
         return -ENOMEM;
     int err = build_stack(vs, argv, envp, execfn, &ii, &out->sp);
     if (err)
