@@ -10,7 +10,6 @@
 // only when the stack grows (under its lock bit) and read by faults that found
 // nothing mapped; faults on mapped pages never look at it.
 #include "smp.h"
-#include "uapi/errno.h"
 #include "uvm.h"
 #include "x86.h"
 
