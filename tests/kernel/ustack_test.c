@@ -71,3 +71,49 @@ KTEST(ustack_stops_at_holes_and_mappings)
     vmspace_free(bare);
     vmspace_free(vs);
 }
+
+// Every CPU grows one stack at once, each to its own depth, many times over: no
+// fault may fail, and the stack ends up reaching the deepest of them.
+static struct vmspace *race_vs;
+static int race_started, race_failed;
+#define RACE_ROUNDS 16
+
+static uintptr_t race_addr(int cpu, int round)
+{
+    return USER_TOP - USER_STACK_INIT - (uintptr_t)(round * 8 + cpu % 8 + 1) * 8 * PGSIZE;
+}
+
+static void racer(void *arg)
+{
+    int me = (int)(uintptr_t)arg;
+    vmt_enter(race_vs);
+    __atomic_fetch_add(&race_started, 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&race_started, __ATOMIC_ACQUIRE) < ncpu_online)
+        pause();
+    for (int r = 0; r < RACE_ROUNDS; r++)
+        if (!vmt_touch(race_addr(me, r), me))
+            __atomic_fetch_add(&race_failed, 1, __ATOMIC_RELAXED);
+    vmt_leave(race_vs);
+}
+
+KTEST(ustack_grows_from_all_cpus_at_once)
+{
+    int n = ncpu_online;
+    KREQUIRE((race_vs = vmspace_new()) != NULL);
+    KCHECK_EQ(ustack_map(race_vs), 0);
+    race_started = race_failed = 0;
+    struct thread *t[NCPU_MAX];
+    for (int c = 0; c < n; c++)
+        KREQUIRE((t[c] = vmt_on_cpu(c, "ustack-race", racer, (void *)(uintptr_t)c)) != NULL);
+    for (int c = 0; c < n; c++)
+        thread_join(t[c]);
+    KCHECK_EQ(race_failed, 0);
+    uintptr_t deepest = race_addr(MIN(n, 8) - 1, RACE_ROUNDS - 1);
+    size_t holes = 0;
+    for (uintptr_t va = PGROUNDDOWN(deepest); va < USER_TOP; va += PGSIZE)
+        holes += !uvm_mapped(race_vs, va, NULL);
+    KCHECK_EQ(holes, 0);
+    KCHECK(!uvm_mapped(race_vs, PGROUNDDOWN(deepest) - PGSIZE, NULL));
+    KCHECK_EQ(race_vs->stack, PGROUNDDOWN(deepest));
+    vmspace_free(race_vs);
+}
