@@ -81,7 +81,8 @@ long uvm_brk(struct vmspace *vs, uintptr_t newbrk);
 // details in *fi if fi is not NULL.
 int uvm_fault(struct vmspace *vs, uintptr_t va, uint64_t err, struct fault_info *fi);
 // The stack (ustack.c). exec: map its top; 0 or -ENOMEM. uvm_fault: a fault on
-// nothing at va; true if va was just below the stack, which now reaches it.
+// nothing at va; true if va is below the stack inside its reserve, and the
+// stack now reaches down to it.
 int ustack_map(struct vmspace *vs);
 bool ustack_grow(struct vmspace *vs, uintptr_t va);
 // Write into vs through the direct map, regardless of protection (loaders).
