@@ -1,9 +1,16 @@
 // The program loader: maps a static ELF64 executable (ET_EXEC, or ET_DYN for
 // static-pie) into a fresh address space and builds the Linux initial stack
 // (argc, argv, envp, auxv). The executable is a buffer (programs built into the
-// kernel) or a ScaleFS file, read a page at a time, so its size is not limited
-// by contiguous kernel memory. Anything malformed -- bad header, segments
-// outside the file or user space, a dynamic loader request -- is -ENOEXEC.
+// kernel), copied in, or a ScaleFS file, whose pages are mapped copy-on-write
+// (load_segment), so exec copies almost nothing and its size is not limited by
+// contiguous kernel memory. Anything malformed -- bad header, segments outside
+// the file or user space, a dynamic loader request -- is -ENOEXEC.
+//
+// Commute: loads of different programs, and of one program by many processes:
+// the new address space is private and the file's pages are only read. What
+// processes running one program share is each file page's reference count (its
+// page owner word, written when a process first touches the page and when it
+// lets go, see uvm.c) and the inode's reference (a refcache counter, per CPU).
 #include "elf64.h"
 #include "fs.h"
 #include "mm.h"
@@ -69,8 +76,28 @@ static int copy_out(struct vmspace *vs, uintptr_t va, const struct elf_src *src,
     return err;
 }
 
-// Map and fill one PT_LOAD segment. Pages it shares with the segment before it
-// (when segments are not page aligned) get the union of both protections.
+// Zero n bytes at va in vs (the part of a segment past its file bytes, in a page
+// whose other bytes come from elsewhere).
+static int zero_out(struct vmspace *vs, uintptr_t va, size_t n)
+{
+    static const char zeros[256];
+    for (size_t m; n > 0; va += m, n -= m) {
+        m = MIN(n, sizeof zeros);
+        if (uvm_write(vs, va, zeros, m) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+// Map and fill one PT_LOAD segment: bytes [va, va + filesz) from the file at
+// offset, zeros up to va + memsz. A file's whole pages are mapped from the file
+// itself, copy-on-write (uvm_map_file): exec copies nothing, the pages are
+// read in on first touch, and every process running the program shares them.
+// Only the page where the file bytes give way to .bss is copied (its tail must
+// read as zeros), and .bss beyond it is anonymous memory. A page the segment
+// shares with the previous one (segments not page aligned) keeps that one's
+// mapping, gets the union of both protections, and this segment's bytes are
+// copied into it.
 static int load_segment(struct vmspace *vs, const struct elf_src *src,
                         const struct elf64_phdr *ph, uintptr_t bias, uintptr_t *mapped_end)
 {
@@ -81,18 +108,37 @@ static int load_segment(struct vmspace *vs, const struct elf_src *src,
         va % PGSIZE != ph->offset % PGSIZE)
         return -ENOEXEC;
     uintptr_t start = PGROUNDDOWN(va), end = PGROUNDUP(va + ph->memsz);
+    uintptr_t fend = va + ph->filesz, mend = va + ph->memsz;
     int prot = prot_of(ph->flags);
+    int err = 0;
     if (start < *mapped_end) { // shares its first page with the previous segment
         int prev = 0;
         uvm_mapped(vs, start, &prev);
         if (uvm_protect(vs, start, PGSIZE, prev | prot) < 0)
             return -ENOMEM;
-        start += PGSIZE;
+        uintptr_t pend = start + PGSIZE, f = MIN(fend, pend);
+        if (f > va)
+            err = copy_out(vs, va, src, ph->offset, f - va);
+        if (!err && MIN(mend, pend) > MAX(va, fend))
+            err = zero_out(vs, MAX(va, fend), MIN(mend, pend) - MAX(va, fend));
+        if (err)
+            return err;
+        start = pend;
     }
-    if (end > start && uvm_map(vs, start, end - start, prot, true) < 0)
-        return -ENOMEM;
     *mapped_end = MAX(*mapped_end, end);
-    return copy_out(vs, va, src, ph->offset, ph->filesz);
+    if (start >= end)
+        return 0;
+    // [start, fpages): straight from the file; [fpages, end): anonymous.
+    uintptr_t fpages = !src->ip ? start : mend > fend ? PGROUNDDOWN(fend) : PGROUNDUP(fend);
+    fpages = MAX(fpages, start);
+    if (fpages > start &&
+        uvm_map_file(vs, start, fpages - start, prot, UVM_FIXED, src->ip,
+                     (ph->offset + (start - va)) / PGSIZE) < 0)
+        return -ENOMEM;
+    if (end > fpages && uvm_map(vs, fpages, end - fpages, prot, UVM_FIXED) < 0)
+        return -ENOMEM;
+    uintptr_t c = MAX(fpages, va); // file bytes left to copy: [c, fend)
+    return fend > c ? copy_out(vs, c, src, ph->offset + (c - va), fend - c) : 0;
 }
 
 struct stack_builder {
@@ -228,7 +274,7 @@ static int load(struct vmspace *vs, const struct elf_src *src, const char *const
     if (ii.entry < USER_MIN || ii.entry >= mapped_end)
         return -ENOEXEC;
 
-    if (uvm_map(vs, USER_TOP - USER_STACK_SIZE, USER_STACK_SIZE, VM_READ | VM_WRITE, true) < 0)
+    if (ustack_map(vs) < 0)
         return -ENOMEM;
     int err = build_stack(vs, argv, envp, execfn, &ii, &out->sp);
     if (err)

@@ -1,16 +1,26 @@
 // The string and memory functions the kernel (and gcc's code generation) need.
 #include "kernel.h"
 
+// Eight bytes per iteration, then the tail: under QEMU's TCG each iteration of
+// a rep string instruction costs about the same whatever its width, so rep
+// stosb on a page is eight times the work of rep stosq (as Linux's clear_page).
 void *memset(void *d, int c, size_t n)
 {
     void *r = d;
-    asm volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
+    uint64_t v = 0x0101010101010101UL * (uint8_t)c;
+    size_t q = n / 8;
+    n %= 8;
+    asm volatile("rep stosq" : "+D"(d), "+c"(q) : "a"(v) : "memory");
+    asm volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(v) : "memory");
     return r;
 }
 
 void *memcpy(void *d, const void *s, size_t n)
 {
     void *r = d;
+    size_t q = n / 8;
+    n %= 8;
+    asm volatile("rep movsq" : "+D"(d), "+S"(s), "+c"(q) : : "memory");
     asm volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
     return r;
 }

@@ -1046,6 +1046,8 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
             break;
         }
         if (!(w & VP_MAPPED)) {
+            if (ustack_grow(vs, va))
+                continue;
             sig = fault_fail(fi, SIGSEGV, SEGV_MAPERR, addr);
             break;
         }
@@ -1183,6 +1185,9 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
     struct forkstate f = {.parent = parent, .child = vmspace_new()};
     if (!f.child)
         return NULL;
+    // Before the pages: the stack may grow meanwhile, and the child's grows
+    // again where it was not copied. (Without its lock bit, ustack.c.)
+    f.child->stack = __atomic_load_n(&parent->stack, __ATOMIC_ACQUIRE) & ~1UL;
     zap_init(&f.z);
     preempt_disable();
     struct vmcore *cvc = core_get(f.child, cpu_id());

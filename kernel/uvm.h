@@ -11,7 +11,8 @@
 #define USER_MIN 0x10000UL             // nothing is mapped below (NULL dereferences fault)
 #define USER_END 0x0000800000000000UL  // first non-canonical address: the end of user space
 #define USER_TOP 0x00007ffffffff000UL  // highest user mapping ends here (as on Linux)
-#define USER_STACK_SIZE (8UL << 20)
+#define USER_STACK_SIZE (8UL << 20)    // the stack's reserve, below USER_TOP (ustack.c)
+#define USER_STACK_INIT (128UL << 10)  // what exec maps of it (as Linux's stack_expand)
 #define USER_MMAP_TOP (USER_TOP - USER_STACK_SIZE - (1UL << 30)) // mmap grows down from here
 #define PIE_BASE 0x0000555555554000UL  // where static-pie executables are loaded
 
@@ -35,6 +36,7 @@ struct vmspace {
     struct vmcore *core[NCPU_MAX]; // per-CPU part: page table, placement hint, counts
     struct spinlock brk_lock;      // brk only
     uintptr_t brk_start, brk;
+    uintptr_t stack;               // the stack's lowest page, 0 if none (ustack.c)
     cpumask_t cpus;                // CPUs that have it loaded right now
     int refs;                      // processes using it (vfork and CLONE_VM share it)
 };
@@ -78,6 +80,11 @@ long uvm_brk(struct vmspace *vs, uintptr_t newbrk);
 // CPU. 0 if the access is now possible; otherwise the signal to deliver, with the
 // details in *fi if fi is not NULL.
 int uvm_fault(struct vmspace *vs, uintptr_t va, uint64_t err, struct fault_info *fi);
+// The stack (ustack.c). exec: map its top; 0 or -ENOMEM. uvm_fault: a fault on
+// nothing at va; true if va is below the stack inside its reserve, and the
+// stack now reaches down to it.
+int ustack_map(struct vmspace *vs);
+bool ustack_grow(struct vmspace *vs, uintptr_t va);
 // Write into vs through the direct map, regardless of protection (loaders).
 int uvm_write(struct vmspace *vs, uintptr_t va, const void *src, size_t n);
 int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n); // tests

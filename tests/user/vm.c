@@ -1,7 +1,8 @@
 // Memory-mapping semantics a program can check without signals or fork: mmap
 // placement and zero fill, MAP_FIXED replacement, MAP_FIXED_NOREPLACE, munmap of
-// holes, mprotect errors, MADV_DONTNEED, MAP_POPULATE, and MADV_UNMAP_ASYNC (our
-// extension; EINVAL on Linux). Runs in our guest and on the Linux host alike.
+// holes, mprotect errors, MADV_DONTNEED, MAP_POPULATE, the stack growing on
+// demand, and MADV_UNMAP_ASYNC (our extension; EINVAL on Linux). Runs in our
+// guest and on the Linux host alike.
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +31,17 @@ static int all_zero(const char *p, size_t len)
         if (p[i])
             return 0;
     return 1;
+}
+
+// The stack grows on demand (Linux's and ours, kernel/ustack.c): far below the
+// frames in use is still stack.
+static __attribute__((noinline)) int deep_stack(size_t depth)
+{
+    volatile char big[depth];
+    big[0] = 1;
+    big[depth / 2] = 2;
+    big[depth - 1] = 3;
+    return big[0] + big[depth / 2] + big[depth - 1];
 }
 
 int main(void)
@@ -96,6 +108,7 @@ int main(void)
         }
         check(ncpu > 0 && faults > 0 && allocs > 0, "kstats counts page faults and allocations");
     }
+    check(deep_stack(4 << 20) == 6, "4 MiB of stack below main's frame are usable");
     check(munmap(a, 8 * pg) == 0 && munmap(b, pg) == 0, "munmap of everything");
     printf("%d passed, %d failed\n", n - failed, failed);
     return failed != 0;
