@@ -3,9 +3,10 @@
 // The truth about an address space is a radix tree indexed by virtual page
 // number whose leaves hold one mapping descriptor per page (struct vpage, a cache
 // line each): mapped or not, protection, copy-on-write and shared flags, the
-// physical page once touched, and the set of CPUs whose page table maps it. Page
-// tables are per CPU: a CPU fills its own table for the address space on fault,
-// so the CPUs that may cache a translation of a page are known exactly.
+// physical page once touched. Page tables are per CPU: a CPU fills its own table
+// for the address space on fault, and those tables are the record of which CPUs
+// may cache a translation of a page (a present entry), so a fault writes nothing
+// another CPU's fault of the same page reads.
 //
 // Commute: mmap, munmap, mprotect, madvise and page faults on disjoint page ranges
 // of one address space (and anything on different address spaces). None of them
@@ -17,16 +18,18 @@
 //    2^6 (leaf) or 2^9 (node) pages of address space, and never removed while
 //    the address space lives, so lock-free readers can always walk the tree.
 //  - A fault reads the descriptor without locking it (one acquire load of its
-//    word), sets its CPU's bit in the descriptor and fills its own CPU's page
-//    table, then re-reads the word: if a range operation locked the page in
-//    between, the fault backs its entry out and retries. Faults that must change
-//    the descriptor (first touch allocates the page, a write breaks
-//    copy-on-write) lock that one descriptor.
-//  - munmap/mprotect clear the page-table entries of the CPUs in each page's set
-//    and shoot down only those CPUs that have the address space loaded: pages
-//    touched only by the calling CPU cost no IPI. MADV_UNMAP_ASYNC does not wait
-//    for those CPUs at all (tlb_flush_later, page references dropped a grace
-//    period later, see uvm_unmap_async).
+//    word), fills its own CPU's page table, then re-reads the word: if a range
+//    operation locked the page in between, the fault backs its entry out and
+//    retries (fill_checked spells out why the two cannot miss each other).
+//    Faults that must change the descriptor (first touch allocates the page, a
+//    write breaks copy-on-write) lock that one descriptor.
+//  - munmap/mprotect/madvise/COW breaks walk the page tables of every CPU that
+//    has one for the space, clear the entries they find present and shoot down
+//    only those CPUs, and only if they have the space loaded: pages touched only
+//    by the calling CPU cost no IPI. Reading other CPUs' tables is fine there:
+//    those calls do not commute with accesses to the same pages. MADV_UNMAP_ASYNC
+//    does not wait for those CPUs at all (tlb_flush_later, page references
+//    dropped a grace period later, see uvm_unmap_async).
 //  - Non-fixed placement searches a per-CPU zone below the CPU's own hint.
 //  - Counts (resident pages) are per CPU.
 // Descriptors sit on their own cache lines, so operations on different pages never
@@ -36,7 +39,11 @@
 // Page references: a private page touched once has one owner, its descriptor.
 // Fork shares pages (copy-on-write, or MAP_SHARED); the page owner word of
 // page.c then counts the extra references (0 = one owner), so the unshared
-// common case never touches it.
+// common case never touches it. Increments (fork) reach the word at once, but a
+// COW break drops its reference to the shared page later, from a per-CPU list
+// drained at the epoch tick (cow_defer): two processes breaking the same page
+// then only read the word and the page. The word is thus never below the true
+// count, and a COW break that reads 0 may take the page as its own.
 //
 // File-backed pages are the file's own pages (fs_map_page), with a reference:
 // MAP_SHARED maps them writable, so stores and read(2)/write(2) see each other;
@@ -76,7 +83,6 @@
 
 struct vpage {
     uint64_t word;     // VP_* flags, protection and the physical page (0: not touched)
-    cpumask_t cpus;    // CPUs whose page table for this space may map the page
     struct inode *ip;  // backing file (holds a reference), NULL for anonymous memory
     uint64_t pgoff;    // page index in the file
 } __cacheline_aligned;
@@ -97,9 +103,10 @@ struct vmnode {
 };
 
 // Per-CPU part of an address space, allocated by that CPU when it first uses it.
+// Other CPUs read pml4 (vp_clear_ptes); what the owner writes is on another line.
 struct vmcore {
     pte_t *pml4;      // this CPU's page table for the space
-    uintptr_t hint;   // non-fixed placement searches below here
+    uintptr_t hint __cacheline_aligned; // non-fixed placement searches below here
     int64_t resident; // pages this CPU put in minus those it took out
 } __cacheline_aligned;
 
@@ -257,19 +264,22 @@ static uint64_t pte_perm(uint64_t w)
     return perm;
 }
 
-// Clear the page's entries in every CPU table that may hold one and forget those
-// CPUs; add them to *tlb (the CPUs whose TLB may still cache the page). The page
-// is locked.
-static void vp_clear_ptes(struct vmspace *vs, struct vpage *vp, uintptr_t va, cpumask_t *tlb)
+// Clear the page's entry in every CPU's table for the space and add the CPUs that
+// had one present to *tlb (their TLBs may still cache the page). The page is
+// locked: the caller's lock CAS came before these loads (see fill_checked). Only
+// present entries are written, so CPUs that never touched the page only have
+// their tables read.
+static void vp_clear_ptes(struct vmspace *vs, uintptr_t va, cpumask_t *tlb)
 {
-    for_each_cpu(c, &vp->cpus) {
+    int n = READ_ONCE(ncpu);
+    for (int c = 0; c < n; c++) {
         struct vmcore *vc = ld((void **)&vs->core[c]);
         pte_t *e = vc ? pte_find(vc->pml4, va, false) : NULL;
-        if (e)
-            __atomic_store_n(e, 0, __ATOMIC_RELEASE);
-        cpumask_set(tlb, c);
+        if (e && (__atomic_load_n(e, __ATOMIC_SEQ_CST) & PTE_P)) {
+            __atomic_store_n(e, 0, __ATOMIC_SEQ_CST);
+            cpumask_set(tlb, c);
+        }
     }
-    cpumask_clear(&vp->cpus);
 }
 
 // ---- page references and deferred release -------------------------------------
@@ -282,6 +292,40 @@ static void page_unref(void *pg, bool shared)
     if (shared)
         page_owner_set(pg, 0);
     page_free(pg);
+}
+
+// References to shared pages that COW breaks dropped, per CPU, not yet taken off
+// the pages' owner words: the epoch tick (or a full list) does that, so commuting
+// COW breaks of one page in different address spaces write no shared line.
+#define COW_DEFER_MAX 31
+struct cow_defer {
+    uint64_t n;
+    void *pg[COW_DEFER_MAX];
+};
+static DEFINE_PERCPU(struct cow_defer, cow_defer);
+
+static void cow_defer_drain(struct cow_defer *d) // interrupts off
+{
+    for (uint64_t i = 0; i < d->n; i++)
+        page_unref(d->pg[i], true);
+    d->n = 0;
+}
+
+static void cow_defer_put(void *pg)
+{
+    push_off(); // the tick drains this list
+    struct cow_defer *d = this_cpu_ptr(&cow_defer);
+    if (d->n == COW_DEFER_MAX)
+        cow_defer_drain(d);
+    d->pg[d->n++] = pg;
+    pop_off();
+}
+
+void uvm_tick(void)
+{
+    struct cow_defer *d = this_cpu_ptr(&cow_defer);
+    if (d->n)
+        cow_defer_drain(d);
 }
 
 // Pages whose references are dropped once the TLBs that may reach them are
@@ -346,8 +390,11 @@ static bool zap_page(struct zap *z, void *pg, bool shared)
 }
 
 // Flush the TLBs in z->tlb that have vs loaded (the others flushed when they
-// switched away, and their tables no longer map the pages), then drop the pages.
-static void zap_finish_sync(struct vmspace *vs, struct zap *z)
+// switched away, and their tables no longer map the pages). Range operations
+// flush before they unlock: once a page is unlocked, the next operation on it
+// finds no entries and so no CPU to flush, and must not be able to free or
+// share the page while a TLB still reaches it.
+static void zap_flush(struct vmspace *vs, struct zap *z)
 {
     if (z->hi > z->lo) {
         // The cleared entries must be visible before we read who has vs loaded: a
@@ -369,6 +416,15 @@ static void zap_finish_sync(struct vmspace *vs, struct zap *z)
             kstat_shootdown();
         }
     }
+    z->lo = UINTPTR_MAX;
+    z->hi = 0;
+    cpumask_clear(&z->tlb);
+}
+
+// Flush, then drop the pages.
+static void zap_finish_sync(struct vmspace *vs, struct zap *z)
+{
+    zap_flush(vs, z);
     batch_release(z->pages);
     z->pages = NULL;
 }
@@ -452,6 +508,12 @@ static void free_tree(void *node, int level)
 
 void vmspace_free(struct vmspace *vs)
 {
+    // The pages this CPU's COW breaks still hold may be ours alone after this:
+    // settle them now, so that a parent writing after its child exits (on this
+    // CPU) takes its pages back instead of copying them.
+    push_off();
+    uvm_tick();
+    pop_off();
     for (int c = 0; c < NCPU_MAX; c++) {
         struct vmcore *vc = vs->core[c];
         if (!vc)
@@ -536,6 +598,21 @@ static int range_lock(struct vmspace *vs, uintptr_t start, uintptr_t end, bool a
     return 0;
 }
 
+// Does [start, end) look empty: nothing mapped, nothing locked? (One lock-free
+// pass.) A range operation that finds so has nothing to do and may return
+// without writing a descriptor (munmap of a hole then commutes with faults on
+// it). A range operation that maps pages locks them all before it maps any, so
+// the pass cannot miss half of one; it can only be ordered differently against
+// other range operations on the same pages running at the same time.
+static bool range_idle(struct vmspace *vs, uintptr_t start, uintptr_t end)
+{
+    struct vpage *vp = NULL;
+    for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
+        if (ldw(&vp->word) & (VP_MAPPED | VP_LOCK))
+            return false;
+    return true;
+}
+
 static void range_unlock(struct vmspace *vs, uintptr_t start, uintptr_t end)
 {
     struct vpage *vp = NULL;
@@ -552,7 +629,7 @@ static void vp_drop(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, uin
                     struct zap *z, bool keep_mapping)
 {
     uint64_t w = vp_val(vp);
-    vp_clear_ptes(vs, vp, va, &z->tlb);
+    vp_clear_ptes(vs, va, &z->tlb);
     zap_range(z, va);
     if (VP_PA(w)) {
         vc->resident--;
@@ -735,6 +812,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
     }
     if (ret < 0)
         unmap_locked(vs, vc, addr, addr + len, &z);
+    zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
     preempt_enable();
@@ -755,6 +833,8 @@ int uvm_unmap(struct vmspace *vs, uintptr_t addr, size_t len)
 {
     if (len == 0 || check_range(addr, &len))
         return -EINVAL;
+    if (range_idle(vs, addr, addr + len))
+        return 0;
     preempt_disable();
     struct vmcore *vc = my_core(vs);
     if (!vc) {
@@ -765,6 +845,7 @@ int uvm_unmap(struct vmspace *vs, uintptr_t addr, size_t len)
     zap_init(&z);
     range_lock(vs, addr, addr + len, false);
     unmap_locked(vs, vc, addr, addr + len, &z);
+    zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
     preempt_enable();
@@ -783,6 +864,8 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
 {
     if (len == 0 || check_range(addr, &len))
         return -EINVAL;
+    if (range_idle(vs, addr, addr + len))
+        return 0;
     preempt_disable();
     struct vmcore *vc = my_core(vs);
     if (!vc) {
@@ -793,12 +876,13 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
     zap_init(&z);
     range_lock(vs, addr, addr + len, false);
     unmap_locked(vs, vc, addr, addr + len, &z);
-    range_unlock(vs, addr, addr + len);
     if (z.nomem) {
         zap_finish_sync(vs, &z); // out of memory for batches: fall back to waiting
+        range_unlock(vs, addr, addr + len);
         preempt_enable();
         return 0;
     }
+    range_unlock(vs, addr, addr + len);
     bool remote = false;
     if (z.hi > z.lo) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST); // entries cleared before reading cpus
@@ -836,6 +920,8 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
         return -EINVAL;
     if (len == 0)
         return 0;
+    if (range_idle(vs, addr, addr + len))
+        return -ENOMEM; // nothing there: Linux fails the same way
     preempt_disable();
     struct zap z;
     zap_init(&z);
@@ -859,11 +945,12 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
         // Granting more needs no shootdown: a stale, stricter entry only faults,
         // and the fault refills it.
         if (old & ~prot) {
-            vp_clear_ptes(vs, vp, va, &z.tlb);
+            vp_clear_ptes(vs, va, &z.tlb);
             zap_range(&z, va);
         }
         vp_set(vp, (w & ~(7UL << VP_PROT_SHIFT)) | (uint64_t)prot << VP_PROT_SHIFT);
     }
+    zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
     preempt_enable();
@@ -874,6 +961,8 @@ int uvm_dontneed(struct vmspace *vs, uintptr_t addr, size_t len)
 {
     if (check_range(addr, &len))
         return -EINVAL;
+    if (len && range_idle(vs, addr, addr + len))
+        return -ENOMEM;
     preempt_disable();
     struct vmcore *vc = my_core(vs);
     if (!vc) {
@@ -894,6 +983,7 @@ int uvm_dontneed(struct vmspace *vs, uintptr_t addr, size_t len)
     }
     // Linux: -ENOMEM if part of the range is not mapped (the rest is done).
     int err = mapped == len / PGSIZE ? 0 : -ENOMEM;
+    zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
     preempt_enable();
@@ -952,29 +1042,32 @@ static int vp_break_cow(struct vmspace *vs, struct vpage *vp, uintptr_t va)
     memcpy(pg, old, PGSIZE);
     struct zap z;
     zap_init(&z);
-    vp_clear_ptes(vs, vp, va, &z.tlb);
+    vp_clear_ptes(vs, va, &z.tlb);
     zap_range(&z, va);
     vp_set(vp, (w & ~(VP_COW | PTE_ADDR(~0UL))) | V2P(pg));
     zap_finish_sync(vs, &z);
-    page_unref(old, true);
+    cow_defer_put(old);
     return 0;
 }
 
 // Put the page into this CPU's table and re-check the descriptor (interrupts off,
 // so a shootdown for it waits until we are done). False if it changed: the entry
 // was backed out.
-static bool fill_checked(struct vmcore *vc, struct vpage *vp, uintptr_t va,
-                         uint64_t w, int me)
+static bool fill_checked(struct vmcore *vc, struct vpage *vp, uintptr_t va, uint64_t w)
 {
     push_off();
-    __atomic_fetch_or(&vp->cpus.w[me / 64], 1UL << (me % 64), __ATOMIC_SEQ_CST);
     pte_t *e = pte_find(vc->pml4, va, true);
     bool ok = e != NULL;
     if (e) {
+        // Against a range operation on the page (vp_lock, then vp_clear_ptes):
+        //   fault: store entry; load word     range op: CAS word (lock); load entry
+        // All four are sequentially consistent, so at least one side sees the
+        // other's store: either our load sees the lock (or a later word) and we
+        // take the entry back out, or the range op's walk sees our entry, clears
+        // it and shoots us down (the IPI waits until interrupts are back on).
         __atomic_store_n(e, VP_PA(w) | pte_perm(w), __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&vp->word, __ATOMIC_SEQ_CST) != w) {
             __atomic_store_n(e, 0, __ATOMIC_SEQ_CST);
-            __atomic_fetch_and(&vp->cpus.w[me / 64], ~(1UL << (me % 64)), __ATOMIC_SEQ_CST);
             ok = false;
         }
         invlpg(va); // an older, stricter entry may linger
@@ -995,7 +1088,7 @@ static int fault_fail(struct fault_info *fi, int signo, int code, uintptr_t addr
 
 // Slow path: lock the descriptor, give it a page (or its own copy), fill.
 static int fault_locked(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, uintptr_t va,
-                        uint64_t err, struct fault_info *fi, uintptr_t addr, int me)
+                        uint64_t err, struct fault_info *fi, uintptr_t addr)
 {
     uint64_t w = vp_lock(vp);
     int sig = 0;
@@ -1009,7 +1102,6 @@ static int fault_locked(struct vmspace *vs, struct vmcore *vc, struct vpage *vp,
     if (!sig) {
         w = vp_val(vp);
         push_off();
-        __atomic_fetch_or(&vp->cpus.w[me / 64], 1UL << (me % 64), __ATOMIC_SEQ_CST);
         pte_t *e = pte_find(vc->pml4, va, true);
         if (e) {
             __atomic_store_n(e, VP_PA(w) | pte_perm(w), __ATOMIC_RELEASE);
@@ -1042,7 +1134,7 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
         struct vpage *vp = vpage_find(vs, va, false, NULL);
         uint64_t w = vp ? ldw(&vp->word) : 0;
         if (w & VP_LOCK) {
-            sig = fault_locked(vs, vc, vp, va, err, fi, addr, me);
+            sig = fault_locked(vs, vc, vp, va, err, fi, addr);
             break;
         }
         if (!(w & VP_MAPPED)) {
@@ -1054,10 +1146,10 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
             break;
         }
         if (!VP_PA(w) || ((err & PF_WRITE) && (w & VP_COW))) {
-            sig = fault_locked(vs, vc, vp, va, err, fi, addr, me);
+            sig = fault_locked(vs, vc, vp, va, err, fi, addr);
             break;
         }
-        if (fill_checked(vc, vp, va, w, me))
+        if (fill_checked(vc, vp, va, w))
             break;
     }
     preempt_enable();
@@ -1127,7 +1219,7 @@ static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr
     void *pg = VP_PA(w) ? P2V(VP_PA(w)) : NULL;
     if (pg && !(w & VP_SHARED)) {
         if (!(w & VP_COW) && (VP_PROT(w) & VM_WRITE)) {
-            vp_clear_ptes(f->parent, vp, va, &f->z.tlb); // writable entries must go
+            vp_clear_ptes(f->parent, va, &f->z.tlb); // writable entries must go
             zap_range(&f->z, va);
         }
         w |= VP_COW;

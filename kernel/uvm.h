@@ -85,7 +85,7 @@ int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n); // tests
 bool uvm_mapped(struct vmspace *vs, uintptr_t va, int *prot);
 size_t uvm_resident(struct vmspace *vs);  // pages present (tests)
 uintptr_t uvm_page_pa(struct vmspace *vs, uintptr_t va); // 0 if none (tests)
-void uvm_tlb_tick(void); // epoch tick: flush this CPU's TLB if an async unmap asked
+void uvm_tick(void); // epoch tick (interrupts off): drop the page references COW breaks deferred
 
 // vm.c: late kernel mappings in the shared upper half (kernel stacks).
 int kvm_map(uintptr_t va, uintptr_t pa, size_t len, uint64_t perm); // 4 KiB pages; -ENOMEM
