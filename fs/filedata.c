@@ -35,6 +35,7 @@
 // subtree is freed with it.
 #include "inode.h"
 #include "mm.h"
+#include "uvm.h"
 #include "x86.h"
 
 #define SLOT_SHIFT 9
@@ -383,6 +384,8 @@ int filedata_truncate(struct inode *ip, uint64_t len)
         __atomic_store_n(&ip->size, len, __ATOMIC_RELEASE);
     }
     seq_write_end(&ip->sizelock);
+    if (len < size) // mapped pages past the new end go too (SIGBUS on access)
+        uvm_truncate_file(ip, PGROUNDUP(len) / PGSIZE);
     det_finish(&d);
     return err;
 }

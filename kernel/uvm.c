@@ -108,6 +108,7 @@ struct vmcore {
     pte_t *pml4;      // this CPU's page table for the space
     uintptr_t hint __cacheline_aligned; // non-fixed placement searches below here
     int64_t resident; // pages this CPU put in minus those it took out
+    struct fmap *fmaps; // files this CPU mapped into the space (see "truncate")
 } __cacheline_aligned;
 
 #define ZONE_SIZE (16UL << 30) // each CPU's placement zone below USER_MMAP_TOP
@@ -438,6 +439,77 @@ static void zap_or_flush(struct vmspace *vs, struct zap *z, void *pg, bool share
     page_unref(pg, shared);
 }
 
+// ---- which address spaces map a file (for truncate) ------------------------------
+//
+// A truncate that shrinks a file must take the pages past the new end out of
+// every address space that maps them. Each uvm_map_file records (space, file,
+// address hull) once per CPU and file: on the mapping CPU's own list (vmcore)
+// and in a hash bucket of the file, so mmaps of different files by different
+// CPUs share no line (barring bucket collisions). Records live until the space
+// is freed and hold a file reference; truncate walks only the hulls.
+struct fmap {
+    struct vmspace *vs;
+    struct inode *ip;
+    uintptr_t lo, hi;   // every mapping of ip this record covers lies in [lo, hi)
+    struct fmap *bnext; // the bucket's list
+    struct fmap *cnext; // the CPU's list (vmcore.fmaps), pushed with a release store
+};
+
+#define FMAP_BUCKETS 256
+static struct fmap_bucket {
+    struct spinlock lock;
+    struct fmap *head;
+} __cacheline_aligned fmap_bucket[FMAP_BUCKETS];
+
+static struct fmap_bucket *fmap_bucket_of(struct inode *ip)
+{
+    return &fmap_bucket[((uintptr_t)ip >> 6) * 0x9e3779b97f4a7c15UL >> 56];
+}
+
+// Record that vs maps ip in [lo, hi), on vc's list (the calling CPU's).
+static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, uintptr_t lo,
+                     uintptr_t hi)
+{
+    struct fmap_bucket *b = fmap_bucket_of(ip);
+    for (struct fmap *f = vc->fmaps; f; f = f->cnext) {
+        if (f->ip == ip) {
+            spin_lock(&b->lock);
+            f->lo = MIN(f->lo, lo);
+            f->hi = MAX(f->hi, hi);
+            spin_unlock(&b->lock);
+            return 0;
+        }
+    }
+    struct fmap *f = kzalloc(sizeof *f);
+    if (!f)
+        return -ENOMEM;
+    fs_iget(ip);
+    *f = (struct fmap){.vs = vs, .ip = ip, .lo = lo, .hi = hi, .cnext = vc->fmaps};
+    spin_lock(&b->lock);
+    f->bnext = b->head;
+    b->head = f;
+    spin_unlock(&b->lock);
+    __atomic_store_n(&vc->fmaps, f, __ATOMIC_RELEASE); // fork reads other CPUs' lists
+    return 0;
+}
+
+static void fmap_forget_all(struct vmcore *vc)
+{
+    for (struct fmap *f = vc->fmaps, *next; f; f = next) {
+        next = f->cnext;
+        struct fmap_bucket *b = fmap_bucket_of(f->ip);
+        spin_lock(&b->lock);
+        struct fmap **pp = &b->head;
+        while (*pp != f)
+            pp = &(*pp)->bnext;
+        *pp = f->bnext;
+        spin_unlock(&b->lock);
+        fs_iput(f->ip);
+        kfree(f);
+    }
+    vc->fmaps = NULL;
+}
+
 // ---- address spaces --------------------------------------------------------------
 
 void uvm_init(void)
@@ -452,6 +524,8 @@ void uvm_init(void)
             panic("uvm: no memory for the kernel page tables");
         kernel_pml4[i] = V2P(t) | PTE_P | PTE_W;
     }
+    for (int i = 0; i < FMAP_BUCKETS; i++)
+        spin_init(&fmap_bucket[i].lock, "fmap");
 }
 
 struct vmspace *vmspace_new(void)
@@ -522,6 +596,7 @@ void vmspace_free(struct vmspace *vs)
             if (vc->pml4[i] & PTE_P)
                 free_table(P2V(PTE_ADDR(vc->pml4[i])), 2);
         page_free(vc->pml4);
+        fmap_forget_all(vc);
         kfree(vc);
     }
     free_tree(vs->root, TREE_LEVELS);
@@ -790,6 +865,12 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
     if (ret < 0) {
         preempt_enable();
         return ret;
+    }
+    // Recorded before any descriptor names the file (truncate, vmspace_fork).
+    if (ip && fmap_note(vs, vc, ip, addr, addr + len) < 0) {
+        range_unlock(vs, addr, addr + len);
+        preempt_enable();
+        return -ENOMEM;
     }
     if (flags & UVM_FIXED)
         unmap_locked(vs, vc, addr, addr + len, &z);
@@ -1156,6 +1237,80 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
     return sig;
 }
 
+// ---- truncate ----------------------------------------------------------------------
+
+static bool vmspace_hold_unless_zero(struct vmspace *vs)
+{
+    int r = __atomic_load_n(&vs->refs, __ATOMIC_RELAXED);
+    while (r > 0)
+        if (__atomic_compare_exchange_n(&vs->refs, &r, r + 1, false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+            return true;
+    return false;
+}
+
+// Drop vs's pages of ip from page `from` on within [lo, hi); the descriptors stay
+// mapped, so the next access faults and finds the file's end (SIGBUS) or, once
+// the file grew again, a fresh page.
+static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, uintptr_t lo,
+                           uintptr_t hi)
+{
+    preempt_disable();
+    struct vmcore *vc = my_core(vs);
+    struct zap z;
+    zap_init(&z);
+    struct vpage *vp = NULL;
+    for (uintptr_t va = lo; vc && (vp = vpage_iter(vs, vp, &va, hi)); va += PGSIZE) {
+        if (!VP_PA(ldw(&vp->word)))
+            continue;
+        uint64_t w = vp_lock(vp);
+        if ((w & VP_MAPPED) && VP_PA(w) && vp->ip == ip && vp->pgoff >= from)
+            vp_drop(vs, vc, vp, va, &z, true);
+        vp_unlock(vp, vp->word);
+    }
+    // The batch holds the pages until every TLB that may reach them is flushed.
+    zap_finish_sync(vs, &z);
+    preempt_enable();
+}
+
+void uvm_truncate_file(struct inode *ip, uint64_t from)
+{
+    // The file's new size is visible: a fault that populates a page after we
+    // lock its descriptor sees it. Spaces that record the file after our look
+    // map it after the size changed.
+    struct fmap_bucket *b = fmap_bucket_of(ip);
+    struct fmap *found = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        spin_lock(&b->lock);
+        n = 0;
+        for (struct fmap *f = b->head; f; f = f->bnext)
+            if (f->ip == ip) {
+                if (n < cap && vmspace_hold_unless_zero(f->vs))
+                    found[n++] = *f;
+                else if (n >= cap)
+                    n = cap + 1; // too many: grow and look again
+            }
+        spin_unlock(&b->lock);
+        if (n <= cap)
+            break;
+        for (size_t i = 0; i < cap; i++)
+            vmspace_put(found[i].vs);
+        if (found)
+            kfree(found);
+        cap = cap ? 2 * cap : 8;
+        found = kmalloc(cap * sizeof *found);
+        if (!found)
+            return; // out of memory: the pages stay mapped (as before truncate)
+    }
+    for (size_t i = 0; i < n; i++) {
+        truncate_space(found[i].vs, ip, from, found[i].lo, found[i].hi);
+        vmspace_put(found[i].vs);
+    }
+    if (found)
+        kfree(found);
+}
+
 // ---- kernel access, fork ---------------------------------------------------------
 
 static int rw(struct vmspace *vs, uintptr_t va, void *buf, size_t n, bool write)
@@ -1284,6 +1439,14 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
         f.err = -ENOMEM;
     if (cvc)
         cvc->resident = f.pages;
+    // After the tree: a file mapping whose descriptors were copied was recorded
+    // before they were written.
+    for (int c = 0; c < NCPU_MAX && !f.err; c++) {
+        struct vmcore *pvc = ld((void **)&parent->core[c]);
+        struct fmap *m = pvc ? ld((void **)&pvc->fmaps) : NULL;
+        for (; m && !f.err; m = m->cnext)
+            f.err = fmap_note(f.child, cvc, m->ip, m->lo, m->hi);
+    }
     preempt_enable();
     if (f.err) {
         vmspace_free(f.child);

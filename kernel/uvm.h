@@ -68,6 +68,10 @@ long uvm_map(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int flags
 struct inode;
 long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int flags,
                   struct inode *ip, uint64_t pgoff);
+// A truncate shrank ip: take its pages from page `from` on out of every address
+// space that maps them (a later access gets SIGBUS, or a fresh page once the
+// file grew again). Called after the new size is visible.
+void uvm_truncate_file(struct inode *ip, uint64_t from);
 int uvm_unmap(struct vmspace *vs, uintptr_t addr, size_t len);
 // MADV_UNMAP_ASYNC: unmap without waiting for other CPUs' TLBs (uapi/ext.h).
 int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len);
