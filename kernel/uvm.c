@@ -15,8 +15,9 @@
 //    each descriptor's word, taken in ascending address order, so two range
 //    operations never deadlock) and writes only those descriptors' lines. Tree
 //    nodes are added with one compare-and-swap on the parent slot, once per
-//    2^6 (leaf) or 2^9 (node) pages of address space, and never removed while
-//    the address space lives, so lock-free readers can always walk the tree.
+//    2^6 (leaf) or 2^9 (node) pages of address space; munmap gives empty ones
+//    back a grace period later (tree_trim), and everything that walks the tree
+//    does so in an epoch read section.
 //  - A fault reads the descriptor without locking it (one acquire load of its
 //    word), fills its own CPU's page table, then re-reads the word: if a range
 //    operation locked the page in between, the fault backs its entry out and
@@ -52,10 +53,9 @@
 //
 // MAP_SHARED anonymous memory is filled in at mmap time (as with MAP_POPULATE):
 // fork then shares the pages themselves, and no shared backing object is needed.
-// No epoch read section is needed around faults: nothing a fault reads is freed
-// while the address space lives except pages, and those are freed only after
-// every CPU that may map them has flushed (with interrupts off during the
-// fill-and-recheck, a shootdown waits for the fault to finish).
+// Pages are freed only after every CPU that may map them has flushed (with
+// interrupts off during the fill-and-recheck, a shootdown waits for the fault
+// to finish).
 #include "counter.h"
 #include "epoch.h"
 #include "fs.h"
@@ -78,6 +78,7 @@
 #define VP_SHARED (1UL << 3) // MAP_SHARED: fork shares the page
 #define VP_PROT_SHIFT 4      // VM_READ | VM_WRITE | VM_EXEC
 #define VP_NOWRITE (1UL << 7) // mprotect may not add VM_WRITE (UVM_NOWRITE)
+#define VP_DEAD (1UL << 8)   // the leaf was taken out of the tree: look the page up again
 #define VP_PA(w) PTE_ADDR(w)
 #define VP_PROT(w) ((int)((w) >> VP_PROT_SHIFT) & 7)
 
@@ -101,6 +102,7 @@ _Static_assert(sizeof(struct vleaf) == PGSIZE, "a leaf is one page");
 struct vmnode {
     void *slot[NODE_SLOTS]; // level 1: leaves; above: nodes
 };
+#define SLOT_DEAD ((void *)1) // in every slot of a node being taken out (tree_trim)
 
 // Per-CPU part of an address space, allocated by that CPU when it first uses it.
 // Other CPUs read pml4 (vp_clear_ptes); what the owner writes is on another line.
@@ -109,7 +111,10 @@ struct vmcore {
     uintptr_t hint __cacheline_aligned; // non-fixed placement searches below here
     int64_t resident; // pages this CPU put in minus those it took out
     struct fmap *fmaps; // files this CPU mapped into the space (see "truncate")
+    uintptr_t trim_lo, trim_hi; // leaves munmap left for this CPU's tick (tree_trim)
 } __cacheline_aligned;
+
+static DEFINE_PERCPU(struct vmspace *, loaded_vs); // what uvm_switch loaded here
 
 #define ZONE_SIZE (16UL << 30) // each CPU's placement zone below USER_MMAP_TOP
 
@@ -128,13 +133,19 @@ static uint64_t ldw(uint64_t *w) { return __atomic_load_n(w, __ATOMIC_ACQUIRE); 
 
 // The descriptor of va, adding tree nodes if alloc. NULL if absent or out of
 // memory; *skip (if not NULL) is then the size of the absent aligned block.
+// Callers are in an epoch read section (tree_trim frees nodes after one).
 static struct vpage *vpage_find(struct vmspace *vs, uintptr_t va, bool alloc, size_t *skip)
 {
+again:;
     struct vmnode *n = vs->root;
     for (int level = TREE_LEVELS; level >= 1; level--) {
         void **slot = &n->slot[level_index(va, level)];
         void *child = ld(slot);
-        if (!child) {
+        if (child == SLOT_DEAD && alloc) { // n is being taken out: wait until it is
+            pause();
+            goto again;
+        }
+        if (!child || child == SLOT_DEAD) {
             if (skip)
                 *skip = level_span(level);
             if (!alloc || !(child = page_alloc_zeroed()))
@@ -143,6 +154,8 @@ static struct vpage *vpage_find(struct vmspace *vs, uintptr_t va, bool alloc, si
             if (!__atomic_compare_exchange_n(slot, &expected, child, false, __ATOMIC_ACQ_REL,
                                              __ATOMIC_ACQUIRE)) {
                 page_free(child);
+                if (expected == SLOT_DEAD)
+                    goto again;
                 child = expected;
             }
         }
@@ -322,11 +335,23 @@ static void cow_defer_put(void *pg)
     pop_off();
 }
 
+static void tree_trim(struct vmspace *vs, uintptr_t start, uintptr_t end);
+
 void uvm_tick(void)
 {
     struct cow_defer *d = this_cpu_ptr(&cow_defer);
     if (d->n)
         cow_defer_drain(d);
+    // The loaded space cannot be freed before we switch away from it.
+    struct vmspace *vs = this_cpu_read(loaded_vs);
+    struct vmcore *vc = vs ? vs->core[cpu_id()] : NULL;
+    if (vc && vc->trim_hi > vc->trim_lo) {
+        uintptr_t lo = vc->trim_lo, hi = vc->trim_hi;
+        vc->trim_lo = vc->trim_hi = 0;
+        epoch_enter();
+        tree_trim(vs, lo, hi);
+        epoch_exit();
+    }
 }
 
 // Pages whose references are dropped once the TLBs that may reach them are
@@ -574,7 +599,7 @@ static void free_tree(void *node, int level)
     } else {
         struct vmnode *n = node;
         for (size_t i = 0; i < NODE_SLOTS; i++)
-            if (n->slot[i])
+            if (n->slot[i] && n->slot[i] != SLOT_DEAD)
                 free_tree(n->slot[i], level - 1);
     }
     page_free(node);
@@ -605,6 +630,7 @@ void vmspace_free(struct vmspace *vs)
 
 void uvm_switch(struct vmspace *prev, struct vmspace *next)
 {
+    push_off(); // the tick reads loaded_vs
     int me = cpu_id();
     pte_t *pml4 = kernel_pml4;
     if (next) {
@@ -615,8 +641,10 @@ void uvm_switch(struct vmspace *prev, struct vmspace *next)
     }
     tlb_switch_flush(); // the CR3 load flushes what async unmaps asked us to
     write_cr3(V2P(pml4));
+    this_cpu_write(loaded_vs, next);
     if (prev)
         __atomic_fetch_and(&prev->cpus.w[me / 64], ~(1UL << (me % 64)), __ATOMIC_SEQ_CST);
+    pop_off();
 }
 
 size_t uvm_resident(struct vmspace *vs)
@@ -632,8 +660,10 @@ bool uvm_mapped(struct vmspace *vs, uintptr_t va, int *prot)
 {
     if (va >= USER_END)
         return false;
+    epoch_enter();
     struct vpage *vp = vpage_find(vs, va, false, NULL);
     uint64_t w = vp ? ldw(&vp->word) : 0;
+    epoch_exit();
     if ((w & VP_MAPPED) && prot)
         *prot = VP_PROT(w);
     return w & VP_MAPPED;
@@ -641,8 +671,11 @@ bool uvm_mapped(struct vmspace *vs, uintptr_t va, int *prot)
 
 uintptr_t uvm_page_pa(struct vmspace *vs, uintptr_t va)
 {
+    epoch_enter();
     struct vpage *vp = va < USER_END ? vpage_find(vs, va, false, NULL) : NULL;
-    return vp ? VP_PA(ldw(&vp->word)) : 0;
+    uintptr_t pa = vp ? VP_PA(ldw(&vp->word)) : 0;
+    epoch_exit();
+    return pa;
 }
 
 // ---- range locking ----------------------------------------------------------------
@@ -654,14 +687,23 @@ static int range_lock(struct vmspace *vs, uintptr_t start, uintptr_t end, bool a
 {
     struct vpage *vp = NULL;
     if (!alloc) {
-        for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
-            vp_lock(vp);
+        for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE) {
+            if (vp_lock(vp) & VP_DEAD) { // its leaf left the tree: look again
+                vp_unlock(vp, VP_DEAD);
+                vp = NULL;
+                va -= PGSIZE;
+            }
+        }
         return 0;
     }
     for (uintptr_t va = start; va < end; va += PGSIZE) {
         vp = vpage_next(vs, vp, va, true);
         if (vp) {
-            vp_lock(vp);
+            if (vp_lock(vp) & VP_DEAD) {
+                vp_unlock(vp, VP_DEAD);
+                vp = NULL;
+                va -= PGSIZE;
+            }
         } else {
             for (uintptr_t a = start; a < va; a += PGSIZE) {
                 struct vpage *v = vpage_find(vs, a, false, NULL);
@@ -681,11 +723,13 @@ static int range_lock(struct vmspace *vs, uintptr_t start, uintptr_t end, bool a
 // other range operations on the same pages running at the same time.
 static bool range_idle(struct vmspace *vs, uintptr_t start, uintptr_t end)
 {
+    bool idle = true;
+    epoch_enter();
     struct vpage *vp = NULL;
-    for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
-        if (ldw(&vp->word) & (VP_MAPPED | VP_LOCK))
-            return false;
-    return true;
+    for (uintptr_t va = start; idle && (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
+        idle = !(ldw(&vp->word) & (VP_MAPPED | VP_LOCK));
+    epoch_exit();
+    return idle;
 }
 
 static void range_unlock(struct vmspace *vs, uintptr_t start, uintptr_t end)
@@ -727,6 +771,143 @@ static void unmap_locked(struct vmspace *vs, struct vmcore *vc, uintptr_t start,
     for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
         if (vp_mine(vp) && (vp->word & VP_MAPPED))
             vp_drop(vs, vc, vp, va, z, false);
+}
+
+// ---- giving back empty tree nodes -------------------------------------------------
+//
+// munmap takes the leaves it emptied out of the tree, and the nodes that leaves
+// that way, so that sparse use does not keep tree pages forever. Everything that
+// walks the tree does so in an epoch read section, and the pages are freed a
+// grace period after they left it. A leaf leaves only with all its descriptors
+// locked (taken with trylock: a leaf somebody else is working in stays) and
+// unmapped; they are then marked VP_DEAD, so that a range operation that finds
+// one locks nothing there and looks the page up again from the root (where a
+// new leaf may have been added meanwhile). A node leaves once each of its empty
+// slots holds SLOT_DEAD (a compare-and-swap each, so no child can be added in
+// between); an insert that meets SLOT_DEAD looks again from the root. Only the
+// CPU that marked a leaf or node dead clears the parent's slot, so that slot
+// changes hands only through one compare-and-swap from NULL and one store back.
+
+struct tree_free {
+    struct epoch_cb cb;
+    void *page;
+};
+
+static void tree_free_cb(struct epoch_cb *cb)
+{
+    struct tree_free *tf = container_of(cb, struct tree_free, cb);
+    page_free(tf->page);
+    kfree(tf);
+}
+
+static bool vp_trylock_empty(struct vpage *vp)
+{
+    uint64_t w = 0;
+    return vp->ip == NULL && __atomic_compare_exchange_n(&vp->word, &w, my_lock(), false,
+                                                         __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+// Take the leaf at path[0] out of path[1]'s slot idx if it is empty and idle.
+static bool leaf_remove(struct vmnode *parent, unsigned idx, struct vleaf *l)
+{
+    for (size_t i = 0; i < LEAF_PAGES; i++)
+        if (ldw(&l->vp[i].word) != 0)
+            return false;
+    struct tree_free *tf = kmalloc(sizeof *tf);
+    if (!tf)
+        return false;
+    size_t locked = 0;
+    while (locked < LEAF_PAGES && vp_trylock_empty(&l->vp[locked]))
+        locked++;
+    if (locked < LEAF_PAGES) {
+        for (size_t i = 0; i < locked; i++)
+            vp_unlock(&l->vp[i], 0);
+        kfree(tf);
+        return false;
+    }
+    __atomic_store_n(&parent->slot[idx], NULL, __ATOMIC_SEQ_CST);
+    for (size_t i = 0; i < LEAF_PAGES; i++)
+        __atomic_store_n(&l->vp[i].word, VP_DEAD, __ATOMIC_RELEASE);
+    tf->page = l;
+    epoch_defer(&tf->cb, tree_free_cb);
+    return true;
+}
+
+// Take node n out of parent's slot idx if all its slots are empty.
+static bool node_remove(struct vmnode *parent, unsigned idx, struct vmnode *n)
+{
+    for (size_t i = 0; i < NODE_SLOTS; i++)
+        if (ld(&n->slot[i]))
+            return false;
+    struct tree_free *tf = kmalloc(sizeof *tf);
+    if (!tf)
+        return false;
+    size_t marked = 0;
+    for (; marked < NODE_SLOTS; marked++) {
+        void *expected = NULL;
+        if (!__atomic_compare_exchange_n(&n->slot[marked], &expected, SLOT_DEAD, false,
+                                         __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+            break;
+    }
+    if (marked < NODE_SLOTS) { // a child arrived (or another remover is at work)
+        for (size_t i = 0; i < marked; i++)
+            __atomic_store_n(&n->slot[i], NULL, __ATOMIC_RELEASE);
+        kfree(tf);
+        return false;
+    }
+    __atomic_store_n(&parent->slot[idx], NULL, __ATOMIC_SEQ_CST);
+    tf->page = n;
+    epoch_defer(&tf->cb, tree_free_cb);
+    return true;
+}
+
+// Give back the leaves of [start, end) that are empty, and the nodes above them
+// that become empty (never the root). In an epoch read section, no locks held.
+static void tree_trim(struct vmspace *vs, uintptr_t start, uintptr_t end)
+{
+    size_t leaf_span = level_span(1);
+    for (uintptr_t va = start & ~(leaf_span - 1); va < end; va += leaf_span) {
+        struct vmnode *path[TREE_LEVELS + 1];
+        path[TREE_LEVELS] = vs->root;
+        int level = TREE_LEVELS;
+        for (; level >= 1; level--) {
+            void *child = ld(&path[level]->slot[level_index(va, level)]);
+            if (!child || child == SLOT_DEAD)
+                break;
+            path[level - 1] = child;
+        }
+        if (level >= 1) { // no leaf here: skip the whole absent block
+            uintptr_t next = (va & ~(level_span(level) - 1)) + level_span(level);
+            va = next - leaf_span;
+            if (next == 0)
+                break;
+            continue;
+        }
+        if (!leaf_remove(path[1], level_index(va, 1), (struct vleaf *)path[0]))
+            continue;
+        for (level = 1; level < TREE_LEVELS; level++)
+            if (!node_remove(path[level + 1], level_index(va, level + 1), path[level]))
+                break;
+    }
+}
+
+// After munmap of [start, end): the leaves it covered whole go now (no operation
+// that commutes with this munmap works in them). Emptying a leaf it covers only
+// in part needs a look at the neighbours' descriptors, which commuting calls on
+// those pages write: that waits for this CPU's next tick (uvm_tick), outside any
+// system call, if the space is still loaded then (else for vmspace_free).
+static void trim_after_unmap(struct vmspace *vs, struct vmcore *vc, uintptr_t start, uintptr_t end)
+{
+    size_t span = level_span(1);
+    uintptr_t lo = (start + span - 1) & ~(span - 1), hi = end & ~(span - 1);
+    if (lo < hi)
+        tree_trim(vs, lo, hi);
+    if (lo < hi && lo == start && hi == end)
+        return;
+    push_off();
+    vc->trim_lo = vc->trim_hi > vc->trim_lo ? MIN(vc->trim_lo, start) : start;
+    vc->trim_hi = MAX(vc->trim_hi, end);
+    pop_off();
 }
 
 // ---- placement ---------------------------------------------------------------------
@@ -851,7 +1032,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
         return -ENOMEM;
     if (fixed && !user_range_ok(addr, len))
         return -EINVAL;
-    preempt_disable(); // descriptor locks are held only by running threads
+    epoch_enter(); // tree nodes stay allocated; descriptor locks are held only by running threads
     struct vmcore *vc = my_core(vs);
     long ret = vc ? 0 : -ENOMEM;
     struct zap z;
@@ -863,13 +1044,13 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
     else if (ret == 0 && (ret = place_and_lock(vs, vc, PGROUNDDOWN(addr), len)) > 0)
         addr = ret;
     if (ret < 0) {
-        preempt_enable();
+        epoch_exit();
         return ret;
     }
     // Recorded before any descriptor names the file (truncate, vmspace_fork).
     if (ip && fmap_note(vs, vc, ip, addr, addr + len) < 0) {
         range_unlock(vs, addr, addr + len);
-        preempt_enable();
+        epoch_exit();
         return -ENOMEM;
     }
     if (flags & UVM_FIXED)
@@ -896,7 +1077,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
     zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
-    preempt_enable();
+    epoch_exit();
     return ret < 0 ? ret : (long)addr;
 }
 
@@ -916,10 +1097,10 @@ int uvm_unmap(struct vmspace *vs, uintptr_t addr, size_t len)
         return -EINVAL;
     if (range_idle(vs, addr, addr + len))
         return 0;
-    preempt_disable();
+    epoch_enter();
     struct vmcore *vc = my_core(vs);
     if (!vc) {
-        preempt_enable();
+        epoch_exit();
         return -ENOMEM;
     }
     struct zap z;
@@ -929,7 +1110,8 @@ int uvm_unmap(struct vmspace *vs, uintptr_t addr, size_t len)
     zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
-    preempt_enable();
+    trim_after_unmap(vs, vc, addr, addr + len);
+    epoch_exit();
     return 0;
 }
 
@@ -947,10 +1129,10 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
         return -EINVAL;
     if (range_idle(vs, addr, addr + len))
         return 0;
-    preempt_disable();
+    epoch_enter();
     struct vmcore *vc = my_core(vs);
     if (!vc) {
-        preempt_enable();
+        epoch_exit();
         return -ENOMEM;
     }
     struct zap z;
@@ -960,7 +1142,7 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
     if (z.nomem) {
         zap_finish_sync(vs, &z); // out of memory for batches: fall back to waiting
         range_unlock(vs, addr, addr + len);
-        preempt_enable();
+        epoch_exit();
         return 0;
     }
     range_unlock(vs, addr, addr + len);
@@ -991,7 +1173,8 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
         b->next = NULL;
         epoch_defer(&b->cb, async_release);
     }
-    preempt_enable();
+    trim_after_unmap(vs, vc, addr, addr + len);
+    epoch_exit();
     return 0;
 }
 
@@ -1003,7 +1186,7 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
         return 0;
     if (range_idle(vs, addr, addr + len))
         return -ENOMEM; // nothing there: Linux fails the same way
-    preempt_disable();
+    epoch_enter();
     struct zap z;
     zap_init(&z);
     range_lock(vs, addr, addr + len, false);
@@ -1034,7 +1217,7 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
     zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
-    preempt_enable();
+    epoch_exit();
     return err;
 }
 
@@ -1044,10 +1227,10 @@ int uvm_dontneed(struct vmspace *vs, uintptr_t addr, size_t len)
         return -EINVAL;
     if (len && range_idle(vs, addr, addr + len))
         return -ENOMEM;
-    preempt_disable();
+    epoch_enter();
     struct vmcore *vc = my_core(vs);
     if (!vc) {
-        preempt_enable();
+        epoch_exit();
         return -ENOMEM;
     }
     struct zap z;
@@ -1067,7 +1250,7 @@ int uvm_dontneed(struct vmspace *vs, uintptr_t addr, size_t len)
     zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
-    preempt_enable();
+    epoch_exit();
     return err;
 }
 
@@ -1202,11 +1385,11 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
     if (!vs || addr >= USER_END)
         return fault_fail(fi, SIGSEGV, SEGV_MAPERR, addr);
     uintptr_t va = PGROUNDDOWN(addr);
-    preempt_disable(); // we fill this CPU's table
+    epoch_enter(); // we fill this CPU's table; tree nodes stay allocated
     int me = cpu_id(), sig = 0;
     struct vmcore *vc = core_get(vs, me);
     if (!vc) {
-        preempt_enable();
+        epoch_exit();
         return fault_fail(fi, SIGBUS, BUS_ADRERR, addr);
     }
     if (read_cr3() == V2P(kernel_pml4) && cpumask_test(&vs->cpus, me))
@@ -1233,7 +1416,7 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
         if (fill_checked(vc, vp, va, w))
             break;
     }
-    preempt_enable();
+    epoch_exit();
     return sig;
 }
 
@@ -1255,7 +1438,7 @@ static bool vmspace_hold_unless_zero(struct vmspace *vs)
 static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, uintptr_t lo,
                            uintptr_t hi)
 {
-    preempt_disable();
+    epoch_enter();
     struct vmcore *vc = my_core(vs);
     struct zap z;
     zap_init(&z);
@@ -1270,7 +1453,7 @@ static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, 
     }
     // The batch holds the pages until every TLB that may reach them is flushed.
     zap_finish_sync(vs, &z);
-    preempt_enable();
+    epoch_exit();
 }
 
 void uvm_truncate_file(struct inode *ip, uint64_t from)
@@ -1315,7 +1498,7 @@ void uvm_truncate_file(struct inode *ip, uint64_t from)
 
 static int rw(struct vmspace *vs, uintptr_t va, void *buf, size_t n, bool write)
 {
-    preempt_disable();
+    epoch_enter();
     struct vmcore *vc = my_core(vs);
     int ret = vc ? 0 : -ENOMEM;
     while (n > 0 && ret == 0) {
@@ -1343,7 +1526,7 @@ static int rw(struct vmspace *vs, uintptr_t va, void *buf, size_t n, bool write)
         }
         vp_unlock(vp, vp->word);
     }
-    preempt_enable();
+    epoch_exit();
     return ret;
 }
 
@@ -1420,7 +1603,7 @@ static void fork_tree(struct forkstate *f, void *node, int level, uintptr_t base
     struct vmnode *n = node;
     for (size_t i = 0; i < NODE_SLOTS && !f->err; i++) {
         void *child = ld(&n->slot[i]);
-        if (child)
+        if (child && child != SLOT_DEAD)
             fork_tree(f, child, level - 1, base + i * level_span(level));
     }
 }
@@ -1431,7 +1614,7 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
     if (!f.child)
         return NULL;
     zap_init(&f.z);
-    preempt_disable();
+    epoch_enter();
     struct vmcore *cvc = core_get(f.child, cpu_id());
     if (cvc)
         fork_tree(&f, parent->root, TREE_LEVELS, 0);
@@ -1447,7 +1630,7 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
         for (; m && !f.err; m = m->cnext)
             f.err = fmap_note(f.child, cvc, m->ip, m->lo, m->hi);
     }
-    preempt_enable();
+    epoch_exit();
     if (f.err) {
         vmspace_free(f.child);
         return NULL;
