@@ -468,40 +468,36 @@ static void zap_or_flush(struct vmspace *vs, struct zap *z, void *pg, bool share
 //
 // A truncate that shrinks a file must take the pages past the new end out of
 // every address space that maps them. Each uvm_map_file records (space, file,
-// address hull) once per CPU and file: on the mapping CPU's own list (vmcore)
-// and in a hash bucket of the file, so mmaps of different files by different
-// CPUs share no line (barring bucket collisions). Records live until the space
-// is freed and hold a file reference; truncate walks only the hulls.
+// address hull) once per CPU and file, on that CPU's own list (under that CPU's
+// lock, which only a truncate or the freeing of a space ever takes elsewhere):
+// mmaps on different CPUs, of any files, share no line. Records live until the
+// space is freed and hold a file reference; truncate looks at every CPU's list
+// and walks only the hulls of the file's records.
 struct fmap {
     struct vmspace *vs;
     struct inode *ip;
     uintptr_t lo, hi;   // every mapping of ip this record covers lies in [lo, hi)
-    struct fmap *bnext; // the bucket's list
-    struct fmap *cnext; // the CPU's list (vmcore.fmaps), pushed with a release store
+    struct fmap *lnext; // the CPU's list of all records
+    struct fmap *cnext; // the space's records made on this CPU (vmcore.fmaps)
 };
 
-#define FMAP_BUCKETS 256
-static struct fmap_bucket {
+struct fmap_list {
     struct spinlock lock;
     struct fmap *head;
-} __cacheline_aligned fmap_bucket[FMAP_BUCKETS];
+};
+static DEFINE_PERCPU(struct fmap_list, fmap_list) = {.lock = SPINLOCK_INIT("fmap")};
 
-static struct fmap_bucket *fmap_bucket_of(struct inode *ip)
-{
-    return &fmap_bucket[((uintptr_t)ip >> 6) * 0x9e3779b97f4a7c15UL >> 56];
-}
-
-// Record that vs maps ip in [lo, hi), on vc's list (the calling CPU's).
+// Record that vs maps ip in [lo, hi), on vc (the calling CPU's part of vs).
 static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, uintptr_t lo,
                      uintptr_t hi)
 {
-    struct fmap_bucket *b = fmap_bucket_of(ip);
+    struct fmap_list *l = this_cpu_ptr(&fmap_list);
     for (struct fmap *f = vc->fmaps; f; f = f->cnext) {
         if (f->ip == ip) {
-            spin_lock(&b->lock);
+            spin_lock(&l->lock);
             f->lo = MIN(f->lo, lo);
             f->hi = MAX(f->hi, hi);
-            spin_unlock(&b->lock);
+            spin_unlock(&l->lock);
             return 0;
         }
     }
@@ -510,25 +506,26 @@ static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, ui
         return -ENOMEM;
     fs_iget(ip);
     *f = (struct fmap){.vs = vs, .ip = ip, .lo = lo, .hi = hi, .cnext = vc->fmaps};
-    spin_lock(&b->lock);
-    f->bnext = b->head;
-    b->head = f;
-    spin_unlock(&b->lock);
+    spin_lock(&l->lock);
+    f->lnext = l->head;
+    l->head = f;
+    spin_unlock(&l->lock);
     __atomic_store_n(&vc->fmaps, f, __ATOMIC_RELEASE); // fork reads other CPUs' lists
     return 0;
 }
 
-static void fmap_forget_all(struct vmcore *vc)
+// Drop the records CPU c made for its part vc of a space being freed.
+static void fmap_forget_all(struct vmcore *vc, int c)
 {
+    struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
     for (struct fmap *f = vc->fmaps, *next; f; f = next) {
         next = f->cnext;
-        struct fmap_bucket *b = fmap_bucket_of(f->ip);
-        spin_lock(&b->lock);
-        struct fmap **pp = &b->head;
+        spin_lock(&l->lock);
+        struct fmap **pp = &l->head;
         while (*pp != f)
-            pp = &(*pp)->bnext;
-        *pp = f->bnext;
-        spin_unlock(&b->lock);
+            pp = &(*pp)->lnext;
+        *pp = f->lnext;
+        spin_unlock(&l->lock);
         fs_iput(f->ip);
         kfree(f);
     }
@@ -549,8 +546,6 @@ void uvm_init(void)
             panic("uvm: no memory for the kernel page tables");
         kernel_pml4[i] = V2P(t) | PTE_P | PTE_W;
     }
-    for (int i = 0; i < FMAP_BUCKETS; i++)
-        spin_init(&fmap_bucket[i].lock, "fmap");
 }
 
 struct vmspace *vmspace_new(void)
@@ -621,7 +616,7 @@ void vmspace_free(struct vmspace *vs)
             if (vc->pml4[i] & PTE_P)
                 free_table(P2V(PTE_ADDR(vc->pml4[i])), 2);
         page_free(vc->pml4);
-        fmap_forget_all(vc);
+        fmap_forget_all(vc, c);
         kfree(vc);
     }
     free_tree(vs->root, TREE_LEVELS);
@@ -1456,28 +1451,40 @@ static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, 
     epoch_exit();
 }
 
+// Hold the spaces that recorded ip, in found[0..n) (with their hulls). False if
+// there were more than cap.
+static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_t *n)
+{
+    *n = 0;
+    for (int c = 0; c < NCPU_MAX; c++) {
+        if (!READ_ONCE(percpu_offset[c]))
+            continue;
+        struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
+        spin_lock(&l->lock);
+        for (struct fmap *f = l->head; f; f = f->lnext) {
+            if (f->ip != ip)
+                continue;
+            if (*n == cap) {
+                spin_unlock(&l->lock);
+                return false;
+            }
+            if (vmspace_hold_unless_zero(f->vs)) // (a dying space: its free waits for us)
+                found[(*n)++] = *f;
+        }
+        spin_unlock(&l->lock);
+    }
+    return true;
+}
+
 void uvm_truncate_file(struct inode *ip, uint64_t from)
 {
     // The file's new size is visible: a fault that populates a page after we
-    // lock its descriptor sees it. Spaces that record the file after our look
-    // map it after the size changed.
-    struct fmap_bucket *b = fmap_bucket_of(ip);
+    // lock its descriptor sees it, and spaces that record the file after our
+    // look map it after the size changed.
     struct fmap *found = NULL;
     size_t n = 0, cap = 0;
-    for (;;) {
-        spin_lock(&b->lock);
-        n = 0;
-        for (struct fmap *f = b->head; f; f = f->bnext)
-            if (f->ip == ip) {
-                if (n < cap && vmspace_hold_unless_zero(f->vs))
-                    found[n++] = *f;
-                else if (n >= cap)
-                    n = cap + 1; // too many: grow and look again
-            }
-        spin_unlock(&b->lock);
-        if (n <= cap)
-            break;
-        for (size_t i = 0; i < cap; i++)
+    while (!fmap_collect(ip, found, cap, &n)) {
+        for (size_t i = 0; i < n; i++)
             vmspace_put(found[i].vs);
         if (found)
             kfree(found);
