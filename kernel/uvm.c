@@ -644,7 +644,7 @@ void uvm_switch(struct vmspace *prev, struct vmspace *next)
 
 size_t uvm_resident(struct vmspace *vs)
 {
-    int64_t n = 0;
+    int64_t n = READ_ONCE(vs->truncated);
     for (int c = 0; c < NCPU_MAX; c++)
         if (vs->core[c])
             n += READ_ONCE(vs->core[c]->resident);
@@ -739,14 +739,14 @@ static struct vmcore *my_core(struct vmspace *vs) { return core_get(vs, cpu_id()
 
 // Remove the page's mapping or just its contents; locked. The page table entries
 // go now, the page's reference to z.
-static void vp_drop(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, uintptr_t va,
+static void vp_drop(struct vmspace *vs, int64_t *resident, struct vpage *vp, uintptr_t va,
                     struct zap *z, bool keep_mapping)
 {
     uint64_t w = vp_val(vp);
     vp_clear_ptes(vs, va, &z->tlb);
     zap_range(z, va);
     if (VP_PA(w)) {
-        vc->resident--;
+        (*resident)--;
         vp_set(vp, keep_mapping ? (w & ~(PTE_ADDR(~0UL) | VP_COW)) : 0);
         zap_or_flush(vs, z, P2V(VP_PA(w)), (w & (VP_COW | VP_SHARED)) || vp->ip);
     } else {
@@ -765,7 +765,7 @@ static void unmap_locked(struct vmspace *vs, struct vmcore *vc, uintptr_t start,
     struct vpage *vp = NULL;
     for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
         if (vp_mine(vp) && (vp->word & VP_MAPPED))
-            vp_drop(vs, vc, vp, va, z, false);
+            vp_drop(vs, &vc->resident, vp, va, z, false);
 }
 
 // ---- giving back empty tree nodes -------------------------------------------------
@@ -1238,7 +1238,7 @@ int uvm_dontneed(struct vmspace *vs, uintptr_t addr, size_t len)
             continue;
         mapped++;
         if (!(vp->word & VP_SHARED)) // shared memory keeps its contents
-            vp_drop(vs, vc, vp, va, &z, true);
+            vp_drop(vs, &vc->resident, vp, va, &z, true);
     }
     // Linux: -ENOMEM if part of the range is not mapped (the rest is done).
     int err = mapped == len / PGSIZE ? 0 : -ENOMEM;
@@ -1434,18 +1434,22 @@ static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, 
                            uintptr_t hi)
 {
     epoch_enter();
-    struct vmcore *vc = my_core(vs);
     struct zap z;
     zap_init(&z);
+    int64_t dropped = 0;
     struct vpage *vp = NULL;
-    for (uintptr_t va = lo; vc && (vp = vpage_iter(vs, vp, &va, hi)); va += PGSIZE) {
+    for (uintptr_t va = lo; (vp = vpage_iter(vs, vp, &va, hi)); va += PGSIZE) {
         if (!VP_PA(ldw(&vp->word)))
             continue;
         uint64_t w = vp_lock(vp);
         if ((w & VP_MAPPED) && VP_PA(w) && vp->ip == ip && vp->pgoff >= from)
-            vp_drop(vs, vc, vp, va, &z, true);
+            vp_drop(vs, &dropped, vp, va, &z, true);
         vp_unlock(vp, vp->word);
     }
+    // Counted apart: this CPU may have no part of vs, and making one would write
+    // the line of vs->core that the space's own CPUs read.
+    if (dropped)
+        __atomic_add_fetch(&vs->truncated, dropped, __ATOMIC_RELAXED);
     // The batch holds the pages until every TLB that may reach them is flushed.
     zap_finish_sync(vs, &z);
     epoch_exit();

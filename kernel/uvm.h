@@ -37,6 +37,7 @@ struct vmspace {
     uintptr_t brk_start, brk;
     cpumask_t cpus;                // CPUs that have it loaded right now
     int refs;                      // processes using it (vfork and CLONE_VM share it)
+    int64_t truncated __cacheline_aligned; // resident pages truncate took (negative)
 };
 
 // What a fault that cannot be resolved should deliver (Linux siginfo fields).
