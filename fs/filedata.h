@@ -9,7 +9,6 @@ struct inode;
 // 512^(h-1) pages each. 0 = no pages.
 struct filemap {
     uintptr_t root;
-    uint32_t mapped; // fs_map_page handed a page out once: truncate looks for mappings
 };
 
 int64_t filedata_read(struct inode *ip, void *buf, size_t n, uint64_t off);

@@ -37,6 +37,11 @@ struct inode {
 
     struct refcache_obj nlink __cacheline_aligned; // names (+1 for "." and per subdirectory)
     struct refcache_obj ref;      // dents + open references + children's ".." + callers
+    // Regular files: fs_map_page handed a page out, so a truncate must look for
+    // mappings (uvm_truncate_file). Written once; last, in what would be padding,
+    // on a line that only refcache's flushes share, away from what stat and
+    // read look at.
+    uint32_t mapped;
 };
 
 static inline bool inode_isdir(const struct inode *ip) { return S_ISDIR(ip->mode); }
