@@ -287,7 +287,7 @@ static void vp_clear_ptes(struct vmspace *vs, uintptr_t va, cpumask_t *tlb)
 {
     int n = READ_ONCE(ncpu);
     for (int c = 0; c < n; c++) {
-        struct vmcore *vc = ld((void **)&vs->core[c]);
+        struct vmcore *vc = __atomic_load_n(&vs->core[c], __ATOMIC_SEQ_CST);
         pte_t *e = vc ? pte_find(vc->pml4, va, false) : NULL;
         if (e && (__atomic_load_n(e, __ATOMIC_SEQ_CST) & PTE_P)) {
             __atomic_store_n(e, 0, __ATOMIC_SEQ_CST);
@@ -337,11 +337,18 @@ static void cow_defer_put(void *pg)
 
 static void tree_trim(struct vmspace *vs, uintptr_t start, uintptr_t end);
 
-void uvm_tick(void)
+static void cow_defer_settle(void)
 {
+    push_off();
     struct cow_defer *d = this_cpu_ptr(&cow_defer);
     if (d->n)
         cow_defer_drain(d);
+    pop_off();
+}
+
+void uvm_tick(void)
+{
+    cow_defer_settle();
     // The loaded space cannot be freed before we switch away from it.
     struct vmspace *vs = this_cpu_read(loaded_vs);
     struct vmcore *vc = vs ? vs->core[cpu_id()] : NULL;
@@ -605,9 +612,7 @@ void vmspace_free(struct vmspace *vs)
     // The pages this CPU's COW breaks still hold may be ours alone after this:
     // settle them now, so that a parent writing after its child exits (on this
     // CPU) takes its pages back instead of copying them.
-    push_off();
-    uvm_tick();
-    pop_off();
+    cow_defer_settle();
     for (int c = 0; c < NCPU_MAX; c++) {
         struct vmcore *vc = vs->core[c];
         if (!vc)
