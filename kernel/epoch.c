@@ -16,6 +16,7 @@
 #include "epoch.h"
 #include "cpumask.h"
 #include "percpu.h"
+#include "uvm.h"
 #include "smp.h"
 #include "x86.h"
 
@@ -120,6 +121,7 @@ void epoch_tick(void)
     // epoch, so a request made before the epoch advanced is seen here.
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     tlb_tick();
+    uvm_tick();
     WRITE_ONCE(e->acked, e->depth ? e->entered : now);
     if (cpu_id() == 0)
         try_advance(now);

@@ -3,9 +3,10 @@
 // The truth about an address space is a radix tree indexed by virtual page
 // number whose leaves hold one mapping descriptor per page (struct vpage, a cache
 // line each): mapped or not, protection, copy-on-write and shared flags, the
-// physical page once touched, and the set of CPUs whose page table maps it. Page
-// tables are per CPU: a CPU fills its own table for the address space on fault,
-// so the CPUs that may cache a translation of a page are known exactly.
+// physical page once touched. Page tables are per CPU: a CPU fills its own table
+// for the address space on fault, and those tables are the record of which CPUs
+// may cache a translation of a page (a present entry), so a fault writes nothing
+// another CPU's fault of the same page reads.
 //
 // Commute: mmap, munmap, mprotect, madvise and page faults on disjoint page ranges
 // of one address space (and anything on different address spaces). None of them
@@ -14,19 +15,22 @@
 //    each descriptor's word, taken in ascending address order, so two range
 //    operations never deadlock) and writes only those descriptors' lines. Tree
 //    nodes are added with one compare-and-swap on the parent slot, once per
-//    2^6 (leaf) or 2^9 (node) pages of address space, and never removed while
-//    the address space lives, so lock-free readers can always walk the tree.
+//    2^6 (leaf) or 2^9 (node) pages of address space; munmap gives empty ones
+//    back a grace period later (tree_trim), and everything that walks the tree
+//    does so in an epoch read section.
 //  - A fault reads the descriptor without locking it (one acquire load of its
-//    word), sets its CPU's bit in the descriptor and fills its own CPU's page
-//    table, then re-reads the word: if a range operation locked the page in
-//    between, the fault backs its entry out and retries. Faults that must change
-//    the descriptor (first touch allocates the page, a write breaks
-//    copy-on-write) lock that one descriptor.
-//  - munmap/mprotect clear the page-table entries of the CPUs in each page's set
-//    and shoot down only those CPUs that have the address space loaded: pages
-//    touched only by the calling CPU cost no IPI. MADV_UNMAP_ASYNC does not wait
-//    for those CPUs at all (tlb_flush_later, page references dropped a grace
-//    period later, see uvm_unmap_async).
+//    word), fills its own CPU's page table, then re-reads the word: if a range
+//    operation locked the page in between, the fault backs its entry out and
+//    retries (fill_checked spells out why the two cannot miss each other).
+//    Faults that must change the descriptor (first touch allocates the page, a
+//    write breaks copy-on-write) lock that one descriptor.
+//  - munmap/mprotect/madvise/COW breaks walk the page tables of every CPU that
+//    has one for the space, clear the entries they find present and shoot down
+//    only those CPUs, and only if they have the space loaded: pages touched only
+//    by the calling CPU cost no IPI. Reading other CPUs' tables is fine there:
+//    those calls do not commute with accesses to the same pages. MADV_UNMAP_ASYNC
+//    does not wait for those CPUs at all (tlb_flush_later, page references
+//    dropped a grace period later, see uvm_unmap_async).
 //  - Non-fixed placement searches a per-CPU zone below the CPU's own hint.
 //  - Counts (resident pages) are per CPU.
 // Descriptors sit on their own cache lines, so operations on different pages never
@@ -36,7 +40,11 @@
 // Page references: a private page touched once has one owner, its descriptor.
 // Fork shares pages (copy-on-write, or MAP_SHARED); the page owner word of
 // page.c then counts the extra references (0 = one owner), so the unshared
-// common case never touches it.
+// common case never touches it. Increments (fork) reach the word at once, but a
+// COW break drops its reference to the shared page later, from a per-CPU list
+// drained at the epoch tick (cow_defer): two processes breaking the same page
+// then only read the word and the page. The word is thus never below the true
+// count, and a COW break that reads 0 may take the page as its own.
 //
 // File-backed pages are the file's own pages (fs_map_page), with a reference:
 // MAP_SHARED maps them writable, so stores and read(2)/write(2) see each other;
@@ -45,10 +53,9 @@
 //
 // MAP_SHARED anonymous memory is filled in at mmap time (as with MAP_POPULATE):
 // fork then shares the pages themselves, and no shared backing object is needed.
-// No epoch read section is needed around faults: nothing a fault reads is freed
-// while the address space lives except pages, and those are freed only after
-// every CPU that may map them has flushed (with interrupts off during the
-// fill-and-recheck, a shootdown waits for the fault to finish).
+// Pages are freed only after every CPU that may map them has flushed (with
+// interrupts off during the fill-and-recheck, a shootdown waits for the fault
+// to finish).
 #include "counter.h"
 #include "epoch.h"
 #include "fs.h"
@@ -71,12 +78,12 @@
 #define VP_SHARED (1UL << 3) // MAP_SHARED: fork shares the page
 #define VP_PROT_SHIFT 4      // VM_READ | VM_WRITE | VM_EXEC
 #define VP_NOWRITE (1UL << 7) // mprotect may not add VM_WRITE (UVM_NOWRITE)
+#define VP_DEAD (1UL << 8)   // the leaf was taken out of the tree: look the page up again
 #define VP_PA(w) PTE_ADDR(w)
 #define VP_PROT(w) ((int)((w) >> VP_PROT_SHIFT) & 7)
 
 struct vpage {
     uint64_t word;     // VP_* flags, protection and the physical page (0: not touched)
-    cpumask_t cpus;    // CPUs whose page table for this space may map the page
     struct inode *ip;  // backing file (holds a reference), NULL for anonymous memory
     uint64_t pgoff;    // page index in the file
 } __cacheline_aligned;
@@ -95,13 +102,19 @@ _Static_assert(sizeof(struct vleaf) == PGSIZE, "a leaf is one page");
 struct vmnode {
     void *slot[NODE_SLOTS]; // level 1: leaves; above: nodes
 };
+#define SLOT_DEAD ((void *)1) // in every slot of a node being taken out (tree_trim)
 
 // Per-CPU part of an address space, allocated by that CPU when it first uses it.
+// Other CPUs read pml4 (vp_clear_ptes); what the owner writes is on another line.
 struct vmcore {
     pte_t *pml4;      // this CPU's page table for the space
-    uintptr_t hint;   // non-fixed placement searches below here
+    uintptr_t hint __cacheline_aligned; // non-fixed placement searches below here
     int64_t resident; // pages this CPU put in minus those it took out
+    struct fmap *fmaps; // files this CPU mapped into the space (see "truncate")
+    uintptr_t trim_lo, trim_hi; // leaves munmap left for this CPU's tick (tree_trim)
 } __cacheline_aligned;
+
+static DEFINE_PERCPU(struct vmspace *, loaded_vs); // what uvm_switch loaded here
 
 #define ZONE_SIZE (16UL << 30) // each CPU's placement zone below USER_MMAP_TOP
 
@@ -120,13 +133,19 @@ static uint64_t ldw(uint64_t *w) { return __atomic_load_n(w, __ATOMIC_ACQUIRE); 
 
 // The descriptor of va, adding tree nodes if alloc. NULL if absent or out of
 // memory; *skip (if not NULL) is then the size of the absent aligned block.
+// Callers are in an epoch read section (tree_trim frees nodes after one).
 static struct vpage *vpage_find(struct vmspace *vs, uintptr_t va, bool alloc, size_t *skip)
 {
+again:;
     struct vmnode *n = vs->root;
     for (int level = TREE_LEVELS; level >= 1; level--) {
         void **slot = &n->slot[level_index(va, level)];
         void *child = ld(slot);
-        if (!child) {
+        if (child == SLOT_DEAD && alloc) { // n is being taken out: wait until it is
+            pause();
+            goto again;
+        }
+        if (!child || child == SLOT_DEAD) {
             if (skip)
                 *skip = level_span(level);
             if (!alloc || !(child = page_alloc_zeroed()))
@@ -135,6 +154,8 @@ static struct vpage *vpage_find(struct vmspace *vs, uintptr_t va, bool alloc, si
             if (!__atomic_compare_exchange_n(slot, &expected, child, false, __ATOMIC_ACQ_REL,
                                              __ATOMIC_ACQUIRE)) {
                 page_free(child);
+                if (expected == SLOT_DEAD)
+                    goto again;
                 child = expected;
             }
         }
@@ -257,19 +278,22 @@ static uint64_t pte_perm(uint64_t w)
     return perm;
 }
 
-// Clear the page's entries in every CPU table that may hold one and forget those
-// CPUs; add them to *tlb (the CPUs whose TLB may still cache the page). The page
-// is locked.
-static void vp_clear_ptes(struct vmspace *vs, struct vpage *vp, uintptr_t va, cpumask_t *tlb)
+// Clear the page's entry in every CPU's table for the space and add the CPUs that
+// had one present to *tlb (their TLBs may still cache the page). The page is
+// locked: the caller's lock CAS came before these loads (see fill_checked). Only
+// present entries are written, so CPUs that never touched the page only have
+// their tables read.
+static void vp_clear_ptes(struct vmspace *vs, uintptr_t va, cpumask_t *tlb)
 {
-    for_each_cpu(c, &vp->cpus) {
-        struct vmcore *vc = ld((void **)&vs->core[c]);
+    int n = READ_ONCE(ncpu);
+    for (int c = 0; c < n; c++) {
+        struct vmcore *vc = __atomic_load_n(&vs->core[c], __ATOMIC_SEQ_CST);
         pte_t *e = vc ? pte_find(vc->pml4, va, false) : NULL;
-        if (e)
-            __atomic_store_n(e, 0, __ATOMIC_RELEASE);
-        cpumask_set(tlb, c);
+        if (e && (__atomic_load_n(e, __ATOMIC_SEQ_CST) & PTE_P)) {
+            __atomic_store_n(e, 0, __ATOMIC_SEQ_CST);
+            cpumask_set(tlb, c);
+        }
     }
-    cpumask_clear(&vp->cpus);
 }
 
 // ---- page references and deferred release -------------------------------------
@@ -282,6 +306,59 @@ static void page_unref(void *pg, bool shared)
     if (shared)
         page_owner_set(pg, 0);
     page_free(pg);
+}
+
+// References to shared pages that COW breaks dropped, per CPU, not yet taken off
+// the pages' owner words: the epoch tick (or a full list) does that, so commuting
+// COW breaks of one page in different address spaces write no shared line.
+#define COW_DEFER_MAX 31
+struct cow_defer {
+    uint64_t n;
+    void *pg[COW_DEFER_MAX];
+};
+static DEFINE_PERCPU(struct cow_defer, cow_defer);
+
+static void cow_defer_drain(struct cow_defer *d) // interrupts off
+{
+    for (uint64_t i = 0; i < d->n; i++)
+        page_unref(d->pg[i], true);
+    d->n = 0;
+}
+
+static void cow_defer_put(void *pg)
+{
+    push_off(); // the tick drains this list
+    struct cow_defer *d = this_cpu_ptr(&cow_defer);
+    if (d->n == COW_DEFER_MAX)
+        cow_defer_drain(d);
+    d->pg[d->n++] = pg;
+    pop_off();
+}
+
+static void tree_trim(struct vmspace *vs, uintptr_t start, uintptr_t end);
+
+static void cow_defer_settle(void)
+{
+    push_off();
+    struct cow_defer *d = this_cpu_ptr(&cow_defer);
+    if (d->n)
+        cow_defer_drain(d);
+    pop_off();
+}
+
+void uvm_tick(void)
+{
+    cow_defer_settle();
+    // The loaded space cannot be freed before we switch away from it.
+    struct vmspace *vs = this_cpu_read(loaded_vs);
+    struct vmcore *vc = vs ? vs->core[cpu_id()] : NULL;
+    if (vc && vc->trim_hi > vc->trim_lo) {
+        uintptr_t lo = vc->trim_lo, hi = vc->trim_hi;
+        vc->trim_lo = vc->trim_hi = 0;
+        epoch_enter();
+        tree_trim(vs, lo, hi);
+        epoch_exit();
+    }
 }
 
 // Pages whose references are dropped once the TLBs that may reach them are
@@ -346,8 +423,11 @@ static bool zap_page(struct zap *z, void *pg, bool shared)
 }
 
 // Flush the TLBs in z->tlb that have vs loaded (the others flushed when they
-// switched away, and their tables no longer map the pages), then drop the pages.
-static void zap_finish_sync(struct vmspace *vs, struct zap *z)
+// switched away, and their tables no longer map the pages). Range operations
+// flush before they unlock: once a page is unlocked, the next operation on it
+// finds no entries and so no CPU to flush, and must not be able to free or
+// share the page while a TLB still reaches it.
+static void zap_flush(struct vmspace *vs, struct zap *z)
 {
     if (z->hi > z->lo) {
         // The cleared entries must be visible before we read who has vs loaded: a
@@ -369,6 +449,15 @@ static void zap_finish_sync(struct vmspace *vs, struct zap *z)
             kstat_shootdown();
         }
     }
+    z->lo = UINTPTR_MAX;
+    z->hi = 0;
+    cpumask_clear(&z->tlb);
+}
+
+// Flush, then drop the pages.
+static void zap_finish_sync(struct vmspace *vs, struct zap *z)
+{
+    zap_flush(vs, z);
     batch_release(z->pages);
     z->pages = NULL;
 }
@@ -380,6 +469,74 @@ static void zap_or_flush(struct vmspace *vs, struct zap *z, void *pg, bool share
         return;
     zap_finish_sync(vs, z);
     page_unref(pg, shared);
+}
+
+// ---- which address spaces map a file (for truncate) ------------------------------
+//
+// A truncate that shrinks a file must take the pages past the new end out of
+// every address space that maps them. Each uvm_map_file records (space, file,
+// address hull) once per CPU and file, on that CPU's own list (under that CPU's
+// lock, which only a truncate or the freeing of a space ever takes elsewhere):
+// mmaps on different CPUs, of any files, share no line. Records live until the
+// space is freed and hold a file reference; truncate looks at every CPU's list
+// and walks only the hulls of the file's records.
+struct fmap {
+    struct vmspace *vs;
+    struct inode *ip;
+    uintptr_t lo, hi;   // every mapping of ip this record covers lies in [lo, hi)
+    struct fmap *lnext; // the CPU's list of all records
+    struct fmap *cnext; // the space's records made on this CPU (vmcore.fmaps)
+};
+
+struct fmap_list {
+    struct spinlock lock;
+    struct fmap *head;
+};
+static DEFINE_PERCPU(struct fmap_list, fmap_list) = {.lock = SPINLOCK_INIT("fmap")};
+
+// Record that vs maps ip in [lo, hi), on vc (the calling CPU's part of vs).
+static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, uintptr_t lo,
+                     uintptr_t hi)
+{
+    struct fmap_list *l = this_cpu_ptr(&fmap_list);
+    for (struct fmap *f = vc->fmaps; f; f = f->cnext) {
+        if (f->ip == ip) {
+            spin_lock(&l->lock);
+            f->lo = MIN(f->lo, lo);
+            f->hi = MAX(f->hi, hi);
+            spin_unlock(&l->lock);
+            return 0;
+        }
+    }
+    struct fmap *f = kzalloc(sizeof *f);
+    if (!f)
+        return -ENOMEM;
+    fs_iget(ip);
+    *f = (struct fmap){.vs = vs, .ip = ip, .lo = lo, .hi = hi, .cnext = vc->fmaps};
+    spin_lock(&l->lock);
+    f->lnext = l->head;
+    l->head = f;
+    spin_unlock(&l->lock);
+    __atomic_store_n(&vc->fmaps, f, __ATOMIC_RELEASE); // fork reads other CPUs' lists
+    return 0;
+}
+
+// Drop the records CPU c made for its part vc of a space being freed.
+static void fmap_forget_all(struct vmcore *vc, int c)
+{
+    struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
+    for (struct fmap *f = vc->fmaps, *next; f; f = next) {
+        next = f->cnext;
+        spin_lock(&l->lock);
+        struct fmap **pp = &l->head;
+        while (*pp != f)
+            pp = &(*pp)->lnext;
+        *pp = f->lnext;
+        spin_unlock(&l->lock);
+        fs_iput(f->ip);
+        kfree(f);
+    }
+    vc->fmaps = NULL;
 }
 
 // ---- address spaces --------------------------------------------------------------
@@ -444,7 +601,7 @@ static void free_tree(void *node, int level)
     } else {
         struct vmnode *n = node;
         for (size_t i = 0; i < NODE_SLOTS; i++)
-            if (n->slot[i])
+            if (n->slot[i] && n->slot[i] != SLOT_DEAD)
                 free_tree(n->slot[i], level - 1);
     }
     page_free(node);
@@ -452,6 +609,10 @@ static void free_tree(void *node, int level)
 
 void vmspace_free(struct vmspace *vs)
 {
+    // The pages this CPU's COW breaks still hold may be ours alone after this:
+    // settle them now, so that a parent writing after its child exits (on this
+    // CPU) takes its pages back instead of copying them.
+    cow_defer_settle();
     for (int c = 0; c < NCPU_MAX; c++) {
         struct vmcore *vc = vs->core[c];
         if (!vc)
@@ -460,6 +621,7 @@ void vmspace_free(struct vmspace *vs)
             if (vc->pml4[i] & PTE_P)
                 free_table(P2V(PTE_ADDR(vc->pml4[i])), 2);
         page_free(vc->pml4);
+        fmap_forget_all(vc, c);
         kfree(vc);
     }
     free_tree(vs->root, TREE_LEVELS);
@@ -468,6 +630,7 @@ void vmspace_free(struct vmspace *vs)
 
 void uvm_switch(struct vmspace *prev, struct vmspace *next)
 {
+    push_off(); // the tick reads loaded_vs
     int me = cpu_id();
     pte_t *pml4 = kernel_pml4;
     if (next) {
@@ -478,13 +641,15 @@ void uvm_switch(struct vmspace *prev, struct vmspace *next)
     }
     tlb_switch_flush(); // the CR3 load flushes what async unmaps asked us to
     write_cr3(V2P(pml4));
+    this_cpu_write(loaded_vs, next);
     if (prev)
         __atomic_fetch_and(&prev->cpus.w[me / 64], ~(1UL << (me % 64)), __ATOMIC_SEQ_CST);
+    pop_off();
 }
 
 size_t uvm_resident(struct vmspace *vs)
 {
-    int64_t n = 0;
+    int64_t n = READ_ONCE(vs->truncated);
     for (int c = 0; c < NCPU_MAX; c++)
         if (vs->core[c])
             n += READ_ONCE(vs->core[c]->resident);
@@ -495,8 +660,10 @@ bool uvm_mapped(struct vmspace *vs, uintptr_t va, int *prot)
 {
     if (va >= USER_END)
         return false;
+    epoch_enter();
     struct vpage *vp = vpage_find(vs, va, false, NULL);
     uint64_t w = vp ? ldw(&vp->word) : 0;
+    epoch_exit();
     if ((w & VP_MAPPED) && prot)
         *prot = VP_PROT(w);
     return w & VP_MAPPED;
@@ -504,8 +671,11 @@ bool uvm_mapped(struct vmspace *vs, uintptr_t va, int *prot)
 
 uintptr_t uvm_page_pa(struct vmspace *vs, uintptr_t va)
 {
+    epoch_enter();
     struct vpage *vp = va < USER_END ? vpage_find(vs, va, false, NULL) : NULL;
-    return vp ? VP_PA(ldw(&vp->word)) : 0;
+    uintptr_t pa = vp ? VP_PA(ldw(&vp->word)) : 0;
+    epoch_exit();
+    return pa;
 }
 
 // ---- range locking ----------------------------------------------------------------
@@ -517,14 +687,23 @@ static int range_lock(struct vmspace *vs, uintptr_t start, uintptr_t end, bool a
 {
     struct vpage *vp = NULL;
     if (!alloc) {
-        for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
-            vp_lock(vp);
+        for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE) {
+            if (vp_lock(vp) & VP_DEAD) { // its leaf left the tree: look again
+                vp_unlock(vp, VP_DEAD);
+                vp = NULL;
+                va -= PGSIZE;
+            }
+        }
         return 0;
     }
     for (uintptr_t va = start; va < end; va += PGSIZE) {
         vp = vpage_next(vs, vp, va, true);
         if (vp) {
-            vp_lock(vp);
+            if (vp_lock(vp) & VP_DEAD) {
+                vp_unlock(vp, VP_DEAD);
+                vp = NULL;
+                va -= PGSIZE;
+            }
         } else {
             for (uintptr_t a = start; a < va; a += PGSIZE) {
                 struct vpage *v = vpage_find(vs, a, false, NULL);
@@ -534,6 +713,23 @@ static int range_lock(struct vmspace *vs, uintptr_t start, uintptr_t end, bool a
         }
     }
     return 0;
+}
+
+// Does [start, end) look empty: nothing mapped, nothing locked? (One lock-free
+// pass.) A range operation that finds so has nothing to do and may return
+// without writing a descriptor (munmap of a hole then commutes with faults on
+// it). A range operation that maps pages locks them all before it maps any, so
+// the pass cannot miss half of one; it can only be ordered differently against
+// other range operations on the same pages running at the same time.
+static bool range_idle(struct vmspace *vs, uintptr_t start, uintptr_t end)
+{
+    bool idle = true;
+    epoch_enter();
+    struct vpage *vp = NULL;
+    for (uintptr_t va = start; idle && (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
+        idle = !(ldw(&vp->word) & (VP_MAPPED | VP_LOCK));
+    epoch_exit();
+    return idle;
 }
 
 static void range_unlock(struct vmspace *vs, uintptr_t start, uintptr_t end)
@@ -548,14 +744,14 @@ static struct vmcore *my_core(struct vmspace *vs) { return core_get(vs, cpu_id()
 
 // Remove the page's mapping or just its contents; locked. The page table entries
 // go now, the page's reference to z.
-static void vp_drop(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, uintptr_t va,
+static void vp_drop(struct vmspace *vs, int64_t *resident, struct vpage *vp, uintptr_t va,
                     struct zap *z, bool keep_mapping)
 {
     uint64_t w = vp_val(vp);
-    vp_clear_ptes(vs, vp, va, &z->tlb);
+    vp_clear_ptes(vs, va, &z->tlb);
     zap_range(z, va);
     if (VP_PA(w)) {
-        vc->resident--;
+        (*resident)--;
         vp_set(vp, keep_mapping ? (w & ~(PTE_ADDR(~0UL) | VP_COW)) : 0);
         zap_or_flush(vs, z, P2V(VP_PA(w)), (w & (VP_COW | VP_SHARED)) || vp->ip);
     } else {
@@ -574,7 +770,144 @@ static void unmap_locked(struct vmspace *vs, struct vmcore *vc, uintptr_t start,
     struct vpage *vp = NULL;
     for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
         if (vp_mine(vp) && (vp->word & VP_MAPPED))
-            vp_drop(vs, vc, vp, va, z, false);
+            vp_drop(vs, &vc->resident, vp, va, z, false);
+}
+
+// ---- giving back empty tree nodes -------------------------------------------------
+//
+// munmap takes the leaves it emptied out of the tree, and the nodes that leaves
+// that way, so that sparse use does not keep tree pages forever. Everything that
+// walks the tree does so in an epoch read section, and the pages are freed a
+// grace period after they left it. A leaf leaves only with all its descriptors
+// locked (taken with trylock: a leaf somebody else is working in stays) and
+// unmapped; they are then marked VP_DEAD, so that a range operation that finds
+// one locks nothing there and looks the page up again from the root (where a
+// new leaf may have been added meanwhile). A node leaves once each of its empty
+// slots holds SLOT_DEAD (a compare-and-swap each, so no child can be added in
+// between); an insert that meets SLOT_DEAD looks again from the root. Only the
+// CPU that marked a leaf or node dead clears the parent's slot, so that slot
+// changes hands only through one compare-and-swap from NULL and one store back.
+
+struct tree_free {
+    struct epoch_cb cb;
+    void *page;
+};
+
+static void tree_free_cb(struct epoch_cb *cb)
+{
+    struct tree_free *tf = container_of(cb, struct tree_free, cb);
+    page_free(tf->page);
+    kfree(tf);
+}
+
+static bool vp_trylock_empty(struct vpage *vp)
+{
+    uint64_t w = 0;
+    return vp->ip == NULL && __atomic_compare_exchange_n(&vp->word, &w, my_lock(), false,
+                                                         __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+// Take the leaf at path[0] out of path[1]'s slot idx if it is empty and idle.
+static bool leaf_remove(struct vmnode *parent, unsigned idx, struct vleaf *l)
+{
+    for (size_t i = 0; i < LEAF_PAGES; i++)
+        if (ldw(&l->vp[i].word) != 0)
+            return false;
+    struct tree_free *tf = kmalloc(sizeof *tf);
+    if (!tf)
+        return false;
+    size_t locked = 0;
+    while (locked < LEAF_PAGES && vp_trylock_empty(&l->vp[locked]))
+        locked++;
+    if (locked < LEAF_PAGES) {
+        for (size_t i = 0; i < locked; i++)
+            vp_unlock(&l->vp[i], 0);
+        kfree(tf);
+        return false;
+    }
+    __atomic_store_n(&parent->slot[idx], NULL, __ATOMIC_SEQ_CST);
+    for (size_t i = 0; i < LEAF_PAGES; i++)
+        __atomic_store_n(&l->vp[i].word, VP_DEAD, __ATOMIC_RELEASE);
+    tf->page = l;
+    epoch_defer(&tf->cb, tree_free_cb);
+    return true;
+}
+
+// Take node n out of parent's slot idx if all its slots are empty.
+static bool node_remove(struct vmnode *parent, unsigned idx, struct vmnode *n)
+{
+    for (size_t i = 0; i < NODE_SLOTS; i++)
+        if (ld(&n->slot[i]))
+            return false;
+    struct tree_free *tf = kmalloc(sizeof *tf);
+    if (!tf)
+        return false;
+    size_t marked = 0;
+    for (; marked < NODE_SLOTS; marked++) {
+        void *expected = NULL;
+        if (!__atomic_compare_exchange_n(&n->slot[marked], &expected, SLOT_DEAD, false,
+                                         __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+            break;
+    }
+    if (marked < NODE_SLOTS) { // a child arrived (or another remover is at work)
+        for (size_t i = 0; i < marked; i++)
+            __atomic_store_n(&n->slot[i], NULL, __ATOMIC_RELEASE);
+        kfree(tf);
+        return false;
+    }
+    __atomic_store_n(&parent->slot[idx], NULL, __ATOMIC_SEQ_CST);
+    tf->page = n;
+    epoch_defer(&tf->cb, tree_free_cb);
+    return true;
+}
+
+// Give back the leaves of [start, end) that are empty, and the nodes above them
+// that become empty (never the root). In an epoch read section, no locks held.
+static void tree_trim(struct vmspace *vs, uintptr_t start, uintptr_t end)
+{
+    size_t leaf_span = level_span(1);
+    for (uintptr_t va = start & ~(leaf_span - 1); va < end; va += leaf_span) {
+        struct vmnode *path[TREE_LEVELS + 1];
+        path[TREE_LEVELS] = vs->root;
+        int level = TREE_LEVELS;
+        for (; level >= 1; level--) {
+            void *child = ld(&path[level]->slot[level_index(va, level)]);
+            if (!child || child == SLOT_DEAD)
+                break;
+            path[level - 1] = child;
+        }
+        if (level >= 1) { // no leaf here: skip the whole absent block
+            uintptr_t next = (va & ~(level_span(level) - 1)) + level_span(level);
+            va = next - leaf_span;
+            if (next == 0)
+                break;
+            continue;
+        }
+        if (!leaf_remove(path[1], level_index(va, 1), (struct vleaf *)path[0]))
+            continue;
+        for (level = 1; level < TREE_LEVELS; level++)
+            if (!node_remove(path[level + 1], level_index(va, level + 1), path[level]))
+                break;
+    }
+}
+
+// After munmap of [start, end): the leaves it covered whole go now (no operation
+// that commutes with this munmap works in them). Emptying a leaf it covers only
+// in part needs a look at the neighbours' descriptors, which commuting calls on
+// those pages write: that waits for this CPU's next tick (uvm_tick), outside any
+// system call, if the space is still loaded then (else for vmspace_free).
+static void trim_after_unmap(struct vmspace *vs, struct vmcore *vc, uintptr_t start, uintptr_t end)
+{
+    size_t span = level_span(1);
+    uintptr_t lo = (start + span - 1) & ~(span - 1), hi = end & ~(span - 1);
+    if (lo < hi)
+        tree_trim(vs, lo, hi);
+    if (lo < hi && lo == start && hi == end)
+        return;
+    push_off();
+    vc->trim_lo = vc->trim_hi > vc->trim_lo ? MIN(vc->trim_lo, start) : start;
+    vc->trim_hi = MAX(vc->trim_hi, end);
+    pop_off();
 }
 
 // ---- placement ---------------------------------------------------------------------
@@ -699,7 +1032,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
         return -ENOMEM;
     if (fixed && !user_range_ok(addr, len))
         return -EINVAL;
-    preempt_disable(); // descriptor locks are held only by running threads
+    epoch_enter(); // tree nodes stay allocated; descriptor locks are held only by running threads
     struct vmcore *vc = my_core(vs);
     long ret = vc ? 0 : -ENOMEM;
     struct zap z;
@@ -711,8 +1044,14 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
     else if (ret == 0 && (ret = place_and_lock(vs, vc, PGROUNDDOWN(addr), len)) > 0)
         addr = ret;
     if (ret < 0) {
-        preempt_enable();
+        epoch_exit();
         return ret;
+    }
+    // Recorded before any descriptor names the file (truncate, vmspace_fork).
+    if (ip && fmap_note(vs, vc, ip, addr, addr + len) < 0) {
+        range_unlock(vs, addr, addr + len);
+        epoch_exit();
+        return -ENOMEM;
     }
     if (flags & UVM_FIXED)
         unmap_locked(vs, vc, addr, addr + len, &z);
@@ -735,9 +1074,10 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
     }
     if (ret < 0)
         unmap_locked(vs, vc, addr, addr + len, &z);
+    zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
-    preempt_enable();
+    epoch_exit();
     return ret < 0 ? ret : (long)addr;
 }
 
@@ -755,19 +1095,23 @@ int uvm_unmap(struct vmspace *vs, uintptr_t addr, size_t len)
 {
     if (len == 0 || check_range(addr, &len))
         return -EINVAL;
-    preempt_disable();
+    if (range_idle(vs, addr, addr + len))
+        return 0;
+    epoch_enter();
     struct vmcore *vc = my_core(vs);
     if (!vc) {
-        preempt_enable();
+        epoch_exit();
         return -ENOMEM;
     }
     struct zap z;
     zap_init(&z);
     range_lock(vs, addr, addr + len, false);
     unmap_locked(vs, vc, addr, addr + len, &z);
+    zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
-    preempt_enable();
+    trim_after_unmap(vs, vc, addr, addr + len);
+    epoch_exit();
     return 0;
 }
 
@@ -783,22 +1127,25 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
 {
     if (len == 0 || check_range(addr, &len))
         return -EINVAL;
-    preempt_disable();
+    if (range_idle(vs, addr, addr + len))
+        return 0;
+    epoch_enter();
     struct vmcore *vc = my_core(vs);
     if (!vc) {
-        preempt_enable();
+        epoch_exit();
         return -ENOMEM;
     }
     struct zap z;
     zap_init(&z);
     range_lock(vs, addr, addr + len, false);
     unmap_locked(vs, vc, addr, addr + len, &z);
-    range_unlock(vs, addr, addr + len);
     if (z.nomem) {
         zap_finish_sync(vs, &z); // out of memory for batches: fall back to waiting
-        preempt_enable();
+        range_unlock(vs, addr, addr + len);
+        epoch_exit();
         return 0;
     }
+    range_unlock(vs, addr, addr + len);
     bool remote = false;
     if (z.hi > z.lo) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST); // entries cleared before reading cpus
@@ -826,7 +1173,8 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
         b->next = NULL;
         epoch_defer(&b->cb, async_release);
     }
-    preempt_enable();
+    trim_after_unmap(vs, vc, addr, addr + len);
+    epoch_exit();
     return 0;
 }
 
@@ -836,7 +1184,9 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
         return -EINVAL;
     if (len == 0)
         return 0;
-    preempt_disable();
+    if (range_idle(vs, addr, addr + len))
+        return -ENOMEM; // nothing there: Linux fails the same way
+    epoch_enter();
     struct zap z;
     zap_init(&z);
     range_lock(vs, addr, addr + len, false);
@@ -859,14 +1209,15 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
         // Granting more needs no shootdown: a stale, stricter entry only faults,
         // and the fault refills it.
         if (old & ~prot) {
-            vp_clear_ptes(vs, vp, va, &z.tlb);
+            vp_clear_ptes(vs, va, &z.tlb);
             zap_range(&z, va);
         }
         vp_set(vp, (w & ~(7UL << VP_PROT_SHIFT)) | (uint64_t)prot << VP_PROT_SHIFT);
     }
+    zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
-    preempt_enable();
+    epoch_exit();
     return err;
 }
 
@@ -874,10 +1225,12 @@ int uvm_dontneed(struct vmspace *vs, uintptr_t addr, size_t len)
 {
     if (check_range(addr, &len))
         return -EINVAL;
-    preempt_disable();
+    if (len && range_idle(vs, addr, addr + len))
+        return -ENOMEM;
+    epoch_enter();
     struct vmcore *vc = my_core(vs);
     if (!vc) {
-        preempt_enable();
+        epoch_exit();
         return -ENOMEM;
     }
     struct zap z;
@@ -890,13 +1243,14 @@ int uvm_dontneed(struct vmspace *vs, uintptr_t addr, size_t len)
             continue;
         mapped++;
         if (!(vp->word & VP_SHARED)) // shared memory keeps its contents
-            vp_drop(vs, vc, vp, va, &z, true);
+            vp_drop(vs, &vc->resident, vp, va, &z, true);
     }
     // Linux: -ENOMEM if part of the range is not mapped (the rest is done).
     int err = mapped == len / PGSIZE ? 0 : -ENOMEM;
+    zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
-    preempt_enable();
+    epoch_exit();
     return err;
 }
 
@@ -952,29 +1306,32 @@ static int vp_break_cow(struct vmspace *vs, struct vpage *vp, uintptr_t va)
     memcpy(pg, old, PGSIZE);
     struct zap z;
     zap_init(&z);
-    vp_clear_ptes(vs, vp, va, &z.tlb);
+    vp_clear_ptes(vs, va, &z.tlb);
     zap_range(&z, va);
     vp_set(vp, (w & ~(VP_COW | PTE_ADDR(~0UL))) | V2P(pg));
     zap_finish_sync(vs, &z);
-    page_unref(old, true);
+    cow_defer_put(old);
     return 0;
 }
 
 // Put the page into this CPU's table and re-check the descriptor (interrupts off,
 // so a shootdown for it waits until we are done). False if it changed: the entry
 // was backed out.
-static bool fill_checked(struct vmcore *vc, struct vpage *vp, uintptr_t va,
-                         uint64_t w, int me)
+static bool fill_checked(struct vmcore *vc, struct vpage *vp, uintptr_t va, uint64_t w)
 {
     push_off();
-    __atomic_fetch_or(&vp->cpus.w[me / 64], 1UL << (me % 64), __ATOMIC_SEQ_CST);
     pte_t *e = pte_find(vc->pml4, va, true);
     bool ok = e != NULL;
     if (e) {
+        // Against a range operation on the page (vp_lock, then vp_clear_ptes):
+        //   fault: store entry; load word     range op: CAS word (lock); load entry
+        // All four are sequentially consistent, so at least one side sees the
+        // other's store: either our load sees the lock (or a later word) and we
+        // take the entry back out, or the range op's walk sees our entry, clears
+        // it and shoots us down (the IPI waits until interrupts are back on).
         __atomic_store_n(e, VP_PA(w) | pte_perm(w), __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&vp->word, __ATOMIC_SEQ_CST) != w) {
             __atomic_store_n(e, 0, __ATOMIC_SEQ_CST);
-            __atomic_fetch_and(&vp->cpus.w[me / 64], ~(1UL << (me % 64)), __ATOMIC_SEQ_CST);
             ok = false;
         }
         invlpg(va); // an older, stricter entry may linger
@@ -995,7 +1352,7 @@ static int fault_fail(struct fault_info *fi, int signo, int code, uintptr_t addr
 
 // Slow path: lock the descriptor, give it a page (or its own copy), fill.
 static int fault_locked(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, uintptr_t va,
-                        uint64_t err, struct fault_info *fi, uintptr_t addr, int me)
+                        uint64_t err, struct fault_info *fi, uintptr_t addr)
 {
     uint64_t w = vp_lock(vp);
     int sig = 0;
@@ -1009,7 +1366,6 @@ static int fault_locked(struct vmspace *vs, struct vmcore *vc, struct vpage *vp,
     if (!sig) {
         w = vp_val(vp);
         push_off();
-        __atomic_fetch_or(&vp->cpus.w[me / 64], 1UL << (me % 64), __ATOMIC_SEQ_CST);
         pte_t *e = pte_find(vc->pml4, va, true);
         if (e) {
             __atomic_store_n(e, VP_PA(w) | pte_perm(w), __ATOMIC_RELEASE);
@@ -1029,11 +1385,11 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
     if (!vs || addr >= USER_END)
         return fault_fail(fi, SIGSEGV, SEGV_MAPERR, addr);
     uintptr_t va = PGROUNDDOWN(addr);
-    preempt_disable(); // we fill this CPU's table
+    epoch_enter(); // we fill this CPU's table; tree nodes stay allocated
     int me = cpu_id(), sig = 0;
     struct vmcore *vc = core_get(vs, me);
     if (!vc) {
-        preempt_enable();
+        epoch_exit();
         return fault_fail(fi, SIGBUS, BUS_ADRERR, addr);
     }
     if (read_cr3() == V2P(kernel_pml4) && cpumask_test(&vs->cpus, me))
@@ -1042,7 +1398,7 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
         struct vpage *vp = vpage_find(vs, va, false, NULL);
         uint64_t w = vp ? ldw(&vp->word) : 0;
         if (w & VP_LOCK) {
-            sig = fault_locked(vs, vc, vp, va, err, fi, addr, me);
+            sig = fault_locked(vs, vc, vp, va, err, fi, addr);
             break;
         }
         if (!(w & VP_MAPPED)) {
@@ -1056,21 +1412,111 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
             break;
         }
         if (!VP_PA(w) || ((err & PF_WRITE) && (w & VP_COW))) {
-            sig = fault_locked(vs, vc, vp, va, err, fi, addr, me);
+            sig = fault_locked(vs, vc, vp, va, err, fi, addr);
             break;
         }
-        if (fill_checked(vc, vp, va, w, me))
+        if (fill_checked(vc, vp, va, w))
             break;
     }
-    preempt_enable();
+    epoch_exit();
     return sig;
+}
+
+// ---- truncate ----------------------------------------------------------------------
+
+static bool vmspace_hold_unless_zero(struct vmspace *vs)
+{
+    int r = __atomic_load_n(&vs->refs, __ATOMIC_RELAXED);
+    while (r > 0)
+        if (__atomic_compare_exchange_n(&vs->refs, &r, r + 1, false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+            return true;
+    return false;
+}
+
+// Drop vs's pages of ip from page `from` on within [lo, hi); the descriptors stay
+// mapped, so the next access faults and finds the file's end (SIGBUS) or, once
+// the file grew again, a fresh page.
+static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, uintptr_t lo,
+                           uintptr_t hi)
+{
+    epoch_enter();
+    struct zap z;
+    zap_init(&z);
+    int64_t dropped = 0;
+    struct vpage *vp = NULL;
+    for (uintptr_t va = lo; (vp = vpage_iter(vs, vp, &va, hi)); va += PGSIZE) {
+        if (!VP_PA(ldw(&vp->word)))
+            continue;
+        uint64_t w = vp_lock(vp);
+        if ((w & VP_MAPPED) && VP_PA(w) && vp->ip == ip && vp->pgoff >= from)
+            vp_drop(vs, &dropped, vp, va, &z, true);
+        vp_unlock(vp, vp->word);
+    }
+    // Counted apart: this CPU may have no part of vs, and making one would write
+    // the line of vs->core that the space's own CPUs read.
+    if (dropped)
+        __atomic_add_fetch(&vs->truncated, dropped, __ATOMIC_RELAXED);
+    // The batch holds the pages until every TLB that may reach them is flushed.
+    zap_finish_sync(vs, &z);
+    epoch_exit();
+}
+
+// Hold the spaces that recorded ip, in found[0..n) (with their hulls). False if
+// there were more than cap.
+static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_t *n)
+{
+    *n = 0;
+    for (int c = 0; c < NCPU_MAX; c++) {
+        if (!READ_ONCE(percpu_offset[c]))
+            continue;
+        struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
+        spin_lock(&l->lock);
+        for (struct fmap *f = l->head; f; f = f->lnext) {
+            if (f->ip != ip)
+                continue;
+            if (*n == cap) {
+                spin_unlock(&l->lock);
+                return false;
+            }
+            if (vmspace_hold_unless_zero(f->vs)) // (a dying space: its free waits for us)
+                found[(*n)++] = *f;
+        }
+        spin_unlock(&l->lock);
+    }
+    return true;
+}
+
+void uvm_truncate_file(struct inode *ip, uint64_t from)
+{
+    // The file's new size is visible: a fault that populates a page after we
+    // lock its descriptor sees it, and spaces that record the file after our
+    // look map it after the size changed.
+    struct fmap *found = NULL;
+    size_t n = 0, cap = 0;
+    while (!fmap_collect(ip, found, cap, &n)) {
+        for (size_t i = 0; i < n; i++)
+            vmspace_put(found[i].vs);
+        if (found)
+            kfree(found);
+        cap = cap ? 2 * cap : 8;
+        found = kmalloc(cap * sizeof *found);
+        if (!found)
+            return; // out of memory: the pages stay mapped (as before truncate)
+    }
+    for (size_t i = 0; i < n; i++) {
+        truncate_space(found[i].vs, ip, from, found[i].lo, found[i].hi);
+        vmspace_put(found[i].vs);
+    }
+    if (found)
+        kfree(found);
 }
 
 // ---- kernel access, fork ---------------------------------------------------------
 
 static int rw(struct vmspace *vs, uintptr_t va, void *buf, size_t n, bool write)
 {
-    preempt_disable();
+    epoch_enter();
     struct vmcore *vc = my_core(vs);
     int ret = vc ? 0 : -ENOMEM;
     while (n > 0 && ret == 0) {
@@ -1098,7 +1544,7 @@ static int rw(struct vmspace *vs, uintptr_t va, void *buf, size_t n, bool write)
         }
         vp_unlock(vp, vp->word);
     }
-    preempt_enable();
+    epoch_exit();
     return ret;
 }
 
@@ -1129,7 +1575,7 @@ static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr
     void *pg = VP_PA(w) ? P2V(VP_PA(w)) : NULL;
     if (pg && !(w & VP_SHARED)) {
         if (!(w & VP_COW) && (VP_PROT(w) & VM_WRITE)) {
-            vp_clear_ptes(f->parent, vp, va, &f->z.tlb); // writable entries must go
+            vp_clear_ptes(f->parent, va, &f->z.tlb); // writable entries must go
             zap_range(&f->z, va);
         }
         w |= VP_COW;
@@ -1175,7 +1621,7 @@ static void fork_tree(struct forkstate *f, void *node, int level, uintptr_t base
     struct vmnode *n = node;
     for (size_t i = 0; i < NODE_SLOTS && !f->err; i++) {
         void *child = ld(&n->slot[i]);
-        if (child)
+        if (child && child != SLOT_DEAD)
             fork_tree(f, child, level - 1, base + i * level_span(level));
     }
 }
@@ -1189,7 +1635,7 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
     // again where it was not copied. (Without its lock bit, ustack.c.)
     f.child->stack = __atomic_load_n(&parent->stack, __ATOMIC_ACQUIRE) & ~1UL;
     zap_init(&f.z);
-    preempt_disable();
+    epoch_enter();
     struct vmcore *cvc = core_get(f.child, cpu_id());
     if (cvc)
         fork_tree(&f, parent->root, TREE_LEVELS, 0);
@@ -1197,7 +1643,15 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
         f.err = -ENOMEM;
     if (cvc)
         cvc->resident = f.pages;
-    preempt_enable();
+    // After the tree: a file mapping whose descriptors were copied was recorded
+    // before they were written.
+    for (int c = 0; c < NCPU_MAX && !f.err; c++) {
+        struct vmcore *pvc = ld((void **)&parent->core[c]);
+        struct fmap *m = pvc ? ld((void **)&pvc->fmaps) : NULL;
+        for (; m && !f.err; m = m->cnext)
+            f.err = fmap_note(f.child, cvc, m->ip, m->lo, m->hi);
+    }
+    epoch_exit();
     if (f.err) {
         vmspace_free(f.child);
         return NULL;

@@ -39,6 +39,7 @@ struct vmspace {
     uintptr_t stack;               // the stack's lowest page, 0 if none (ustack.c)
     cpumask_t cpus;                // CPUs that have it loaded right now
     int refs;                      // processes using it (vfork and CLONE_VM share it)
+    int64_t truncated __cacheline_aligned; // resident pages truncate took (negative)
 };
 
 // What a fault that cannot be resolved should deliver (Linux siginfo fields).
@@ -70,6 +71,10 @@ long uvm_map(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int flags
 struct inode;
 long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int flags,
                   struct inode *ip, uint64_t pgoff);
+// A truncate shrank ip: take its pages from page `from` on out of every address
+// space that maps them (a later access gets SIGBUS, or a fresh page once the
+// file grew again). Called after the new size is visible.
+void uvm_truncate_file(struct inode *ip, uint64_t from);
 int uvm_unmap(struct vmspace *vs, uintptr_t addr, size_t len);
 // MADV_UNMAP_ASYNC: unmap without waiting for other CPUs' TLBs (uapi/ext.h).
 int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len);
@@ -92,7 +97,7 @@ int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n); // tests
 bool uvm_mapped(struct vmspace *vs, uintptr_t va, int *prot);
 size_t uvm_resident(struct vmspace *vs);  // pages present (tests)
 uintptr_t uvm_page_pa(struct vmspace *vs, uintptr_t va); // 0 if none (tests)
-void uvm_tlb_tick(void); // epoch tick: flush this CPU's TLB if an async unmap asked
+void uvm_tick(void); // epoch tick (interrupts off): drop the page references COW breaks deferred
 
 // vm.c: late kernel mappings in the shared upper half (kernel stacks).
 int kvm_map(uintptr_t va, uintptr_t pa, size_t len, uint64_t perm); // 4 KiB pages; -ENOMEM

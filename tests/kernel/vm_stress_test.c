@@ -87,3 +87,47 @@ KTEST(vm_stress_all_cpus)
         kprintf("# %lu pages not back\n", (unsigned long)(free0 - page_count_free()));
     KCHECK(page_count_free() + slack >= free0);
 }
+
+// Every CPU maps, touches and unmaps its own pages of the same few radix leaves
+// (page k of a leaf belongs to CPU k % n), so munmaps keep emptying leaves that
+// other CPUs are mapping into, faulting in and unmapping at the same time
+// (tree_trim against range_lock and faults). A page reads back what its CPU
+// wrote, a fresh page reads zeros, and a page a CPU never mapped faults.
+#define LEAF_BASE 0x7000000000UL
+#define LEAF_ROUNDS 1500
+
+static void leaf_worker(void *arg)
+{
+    int me = (int)(uintptr_t)arg, n = ncpu_online;
+    uint64_t seed = 0x2545f4914f6cdd1dULL * (me + 1), v;
+    vmt_enter(VS);
+    for (int r = 0; r < LEAF_ROUNDS; r++) {
+        uintptr_t leaf = LEAF_BASE + (rnd(&seed) % 4) * 64 * PGSIZE;
+        uintptr_t a = leaf + ((rnd(&seed) % (64 / n ? 64 / n : 1)) * n + me) * PGSIZE;
+        if (uvm_map(VS, a, PGSIZE, VM_READ | VM_WRITE, UVM_FIXED) != (long)a) {
+            fail();
+            continue;
+        }
+        uint64_t tag = (uint64_t)me << 32 | r;
+        if (!vmt_peek(a, &v) || v != 0 || !vmt_touch(a, tag) || !vmt_peek(a, &v) || v != tag)
+            fail();
+        if (uvm_unmap(VS, a, PGSIZE) != 0 || vmt_peek(a, &v))
+            fail();
+    }
+    vmt_leave(VS);
+}
+
+KTEST(vm_stress_shared_leaves)
+{
+    int n = ncpu_online;
+    struct thread *t[NCPU_MAX];
+    KREQUIRE((VS = vmspace_new()) != NULL);
+    failures = 0;
+    for (int c = 0; c < n; c++)
+        KREQUIRE((t[c] = vmt_on_cpu(c, "vmt-leaf", leaf_worker, (void *)(uintptr_t)c)) != NULL);
+    for (int c = 0; c < n; c++)
+        thread_join(t[c]);
+    KCHECK_EQ(failures, 0);
+    KCHECK_EQ(uvm_resident(VS), 0);
+    vmspace_free(VS);
+}

@@ -1,6 +1,9 @@
 // File-backed mmap: MAP_SHARED mappings and read/write see one copy of the data,
 // MAP_PRIVATE mappings copy on write, and the fd checks give Linux's errnos.
 #include "suite.h"
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #define PG 4096
 
@@ -91,12 +94,105 @@ static void errors(void)
     close(ap);
 }
 
+// A load or store at p: 0 if it worked, else the signal, with its code and address.
+static sigjmp_buf fault_jb;
+static volatile int fault_code;
+static void *volatile fault_addr;
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    fault_code = si->si_code;
+    fault_addr = si->si_addr;
+    siglongjmp(fault_jb, sig);
+}
+
+static int touch(volatile char *p, int write, char *val)
+{
+    struct sigaction sa = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO}, old_bus, old_segv;
+    sigaction(SIGBUS, &sa, &old_bus);
+    sigaction(SIGSEGV, &sa, &old_segv);
+    fault_code = 0;
+    fault_addr = NULL;
+    int sig = sigsetjmp(fault_jb, 1);
+    if (sig == 0) {
+        if (write)
+            *p = *val;
+        else
+            *val = *p;
+    }
+    sigaction(SIGBUS, &old_bus, NULL);
+    sigaction(SIGSEGV, &old_segv, NULL);
+    return sig;
+}
+
+// Shrinking a file takes the pages past its new end out of every mapping, even
+// pages already touched (and private copies): an access gets SIGBUS
+// (BUS_ADRERR, si_addr the address). Growing it again brings zeroed pages.
+static void truncate_mapping(int flags, const char *what)
+{
+    char name[32], msg[160], c = 0;
+    snprintf(name, sizeof name, "trunc-%s", what);
+    int fd = make_file(name, 3);
+    char *p = mmap(NULL, 3 * PG, PROT_READ | PROT_WRITE, flags, fd, 0);
+    snprintf(msg, sizeof msg, "%s: mapping a 3-page file", what);
+    check(fd >= 0 && p != MAP_FAILED, msg);
+    if (p == MAP_FAILED)
+        return;
+    p[PG] = 'a';
+    p[2 * PG + 5] = 'b';
+    // A child that shares the mapping (fork) loses the pages too.
+    // The child maps the page in its own page table, then waits for the truncate.
+    int ready[2], go[2];
+    if (pipe(ready) != 0 || pipe(go) != 0)
+        check(0, "pipes");
+    pid_t child = fork();
+    if (child == 0) {
+        char x = 0;
+        int mapped = touch(p + 2 * PG, 0, &x) == 0;
+        if (write(ready[1], "r", 1) != 1 || read(go[0], &x, 1) != 1)
+            _exit(2);
+        _exit(mapped && touch(p + 2 * PG, 0, &x) == SIGBUS && fault_code == BUS_ADRERR &&
+                      fault_addr == p + 2 * PG ? 0 : 1);
+    }
+    check(read(ready[0], &c, 1) == 1, "the child touched the page");
+    check(ftruncate(fd, PG + 100) == 0, "ftruncate shrinks a mapped file");
+    check(write(go[1], "g", 1) == 1, "and lets the child look again");
+    close(ready[0]);
+    close(ready[1]);
+    close(go[0]);
+    close(go[1]);
+    snprintf(msg, sizeof msg, "%s: a touched page past the new end gives SIGBUS (BUS_ADRERR, si_addr)",
+             what);
+    check(touch(p + 2 * PG + 5, 0, &c) == SIGBUS && fault_code == BUS_ADRERR &&
+              fault_addr == p + 2 * PG + 5, msg);
+    snprintf(msg, sizeof msg, "%s: so does a store there", what);
+    check(touch(p + 2 * PG, 1, &c) == SIGBUS && fault_addr == p + 2 * PG, msg);
+    snprintf(msg, sizeof msg, "%s: the page holding the new end stays, zeroed past it", what);
+    check(touch(p + PG, 0, &c) == 0 && c == 'a' && touch(p + PG + 100, 0, &c) == 0 && c == 0, msg);
+    int st = -1;
+    snprintf(msg, sizeof msg, "%s: a forked child sharing the mapping gets SIGBUS too", what);
+    check(child > 0 && waitpid(child, &st, 0) == child && WIFEXITED(st) && WEXITSTATUS(st) == 0, msg);
+    check(ftruncate(fd, 3 * PG) == 0, "ftruncate grows the file again");
+    snprintf(msg, sizeof msg, "%s: after growing, the page reads as zeros", what);
+    check(touch(p + 2 * PG + 5, 0, &c) == 0 && c == 0, msg);
+    if (flags & MAP_SHARED) {
+        p[2 * PG + 6] = 'c';
+        check(pread(fd, &c, 1, 2 * PG + 6) == 1 && c == 'c', "shared: the new page is the file's");
+    }
+    munmap(p, 3 * PG);
+    close(fd);
+    unlink(name);
+}
+
 int main(void)
 {
     if (enter_scratch("mmapfile") != 0)
         return 1;
     shared_mapping();
     private_mapping();
+    truncate_mapping(MAP_SHARED, "shared");
+    truncate_mapping(MAP_PRIVATE, "private");
     errors();
     unlink("shared");
     unlink("private");
