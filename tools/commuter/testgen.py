@@ -32,6 +32,10 @@ COMMUTE_PER_PATH = 8
 SEQ_PER_PAIR = 30            # sequential tests per pair
 SEQ_PER_PATH = 1
 SOLVE_TIMEOUT_MS = 10000
+# Arguments whose values split a pair's exploration into strata of equal path
+# budgets: without them the capped search of a pair with posix_spawn, whose
+# tree is wide at the top (program x file action), sees only a few corners.
+STRATA = {'spawn': ('prog', 'fa')}
 # Initial-state variables that give a state its shape (see tests_for).
 SHAPE = ('_exists', '_kind', '_mapped', '_anon', '_prot')
 
@@ -83,16 +87,33 @@ class Pair:
         self.run = run
         self.z3 = z3
 
+    def strata(self):
+        """The constraints that split the pair's paths into strata explored
+        with equal budgets: each combination of the STRATA arguments' values."""
+        import itertools
+        import model
+        out = [[]]
+        for c, op in enumerate((self.a, self.b)):
+            for name in STRATA.get(op, ()):
+                lo, hi = next((s[2], s[3]) for s in model.OPS[op][1] if s[0] == name)
+                v = self.z3.Int(f'a{c}_{name}')
+                out = [cs + [v == x] for cs, x in itertools.product(out, range(lo, hi + 1))]
+        return out
+
     def explore(self):
         from symex import Explorer, PathCap
-        ex = Explorer(self.V.base, MAX_PATHS, f'{self.a}/{self.b}')
-        paths, capped = [], False
-        try:
-            for pc, out in ex.explore(self.run):
-                paths.append((pc, out))
-        except PathCap:
-            capped = True
-        return paths, capped, ex.unknowns
+        strata = self.strata()
+        paths, capped, unknowns = [], False, 0
+        for k, cs in enumerate(strata):
+            seed = f'{self.a}/{self.b}' + (f'/{k}' if len(strata) > 1 else '')
+            ex = Explorer(self.V.base + cs, max(1, MAX_PATHS // len(strata)), seed)
+            try:
+                for pc, out in ex.explore(self.run):
+                    paths.append((pc, out))
+            except PathCap:
+                capped = True
+            unknowns += ex.unknowns
+        return paths, capped, unknowns
 
     # ---- concrete tests ----------------------------------------------------
     def solver(self):
@@ -287,6 +308,8 @@ class Pair:
             return {'sig': r[1]}
         if kind == 'ok':
             return {'ret': 0}
+        if kind == 'status':
+            return {'status': val(r[1])}
         raise ValueError(kind)
 
 
