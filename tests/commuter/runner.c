@@ -4,7 +4,7 @@
 // Per test and per order (both orders for a commuting test, A then B for a
 // sequential one): the runner, pinned to the setup CPU, builds the initial
 // state in a scratch directory -- files under temporary names, linked to the
-// test's names -- then forks one process per model process; each closes every
+// test's names (f0, f1, and d/f2 in a subdirectory) -- then forks one process per model process; each closes every
 // descriptor and rebuilds its own table, pipes and test pages, and reports
 // ready. The runner unlinks the temporary names and lets the calls go: call c
 // runs on CPU c (a thread of its process, pinned), strictly one after the
@@ -16,7 +16,9 @@
 // descriptors (kind, inode, offset, mode, size, link count, what a pipe holds)
 // and test pages, and the runner the names and their contents; the two
 // orders' observations must be equal. Everything a test made dies with its
-// processes, and its names are unlinked before the next test.
+// processes, and its names are unlinked before the next test. posix_spawn
+// tests start commuter-child (tests/commuter/child.c) and wait for it inside
+// the call; on Linux (-L) MADV_UNMAP_ASYNC tests call munmap instead.
 //
 // usage: commuter [-n SHARDS -p SHARD] [-f PAIR,...] [-t NAME-SUBSTRING]
 //                 [-s PER-PAIR] [-L] [-J summary.json] [-d DIR] [-l] [-x CHILD]
@@ -130,7 +132,12 @@ static void setup_fail(const char *fmt, ...)
     _exit(2);
 }
 
-static void name_of(char *buf, int n) { snprintf(buf, 8, "f%d", n); }
+// The model's names: f0 and f1 in the scratch directory, and the last one in
+// its subdirectory d, so that link and rename also cross directories and
+// paths have two components (the model needs no change: within one file
+// system a regular file's name behaves alike in any directory).
+#define SUBDIR "d"
+static void name_of(char *buf, int n) { snprintf(buf, 8, n == 2 ? SUBDIR "/f%d" : "f%d", n); }
 static void tmp_of(char *buf, int i) { snprintf(buf, 8, "t%d", i); }
 
 static void clean_dir(void)
@@ -890,7 +897,7 @@ int main(int argc, char **argv)
     shm = mmap(NULL, sizeof *shm, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     char path[256];
     snprintf(path, sizeof path, "%s/commuter.XXXXXX", dir);
-    if (shm == MAP_FAILED || !mkdtemp(path) || chdir(path) < 0) {
+    if (shm == MAP_FAILED || !mkdtemp(path) || chdir(path) < 0 || mkdir(SUBDIR, 0777) < 0) {
         perror("commuter: setup");
         return 2;
     }
@@ -949,6 +956,7 @@ int main(int argc, char **argv)
             printf("# progress: %u/%u tests, %u failed\n", n, total, nfail);
     }
     clean_dir();
+    rmdir(SUBDIR);
     chdir("/");
     rmdir(path);
 
