@@ -55,11 +55,12 @@ conformance-linux-host: $(COMMUTER_BIN) $(COMMUTER_CHILD)
 # The same runner in Debian's Linux 6.1 under QEMU (TCG, 2 vCPUs): the whole
 # suite takes long there; LINUX_QEMU_ARGS="-s 6" runs the sample.
 LINUX_QEMU_ARGS ?=
-$(BUILD)/commuter/linux_init: tests/commuter/linux_init.c $(LIBC_DEPS) | $(DEPS_OK)
+# /init runs only under Linux and mounts file systems (our libc has no
+# sys/mount.h): build it with the host's C library, static.
+$(BUILD)/commuter/linux_init: tests/commuter/linux_init.c | $(DEPS_OK)
 	@mkdir -p $(@D)
-	@echo "  LIBCC   $@"
-	$(Q)$(COMMUTER_CC) $(COMMUTER_CFLAGS) -c -o $@.o $<
-	$(Q)$(call LIBC_LINK,$@,$@.o)
+	@echo "  CC      $@"
+	$(Q)gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
 conformance-linux-qemu: $(COMMUTER_BIN) $(COMMUTER_CHILD) $(BUILD)/commuter/linux_init
 	tools/commuter/linux-qemu --runner $(COMMUTER_BIN) --child $(COMMUTER_CHILD) \
