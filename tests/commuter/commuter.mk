@@ -14,6 +14,8 @@ COMMUTER_CFLAGS := $(LIBC_CFLAGS) -O2 -Wall -Wextra -Werror -Itests/commuter -I$
 COMMUTER_DATA := $(wildcard tests/commuter/data/*.json)
 COMMUTER_GEN := tools/commuter/gen_c.py tools/commuter/ops.py
 COMMUTER_BIN := $(BUILD)/commuter/commuter
+# What the posix_spawn tests start; the runner looks for it next to itself.
+COMMUTER_CHILD := $(BUILD)/commuter/commuter-child
 CONFORMANCE := $(BUILD)/conformance
 
 $(BUILD)/commuter/tests.c: $(COMMUTER_DATA) $(COMMUTER_GEN) | $(DEPS_OK)
@@ -32,13 +34,18 @@ $(COMMUTER_BIN): tests/commuter/runner.c tests/commuter/suite.h $(BUILD)/commute
 	$(Q)$(COMMUTER_CC) $(COMMUTER_CFLAGS) -c -o $@.o tests/commuter/runner.c
 	$(Q)$(call LIBC_LINK,$@,$@.o $(BUILD)/commuter/tests.o)
 
+$(COMMUTER_CHILD): tests/commuter/child.c $(LIBC_DEPS)
+	@echo "  LIBCC   $@"
+	$(Q)$(COMMUTER_CC) $(COMMUTER_CFLAGS) -c -o $@.o $<
+	$(Q)$(call LIBC_LINK,$@,$@.o)
+
 testgen: | $(DEPS_OK)
 	/usr/bin/python3 tools/commuter/testgen.py -j 2
 
 # -L: Linux ignores O_ANYFD, so tests whose results depend on it are skipped.
 # Writes log.txt (every result), summary.txt (per pair: tests, passed) and
 # summary.json; prints the failures, the per-pair summary and the closing line.
-conformance-linux-host: $(COMMUTER_BIN)
+conformance-linux-host: $(COMMUTER_BIN) $(COMMUTER_CHILD)
 	@mkdir -p $(CONFORMANCE)/linux-host
 	$(Q)d=$(CONFORMANCE)/linux-host; status=0; \
 	  $(COMMUTER_BIN) -L -J $$d/summary.json > $$d/log.txt || status=$$?; \
@@ -48,14 +55,16 @@ conformance-linux-host: $(COMMUTER_BIN)
 # The same runner in Debian's Linux 6.1 under QEMU (TCG, 2 vCPUs): the whole
 # suite takes long there; LINUX_QEMU_ARGS="-s 6" runs the sample.
 LINUX_QEMU_ARGS ?=
-$(BUILD)/commuter/linux_init: tests/commuter/linux_init.c $(LIBC_DEPS) | $(DEPS_OK)
+# /init runs only under Linux and mounts file systems (our libc has no
+# sys/mount.h): build it with the host's C library, static.
+$(BUILD)/commuter/linux_init: tests/commuter/linux_init.c | $(DEPS_OK)
 	@mkdir -p $(@D)
-	@echo "  LIBCC   $@"
-	$(Q)$(COMMUTER_CC) $(COMMUTER_CFLAGS) -c -o $@.o $<
-	$(Q)$(call LIBC_LINK,$@,$@.o)
+	@echo "  CC      $@"
+	$(Q)gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
-conformance-linux-qemu: $(COMMUTER_BIN) $(BUILD)/commuter/linux_init
-	tools/commuter/linux-qemu --runner $(COMMUTER_BIN) --init $(BUILD)/commuter/linux_init \
+conformance-linux-qemu: $(COMMUTER_BIN) $(COMMUTER_CHILD) $(BUILD)/commuter/linux_init
+	tools/commuter/linux-qemu --runner $(COMMUTER_BIN) --child $(COMMUTER_CHILD) \
+	  --init $(BUILD)/commuter/linux_init \
 	  --work $(BUILD)/linux --out $(CONFORMANCE)/linux-qemu -- -L $(LINUX_QEMU_ARGS)
 
 conformance-linux: conformance-linux-host conformance-linux-qemu
@@ -79,17 +88,20 @@ COMMUTER_REGEN := $(BUILD)/commuter/regen-check
 $(COMMUTER_SAMPLE): tests/commuter/commuter.mk
 	@mkdir -p $(@D)
 	$(Q)printf '#!/bin/sh\nexec %s -L -s 6\n' $(COMMUTER_BIN) > $@ && chmod +x $@
+# The regeneration check draws 4 pairs at random over all pairs, seeded by the
+# date (printed: testgen.py --check --sample 4 --seed S repeats it), so that
+# the runs of a few weeks cover every pair.
 $(COMMUTER_REGEN): tests/commuter/commuter.mk
 	@mkdir -p $(@D)
-	$(Q)printf '#!/bin/sh\nexec /usr/bin/python3 tools/commuter/testgen.py --check -j 2 --pairs %s\n' \
-	  stat/stat,unlink/stat,close/close,munmap/memread > $@ && chmod +x $@
+	$(Q)printf '#!/bin/sh\nexec /usr/bin/python3 tools/commuter/testgen.py --check -j 2 --sample 4 --seed $$(date +%%Y%%m%%d)\n' \
+	  > $@ && chmod +x $@
 HOST_TESTS += $(COMMUTER_SAMPLE) $(COMMUTER_REGEN)
-HOST_TEST_DEPS += $(COMMUTER_BIN) $(COMMUTER_SAMPLE) $(COMMUTER_REGEN)
+HOST_TEST_DEPS += $(COMMUTER_BIN) $(COMMUTER_CHILD) $(COMMUTER_SAMPLE) $(COMMUTER_REGEN)
 
 # In our guest: the runner is /tests/bin/commuter, and /tests/commuter-sample
 # runs the same sample (make test boots it with RUN=, see GUEST_RUNS).
-ROOT_DEPS += $(COMMUTER_BIN) tests/commuter/commuter.mk
-ROOT_STAGE += mkdir -p tests/bin && cp $(abspath $(COMMUTER_BIN)) tests/bin/ && \
+ROOT_DEPS += $(COMMUTER_BIN) $(COMMUTER_CHILD) tests/commuter/commuter.mk
+ROOT_STAGE += mkdir -p tests/bin && cp $(abspath $(COMMUTER_BIN) $(COMMUTER_CHILD)) tests/bin/ && \
 	printf '\043!/bin/sh\n\043 The pairwise suite sample, as make test runs it on the host.\n/tests/bin/commuter -s 6\n' \
 	  > tests/commuter-sample && chmod 755 tests/commuter-sample;
 

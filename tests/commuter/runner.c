@@ -4,7 +4,7 @@
 // Per test and per order (both orders for a commuting test, A then B for a
 // sequential one): the runner, pinned to the setup CPU, builds the initial
 // state in a scratch directory -- files under temporary names, linked to the
-// test's names -- then forks one process per model process; each closes every
+// test's names (f0, f1, and d/f2 in a subdirectory) -- then forks one process per model process; each closes every
 // descriptor and rebuilds its own table, pipes and test pages, and reports
 // ready. The runner unlinks the temporary names and lets the calls go: call c
 // runs on CPU c (a thread of its process, pinned), strictly one after the
@@ -16,14 +16,19 @@
 // descriptors (kind, inode, offset, mode, size, link count, what a pipe holds)
 // and test pages, and the runner the names and their contents; the two
 // orders' observations must be equal. Everything a test made dies with its
-// processes, and its names are unlinked before the next test.
+// processes, and its names are unlinked before the next test. posix_spawn
+// tests start commuter-child (tests/commuter/child.c) and wait for it inside
+// the call; on Linux (-L) MADV_UNMAP_ASYNC tests call munmap instead.
 //
 // usage: commuter [-n SHARDS -p SHARD] [-f PAIR,...] [-t NAME-SUBSTRING]
-//                 [-s PER-PAIR] [-L] [-J summary.json] [-d DIR] [-l]
+//                 [-s PER-PAIR] [-L] [-J summary.json] [-d DIR] [-l] [-x CHILD]
 //   -n/-p  run shard p of n (tests whose id % n == p)
 //   -f     only these pairs (open/link,...); -t only names containing NAME
 //   -s     a sample: about PER-PAIR tests spread over each pair's tests
-//   -L     on Linux: skip tests that rely on O_ANYFD (Linux ignores it)
+//   -L     on Linux: skip tests that rely on O_ANYFD (Linux ignores it), and
+//          run MADV_UNMAP_ASYNC as munmap (Linux lacks it: EINVAL)
+//   -x     the program posix_spawn tests start (default: commuter-child next
+//          to this program, found through argv[0])
 //   -J     write {tests, passed, failed, skipped, per_pair} as JSON
 //   -d     where to make the scratch directory (default /tmp)
 //   -l     list every test (id, name, commute or sequential) and run none:
@@ -35,6 +40,7 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +110,8 @@ struct shared {
 
 static struct shared *shm;
 static int ncpus, setup_cpu;
+static int linux_mode;                  // -L
+static char child_path[512];            // -x: the program posix_spawn starts
 
 // ---- small helpers -----------------------------------------------------------
 
@@ -124,7 +132,12 @@ static void setup_fail(const char *fmt, ...)
     _exit(2);
 }
 
-static void name_of(char *buf, int n) { snprintf(buf, 8, "f%d", n); }
+// The model's names: f0 and f1 in the scratch directory, and the last one in
+// its subdirectory d, so that link and rename also cross directories and
+// paths have two components (the model needs no change: within one file
+// system a regular file's name behaves alike in any directory).
+#define SUBDIR "d"
+static void name_of(char *buf, int n) { snprintf(buf, 8, n == 2 ? SUBDIR "/f%d" : "f%d", n); }
 static void tmp_of(char *buf, int i) { snprintf(buf, 8, "t%d", i); }
 
 static void clean_dir(void)
@@ -190,6 +203,49 @@ static void record_stat(struct outcome *o, const struct stat *st)
     o->nlink = st->st_nlink;
     o->size = st->st_size;
     o->mode = st->st_mode;
+}
+
+// posix_spawn with at most one file action on the child's descriptor cfd,
+// then wait for the child: returns how it ended (its exit status, or 256 +
+// the signal that killed it), or -1 with errno set if there is no child.
+static long do_spawn(const int16_t *a)
+{
+    char name[8], fd[8], byte[8];
+    name_of(name, a[2]);
+    snprintf(fd, sizeof fd, "%d", a[3]);
+    snprintf(byte, sizeof byte, "%d", a[5]);
+    char *argv[] = {"commuter-child", a[0] == SPAWN_WRITE ? "w" : "r", fd, byte, NULL};
+    char *envp[] = {NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    int err = 0;
+    switch (a[1]) {
+    case FA_OPEN:
+    case FA_CREAT:
+        err = posix_spawn_file_actions_addopen(&fa, a[3], name,
+                                               O_RDWR | (a[1] == FA_CREAT ? O_CREAT : 0), 0666);
+        break;
+    case FA_CLOSE:
+        err = posix_spawn_file_actions_addclose(&fa, a[3]);
+        break;
+    case FA_DUP2:
+        err = posix_spawn_file_actions_adddup2(&fa, a[4], a[3]);
+        break;
+    }
+    pid_t pid;
+    if (!err)
+        err = posix_spawn(&pid, a[0] == SPAWN_EXEC ? name : child_path, &fa, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    if (err) {
+        errno = err;
+        return -1;
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 256 + WTERMSIG(status)
+                                                                          : 512;
 }
 
 static void do_call(const struct ct_call *c, struct outcome *o)
@@ -276,6 +332,13 @@ static void do_call(const struct ct_call *c, struct outcome *o)
         break;
     case OP_MEMWRITE:
         o->sig = guarded_write((unsigned char *)page_va(a[0]) + a[1], a[2]);
+        break;
+    case OP_SPAWN:
+        r = do_spawn(a);
+        break;
+    case OP_UNMAPASYNC:
+        r = linux_mode ? munmap(page_va(a[0]), PAGE)
+                       : madvise(page_va(a[0]), PAGE, MADV_UNMAP_ASYNC);
         break;
     }
     o->err = r == -1 ? errno : 0;
@@ -640,6 +703,9 @@ static int check(const struct ct_test *t, int c, const struct outcome *o, char *
     case R_SIG:
         ok = o->sig == e->ret;
         break;
+    case R_STATUS:
+        ok = o->ret == e->ret;
+        break;
     }
     if (!ok)
         snprintf(why, n, "call %d (%s): got ret %ld errno %d sig %d data %d,%d nlink %ld size %ld; "
@@ -742,12 +808,36 @@ static int listed(const char *list, const char *word)
     return 0;
 }
 
+// Sets child_path from -x, or to commuter-child in argv[0]'s directory; made
+// absolute against the current directory. 0 if that is impossible.
+static int child_program(const char *opt, const char *self)
+{
+    char rel[256] = "", cwd[256] = "";
+    if (opt) {
+        snprintf(rel, sizeof rel, "%s", opt);
+    } else {
+        const char *slash = strrchr(self, '/');
+        int dirlen = slash ? (int)(slash - self) : 0;
+        snprintf(rel, sizeof rel, "%.*s%scommuter-child", dirlen, self, slash ? "/" : "");
+    }
+    if (rel[0] != '/' && !getcwd(cwd, sizeof cwd)) {
+        perror("commuter: getcwd");
+        return 0;
+    }
+    snprintf(child_path, sizeof child_path, "%s%s%s", cwd, cwd[0] ? "/" : "", rel);
+    if (access(child_path, X_OK) < 0)  // the spawn tests will fail; the others can run
+        printf("# warning: %s: %s (-x names the posix_spawn child)\n", child_path,
+               strerror(errno));
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
-    int shards = 1, shard = 0, per_pair = 0, linux_mode = 0, opt;
+    int shards = 1, shard = 0, per_pair = 0, opt;
     const char *pairs = NULL, *name = NULL, *json = NULL, *dir = "/tmp";
     int list = 0;
-    while ((opt = getopt(argc, argv, "n:p:f:t:s:LJ:d:l")) != -1) {
+    const char *child = NULL;
+    while ((opt = getopt(argc, argv, "n:p:f:t:s:LJ:d:lx:")) != -1) {
         switch (opt) {
         case 'n': shards = atoi(optarg); break;
         case 'p': shard = atoi(optarg); break;
@@ -758,9 +848,10 @@ int main(int argc, char **argv)
         case 'J': json = optarg; break;
         case 'd': dir = optarg; break;
         case 'l': list = 1; break;
+        case 'x': child = optarg; break;
         default:
             fprintf(stderr, "usage: %s [-n SHARDS -p SHARD] [-f PAIR,...] [-t NAME] [-s PER-PAIR] "
-                            "[-L] [-J FILE] [-d DIR] [-l]\n", argv[0]);
+                            "[-L] [-J FILE] [-d DIR] [-l] [-x CHILD]\n", argv[0]);
             return 2;
         }
     }
@@ -794,6 +885,9 @@ int main(int argc, char **argv)
         perror("commuter: mapping the mtrace markers");
         return 2;
     }
+    // The child program's path, absolute: the tests run in the scratch directory.
+    if (!child_program(child, argv[0]))
+        return 2;
     // Opened before moving into the scratch directory: the path may be relative.
     FILE *jf = json ? fopen(json, "w") : NULL;
     if (json && !jf) {
@@ -803,7 +897,7 @@ int main(int argc, char **argv)
     shm = mmap(NULL, sizeof *shm, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     char path[256];
     snprintf(path, sizeof path, "%s/commuter.XXXXXX", dir);
-    if (shm == MAP_FAILED || !mkdtemp(path) || chdir(path) < 0) {
+    if (shm == MAP_FAILED || !mkdtemp(path) || chdir(path) < 0 || mkdir(SUBDIR, 0777) < 0) {
         perror("commuter: setup");
         return 2;
     }
@@ -862,6 +956,7 @@ int main(int argc, char **argv)
             printf("# progress: %u/%u tests, %u failed\n", n, total, nfail);
     }
     clean_dir();
+    rmdir(SUBDIR);
     chdir("/");
     rmdir(path);
 

@@ -7,7 +7,7 @@
 enum ct_op {
     OP_OPEN, OP_LINK, OP_UNLINK, OP_RENAME, OP_STAT, OP_FSTAT, OP_LSEEK, OP_CLOSE,
     OP_PIPE, OP_READ, OP_WRITE, OP_PREAD, OP_PWRITE, OP_MMAP, OP_MUNMAP,
-    OP_MPROTECT, OP_MEMREAD, OP_MEMWRITE, OP_COUNT
+    OP_MPROTECT, OP_MEMREAD, OP_MEMWRITE, OP_SPAWN, OP_UNMAPASYNC, OP_COUNT
 };
 
 enum ct_fdkind { FD_FILE = 1, FD_PIPE_R = 2, FD_PIPE_W = 3 };
@@ -24,7 +24,14 @@ enum ct_rkind {
     R_ADDR,      // mmap: the test page `ret`, or any other address when ret < 0
     R_VAL,       // a memory read that returned byte `ret`
     R_SIG,       // a memory access that faulted with signal `ret`
+    R_STATUS,    // posix_spawn: the child ended with `ret` (exit status 0..255, or
+                 // 256 + the signal that killed it)
 };
+
+// posix_spawn's arguments (tools/commuter/ops.py): args[0] the program,
+// args[1] the file action, then name, cfd, src, the byte to write.
+enum { SPAWN_EXEC, SPAWN_READ, SPAWN_WRITE };
+enum { FA_NONE, FA_OPEN, FA_CREAT, FA_CLOSE, FA_DUP2 };
 
 struct ct_fd { int8_t fd, kind, ino, mode, off, pipe; };
 struct ct_pipe { int8_t pipe, len; uint8_t data[6]; };

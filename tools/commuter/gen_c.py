@@ -18,7 +18,7 @@ FDKIND = {'file': 1, 'pipe_r': 2, 'pipe_w': 3}
 # the other call, Linux (which ignores O_ANYFD and takes the lowest free
 # descriptor) gives them different results than the model.
 FD_SENSITIVE = {'open', 'pipe', 'fstat', 'lseek', 'close', 'read', 'write', 'pread',
-                'pwrite', 'mmap'}
+                'pwrite', 'mmap', 'spawn'}
 
 
 def c_bytes(xs):
@@ -44,6 +44,8 @@ def c_result(r):
         return f'{{.kind=R_ADDR,.ret={-1 if r["addr"] == "any" else r["addr"]}}}'
     if 'val' in r:
         return f'{{.kind=R_VAL,.ret={r["val"]}}}'
+    if 'status' in r:
+        return f'{{.kind=R_STATUS,.ret={r["status"]}}}'
     if 'sig' in r:
         return f'{{.kind=R_SIG,.ret={r["sig"]}}}'
     if 'ret' in r:

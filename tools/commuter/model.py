@@ -22,6 +22,8 @@ it.
 from symex import And, Or, Not, If, Min, Max, eq, Prune
 import ops
 from ops import NNAMES, NINODES, NFDS, FDARGS, NPIPES, NPAGES, DATA, PIPEMAX, PAGEB
+from ops import SPAWN_EXEC, SPAWN_READ, FA_OPEN, FA_CREAT, FA_CLOSE, FA_DUP2
+from ops import ST_EOF, ST_EBADF, ST_EPIPE
 import z3
 
 ANYFD = 100       # slot key of a descriptor from O_ANYFD: ANYFD + call
@@ -52,8 +54,9 @@ class Vars:
         return z3.Bool(name)
 
 
-FD_OPS = ('open', 'fstat', 'lseek', 'close', 'pipe', 'read', 'write', 'pread', 'pwrite', 'mmap')
-PAGE_OPS = ('mmap', 'munmap', 'mprotect', 'memread', 'memwrite')
+FD_OPS = ('open', 'fstat', 'lseek', 'close', 'pipe', 'read', 'write', 'pread', 'pwrite', 'mmap',
+          'spawn')
+PAGE_OPS = ('mmap', 'munmap', 'mprotect', 'memread', 'memwrite', 'unmapasync')
 
 
 def initial_state(V, ops_used):
@@ -400,6 +403,66 @@ def op_pwrite(ex, st, c, p, a):
     return do_write(ex, st, p, fd, a['count'], a['off'], (a['b0'], a['b1']))
 
 
+# ---- posix_spawn -------------------------------------------------------------
+
+def op_spawn(ex, st, c, p, a):
+    """posix_spawn with at most one file action, waiting for the child.
+
+    The child's descriptor table is a copy of the caller's: its slots hold the
+    caller's very records, since a descriptor's offset belongs to the open
+    file description parent and child share (a file action's open makes a new
+    one). The child's read or write then moves the caller's offset, drains or
+    fills the caller's pipe, or writes the file. Pipe ends: the child holds no
+    end the caller does not, and the caller keeps all of its own while it
+    waits, so "a writer/reader exists" is the caller's has_end."""
+    prog = ex.pick(a['prog'], [0, 1, 2])
+    fa = ex.pick(a['fa'], [0, 1, 2, 3, 4])
+    child = {k: r for (q, k), r in st['fds'].items() if q == p}
+    if fa in (FA_OPEN, FA_CREAT):
+        cfd = ex.pick(a['cfd'], list(range(FDARGS)))
+        n = pick_name(ex, a['name'])
+        i = name_ino(ex, st, n)
+        if i is None:
+            if fa == FA_OPEN:
+                return ('err', 'ENOENT')
+            i = NINODES + c
+            st['inodes'][i] = {'nlink': 1, 'len': 0, 'data': [0] * DATA}
+            st['names'][n] = {'exists': True, 'ino': i}
+        child[cfd] = {'kind': FILE, 'ino': i, 'off': 0, 'mode': RDWR, 'pipe': 0}
+    elif fa == FA_CLOSE:
+        cfd = ex.pick(a['cfd'], list(range(FDARGS)))
+        if fd_lookup(ex, st, p, cfd) is None:
+            return ('err', 'EBADF')
+        child[cfd] = None
+    elif fa == FA_DUP2:
+        cfd = ex.pick(a['cfd'], list(range(FDARGS)))
+        src = ex.pick(a['src'], list(range(FDARGS)))
+        rec = fd_lookup(ex, st, p, src)
+        if rec is None:
+            return ('err', 'EBADF')
+        child[cfd] = rec
+    if prog == SPAWN_EXEC:
+        # The name itself as the program: a plain file without execute
+        # permission, if it exists.
+        n = pick_name(ex, a['name'])
+        return ('err', 'ENOENT' if name_ino(ex, st, n) is None else 'EACCES')
+    cfd = ex.pick(a['cfd'], list(range(FDARGS)))
+    fd = child.get(cfd)
+    if fd is not None and fd is st['fds'].get((p, cfd)):
+        fd = fd_lookup(ex, st, p, cfd)      # still the caller's slot, kind not yet decided
+    if fd is None:
+        return ('status', ST_EBADF)
+    if prog == SPAWN_READ:
+        r = do_read(ex, st, p, fd, 1, None)
+        if r[0] == 'err':
+            return ('status', ST_EBADF)
+        return ('status', If(eq(r[1], 0), ST_EOF, r[2]))
+    r = do_write(ex, st, p, fd, 1, None, (a['b0'], 0))
+    if r[0] == 'err':
+        return ('status', ST_EPIPE if r[1] == 'EPIPE' else ST_EBADF)
+    return ('status', 0)
+
+
 # ---- memory ----------------------------------------------------------------
 
 def page_lookup(ex, st, p, k):
@@ -449,6 +512,13 @@ def op_munmap(ex, st, c, p, a):
     st['pages'][p, k] = {'mapped': False, 'anon': False, 'prot': 0, 'ino': 0, 'fpage': 0,
                          'fw': False, 'data': [0] * PAGEB}
     return ('ret', 0)
+
+
+def op_unmapasync(ex, st, c, p, a):
+    # MADV_UNMAP_ASYNC differs from munmap only for other threads that still
+    # hold translations on other CPUs; when the call returns, every later
+    # operation (and the caller's accesses) sees the range unmapped.
+    return op_munmap(ex, st, c, p, a)
 
 
 def op_mprotect(ex, st, c, p, a):

@@ -39,7 +39,22 @@ ARGS = {
     'mprotect': [('page', 'i', 0, NPAGES - 1), ('prot', 'i', 0, 2)],
     'memread': [('page', 'i', 0, NPAGES - 1), ('off', 'i', 0, PAGEB - 1)],
     'memwrite': [('page', 'i', 0, NPAGES - 1), ('off', 'i', 0, PAGEB - 1), ('b0', 'i', 0, 255)],
+    # posix_spawn: prog (SPAWN_*: exec the name itself, or the child program
+    # that reads from / writes b0 to its descriptor cfd); at most one file
+    # action fa (FA_*) on cfd: open name (O_RDWR, or O_RDWR|O_CREAT), close, or
+    # dup2(src, cfd). The call waits for the child: the result is how it ended.
+    'spawn': [('prog', 'i', 0, 2), ('fa', 'i', 0, 4), ('name', 'i', 0, NNAMES - 1),
+              ('cfd', 'i', 0, FDARGS - 1), ('src', 'i', 0, FDARGS - 1), ('b0', 'i', 0, 255)],
+    # madvise(page, MADV_UNMAP_ASYNC): for the calling process, munmap.
+    'unmapasync': [('page', 'i', 0, NPAGES - 1)],
 }
+SPAWN_EXEC, SPAWN_READ, SPAWN_WRITE = 0, 1, 2
+FA_NONE, FA_OPEN, FA_CREAT, FA_CLOSE, FA_DUP2 = 0, 1, 2, 3, 4
+# How the spawned child ends: a read byte is its exit status (0..255); a
+# write that succeeds exits 0; otherwise it dies of a signal, reported as
+# 256 + the signal number: SIGUSR1 end of file, SIGUSR2 EBADF, SIGPIPE a
+# write to a pipe without readers.
+ST_EOF, ST_EBADF, ST_EPIPE = 256 + 10, 256 + 12, 256 + 13
 DATA_ARGS = ('b0', 'b1')
 
 

@@ -59,7 +59,7 @@ MTRACE_TIMEOUT ?= 3600
 MTRACE_ANALYZE := /usr/bin/python3 tools/mtrace/analyze.py
 LINUXGUEST := tools/linuxguest/linuxguest --build $(BUILD)
 
-mtrace-linux: $(MTRACE_SO) $(MTRACE_RUNNER) | $(DEPS_OK)
+mtrace-linux: $(MTRACE_SO) $(MTRACE_RUNNER) $(BUILD)/commuter/commuter-child | $(DEPS_OK)
 	tools/deps mtrace
 	$(LINUXGUEST) --kallsyms >/dev/null
 	@mkdir -p $(BUILD)/mtrace/linux
@@ -67,7 +67,7 @@ mtrace-linux: $(MTRACE_SO) $(MTRACE_RUNNER) | $(DEPS_OK)
 	-$(LINUXGUEST) --cpus $(MTRACE_CPUS) --timeout $(MTRACE_TIMEOUT) \
 	  --log $(BUILD)/mtrace/linux/console.log \
 	  --plugin $(MTRACE_SO),out=$(BUILD)/mtrace/linux/trace,entries=$(BUILD)/mtrace/linux/entries \
-	  $(MTRACE_RUNNER) $(MTRACE_RUNNER_ARGS) >/dev/null
+	  --file $(BUILD)/commuter/commuter-child $(MTRACE_RUNNER) $(MTRACE_RUNNER_ARGS) >/dev/null
 	$(MTRACE_ANALYZE) $(BUILD)/mtrace/linux/trace --log $(BUILD)/mtrace/linux/console.log \
 	  --kallsyms $(BUILD)/linux/kallsyms --kernel linux --out $(BUILD)/mtrace/linux
 
