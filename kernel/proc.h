@@ -42,10 +42,20 @@ struct rlimit64 {
 // A process is a thread group: an address space, signal actions and a pid shared
 // by its threads (struct thread.group_link on `threads`).
 struct proc {
+    // Read on every system call and return to user space; written rarely. Its
+    // own line, so that taking the lock (a child's exit discarding an ignored
+    // SIGCHLD, a wait) writes nothing these paths read.
     int pid;
     int state;               // P_ALIVE / P_ZOMBIE, under lock
+    bool group_exiting;      // exit_group or a fatal signal: every thread leaves
+    bool stopped;            // group stop (SIGSTOP and friends) until SIGCONT
+    struct vmspace *vm;      // shared by the threads; a reference of its own
+    struct capture *capture;
+    struct fdtable *fdt;     // file descriptors (fdtable.h); a reference per thread
+    struct fs_context *fsc;  // cwd and umask (fs_context.h)
+
+    struct spinlock lock __cacheline_aligned; // children, state, threads, signal state, group exit
     int wstatus;             // wait4 status once a zombie
-    struct spinlock lock;    // children, state, threads, signal state, group exit
     struct proc *parent;     // NULL: the kernel (kernel_waited) or orphaned (reaped at exit)
     bool kernel_waited;      // a kernel thread will reap it with proc_wait_kernel
     struct list children;    // struct proc.sibling
@@ -54,19 +64,14 @@ struct proc {
     struct waitq exit_wq;    // the kernel waiting for this process; de_thread in exec
     struct list threads;     // live threads, struct thread.group_link
     int nthreads;
-    bool group_exiting;      // exit_group or a fatal signal: every thread leaves
     int group_status;        // the wait status then
     int exit_signal;         // sent to the parent at exit (clone's CSIGNAL; SIGCHLD)
-    bool stopped;            // group stop (SIGSTOP and friends) until SIGCONT
     struct waitq stop_wq;    // the stopped threads wait here
     int wait_report;         // W_STOPCODE / W_CONTINUED for the parent's wait, under
                              // the parent's lock; 0 once reported
     struct thread *vfork_waiter; // the vfork parent, released at our exec or exit
-    struct vmspace *vm;      // shared by the threads; a reference of its own
-    struct capture *capture;
-    struct fdtable *fdt;     // file descriptors (fdtable.h); a reference per thread
-    struct fs_context *fsc;  // cwd and umask (fs_context.h)
-    uint32_t act_seq;        // odd while sigactions change (under lock): lock-free readers retry
+
+    uint32_t act_seq __cacheline_aligned; // odd while sigactions change (under lock): lock-free readers retry
     struct k_sigaction sigactions[64];
     uint64_t sigpending;     // sent to the process: any thread not blocking may take it
     struct ksiginfo siginfo[64];
