@@ -61,11 +61,14 @@ static void call_flush_hook(void)
 
 uint64_t refcache_epoch(void) { return READ_ONCE(rc_global_epoch); }
 
+// Multiplicative hashing: the top bits of the product depend on every address
+// bit. Objects that CPUs allocate symmetrically (the same offset in per-CPU
+// pages a power of two apart) would otherwise share a slot far more often than
+// 1 / RC_SLOTS.
 static struct rc_slot *slot_for(struct rc_cpu *rc, struct refcache_obj *o)
 {
-    uintptr_t h = (uintptr_t)o >> 4;
-    h ^= h >> 10;
-    return &rc->slot[h & (RC_SLOTS - 1)];
+    uint64_t h = ((uintptr_t)o >> 3) * 0x9e3779b97f4a7c15ULL;
+    return &rc->slot[h >> (64 - __builtin_ctz(RC_SLOTS))];
 }
 
 static void review_add(struct rc_cpu *rc, struct refcache_obj *o)
