@@ -512,6 +512,12 @@ static void process_main(const struct ct_test *t, int p, const struct ct_proc *p
     sa.sa_flags = SA_NODEFER;
     sigaction(SIGSEGV, &sa, NULL);
     sigaction(SIGBUS, &sa, NULL);
+    // The runner blocks SIGCHLD for its own sigtimedwait; a test process starts
+    // with nothing blocked, so its spawned children's SIGCHLD (ignored by
+    // default) is discarded instead of left pending for the other call to see.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_IGN);
     for (int fd = 0; fd < 64; fd++)
         close(fd);
