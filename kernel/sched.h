@@ -55,10 +55,12 @@ struct thread {
     // User threads only (proc.c, signal.c, futex.c).
     struct list group_link; // on proc->threads, under proc->lock
     uint64_t clear_child_tid; // CLONE_CHILD_CLEARTID / set_tid_address
-    long syscall_nr;       // of the system call in progress (restarts)
-    bool force_iret;       // the next return to user mode restores every register
     struct usig *sig;      // signal state (signal.c)
     void *fpu;             // user threads: FP/vector registers while switched out (fpu.c)
+    // Written by the thread at every system call: a line of its own, away from
+    // what signal senders and other threads read (sig, group_link, proc).
+    long syscall_nr __cacheline_aligned; // of the system call in progress (restarts)
+    bool force_iret;       // the next return to user mode restores every register
 };
 
 // thread.c
