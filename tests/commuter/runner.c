@@ -837,12 +837,28 @@ static int child_program(const char *opt, const char *self)
     return 1;
 }
 
+// The runner's code is mapped from its file and faulted in lazily. Code that
+// only the test processes run (the calls, the fault handler) would otherwise
+// be faulted in again by every test's fresh processes, inside the windows of
+// both calls at once: the mapping's first fill, shared by the two calls, is the
+// runner's and not the calls'. Read each page of the text here, so forks start
+// with it mapped.
+extern const char __executable_start[], etext[];
+
+static void map_text(void)
+{
+    uintptr_t p = (uintptr_t)__executable_start & ~(uintptr_t)(PAGE - 1);
+    for (; p < (uintptr_t)etext; p += PAGE)
+        (void)*(volatile const char *)p;
+}
+
 int main(int argc, char **argv)
 {
     int shards = 1, shard = 0, per_pair = 0, opt;
     const char *pairs = NULL, *name = NULL, *json = NULL, *dir = "/tmp";
     int list = 0;
     const char *child = NULL;
+    map_text();
     while ((opt = getopt(argc, argv, "n:p:f:t:s:LJ:d:lx:")) != -1) {
         switch (opt) {
         case 'n': shards = atoi(optarg); break;
