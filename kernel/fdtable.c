@@ -19,6 +19,19 @@
 // moment of its claim. The price is a cache line read per lower open fd
 // (Linux reads a bit).
 //
+// RLIMIT_NOFILE: the caller passes the soft limit (read from its struct proc;
+// nothing shared is written). Lowest-fd allocation claims only fds below it and
+// returns EMFILE when every one of them in [minfd, limit) is taken, as Linux.
+// O_ANYFD fds come from the partitions, which lie above the low fds and may lie
+// above the limit by design: a CPU uses only the rounds of partitions (chunk
+// 1 + c + r * ncpu for round r) that begin below the limit, so O_ANYFD fds stay
+// below limit + 64 * ncpu and their number is bounded without a shared count.
+// When the CPU's allowed partition chunks are full, O_ANYFD falls back to the
+// lowest free fd below the limit (sharing lines as POSIX allocation does), and
+// only then fails with EMFILE. A limit of 64 or less leaves no partition:
+// O_ANYFD then gives lowest fds, so a process that lowered its limit to
+// confine itself never gets an fd at or above it.
+//
 // Slots hold a struct file pointer, with FD_CLOEXEC in bit 0.
 //
 // Growth: chunks (a page: 64 fds) never move once made. The directory (chunk
@@ -132,11 +145,11 @@ out:
     return c;
 }
 
-// Put v into the lowest free slot at or after `from`; its index, or -1 if none
-// is free. Reads the slots below it, writes only its own.
-static int claim_slot(struct fdchunk *c, int from, uintptr_t v)
+// Put v into the lowest free slot in [from, to); its index, or -1 if none is
+// free. Reads the slots below it, writes only its own.
+static int claim_slot(struct fdchunk *c, int from, int to, uintptr_t v)
 {
-    for (int i = from; i < CHUNK_FDS; i++) {
+    for (int i = from; i < to; i++) {
         uintptr_t old = 0;
         if (!__atomic_load_n(&c->slot[i].v, __ATOMIC_RELAXED) &&
             __atomic_compare_exchange_n(&c->slot[i].v, &old, v, false, __ATOMIC_ACQ_REL,
@@ -146,22 +159,58 @@ static int claim_slot(struct fdchunk *c, int from, uintptr_t v)
     return -1;
 }
 
-int fd_install(struct fdtable *t, struct file *f, bool cloexec, bool anyfd, int minfd)
+// The lowest free fd in [minfd, limit), holding v; -EMFILE if there is none.
+// Never looks at (or makes chunks for) fds at or above the limit.
+static int claim_lowest(struct fdtable *t, uintptr_t v, int minfd, int limit)
 {
-    if (minfd < 0 || minfd >= FD_MAX)
-        return -EINVAL;
-    int idx = anyfd ? fdtable_partition_of_cpu(cpu_id()) : minfd / CHUNK_FDS;
-    int from = anyfd ? 0 : minfd % CHUNK_FDS;
-    int stride = anyfd ? ncpu : 1;
-    for (; idx < NCHUNKS_MAX; idx += stride, from = 0) {
+    for (int idx = minfd / CHUNK_FDS, from = minfd % CHUNK_FDS; idx * CHUNK_FDS < limit;
+         idx++, from = 0) {
         struct fdchunk *c = chunk_get(t, idx, true);
         if (!c)
             return -ENOMEM;
-        int i = claim_slot(c, from, slot_value(f, cloexec));
+        int i = claim_slot(c, from, MIN(CHUNK_FDS, limit - idx * CHUNK_FDS), v);
         if (i >= 0)
             return idx * CHUNK_FDS + i;
     }
     return -EMFILE;
+}
+
+// O_ANYFD: a free fd in the calling CPU's partition, holding v; -EMFILE if the
+// part of it the limit allows is full. Round r of the partitions is chunks
+// 1 + r * ncpu ... ncpu + r * ncpu (one per CPU); only rounds that begin below
+// the limit are used, so every fd returned is below limit + 64 * ncpu and the
+// limit bounds the number of fds, computed from the limit alone: no count is
+// shared between CPUs.
+static int claim_in_partition(struct fdtable *t, uintptr_t v, int limit)
+{
+    int first = fdtable_partition_of_cpu(cpu_id());
+    for (int r = 0; (1 + r * ncpu) * CHUNK_FDS < limit; r++) {
+        int idx = first + r * ncpu;
+        if (idx >= NCHUNKS_MAX)
+            break;
+        struct fdchunk *c = chunk_get(t, idx, true);
+        if (!c)
+            return -ENOMEM;
+        int i = claim_slot(c, 0, CHUNK_FDS, v);
+        if (i >= 0)
+            return idx * CHUNK_FDS + i;
+    }
+    return -EMFILE;
+}
+
+int fd_install(struct fdtable *t, struct file *f, bool cloexec, bool anyfd, int minfd, int limit)
+{
+    if (minfd < 0 || minfd >= FD_MAX)
+        return -EINVAL;
+    limit = MIN(limit, FD_MAX);
+    uintptr_t v = slot_value(f, cloexec);
+    if (anyfd) {
+        int fd = claim_in_partition(t, v, limit);
+        if (fd != -EMFILE)
+            return fd;
+        // The partition is full (or the limit leaves none): any free fd will do.
+    }
+    return claim_lowest(t, v, minfd, limit);
 }
 
 static uintptr_t *slot_of(struct fdtable *t, int fd, bool create)

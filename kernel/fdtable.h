@@ -32,9 +32,12 @@ void fdtable_release(struct fdtable *t);
 void fdtable_close_on_exec(struct fdtable *t);
 
 // Install f (the caller's reference goes to the table) at a free fd: the lowest
-// one >= minfd, or with anyfd any fd from the calling CPU's own partition.
-// Returns the fd or -EMFILE (-ENOMEM if a table chunk cannot be allocated).
-int fd_install(struct fdtable *t, struct file *f, bool cloexec, bool anyfd, int minfd);
+// one >= minfd and below limit (RLIMIT_NOFILE's soft limit, proc_nofile), or
+// with anyfd any fd from the calling CPU's own partition, which may lie above
+// limit (by less than 64 * ncpu; fdtable.c says how the limit bounds them).
+// Returns the fd, -EMFILE if no fd is free within the limit, -EINVAL for a
+// minfd outside 0 .. FD_MAX-1 (-ENOMEM if a table chunk cannot be allocated).
+int fd_install(struct fdtable *t, struct file *f, bool cloexec, bool anyfd, int minfd, int limit);
 // Install f at exactly fd (dup2/dup3), closing what was there. The caller's
 // reference goes to the table. -EBADF if fd is out of range (-ENOMEM if a
 // table chunk cannot be allocated).

@@ -233,7 +233,7 @@ struct pollfd {
 static long do_poll(uint64_t ufds, unsigned nfds, uint64_t deadline)
 {
     struct proc *p = proc_current();
-    if (nfds > MIN(READ_ONCE(p->rlim[RLIMIT_NOFILE].cur), (uint64_t)FD_MAX))
+    if (nfds > (unsigned)proc_nofile(p))
         return -EINVAL;
     struct pollfd *pfd = nfds ? kmalloc(nfds * sizeof *pfd) : NULL;
     struct req *r = nfds ? kmalloc(nfds * sizeof *r) : NULL;
@@ -304,7 +304,7 @@ static long do_select(int nfds, uint64_t uset[3], uint64_t deadline)
     // Linux looks at no more fds than its table has room for; ours has room
     // up to RLIMIT_NOFILE.
     struct proc *p = proc_current();
-    nfds = (int)MIN((uint64_t)nfds, MIN(READ_ONCE(p->rlim[RLIMIT_NOFILE].cur), (uint64_t)FD_MAX));
+    nfds = MIN(nfds, proc_nofile(p));
     if (!uset[0] && !uset[1] && !uset[2])
         nfds = 0; // a sleep
     size_t words = (size_t)(nfds + 63) / 64, bytes = words * 8;

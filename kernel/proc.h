@@ -3,10 +3,12 @@
 #pragma once
 #include "cpumask.h"
 #include "epoch.h"
+#include "fdtable.h"
 #include "kernel.h"
 #include "list.h"
 #include "sched.h"
 #include "spinlock.h"
+#include "uapi/abi.h"
 
 struct vmspace;
 struct trapframe;
@@ -106,6 +108,13 @@ struct exec_info {
 
 // The process of the running thread, or NULL in a kernel thread.
 struct proc *proc_current(void);
+
+// RLIMIT_NOFILE's soft limit, at most FD_MAX: new fds are below it (fd_install).
+// Only reads p.
+static inline int proc_nofile(struct proc *p)
+{
+    return (int)MIN(READ_ONCE(p->rlim[RLIMIT_NOFILE].cur), (uint64_t)FD_MAX);
+}
 
 // Create a process running the ELF image with the given argument and environment
 // vectors (NULL-terminated), on the CPUs in affinity (NULL: any). The kernel

@@ -20,12 +20,9 @@
 
 static struct fdtable *fdt(void) { return proc_current()->fdt; }
 
-// RLIMIT_NOFILE's soft limit bounds the fds a caller names (dup2, dup3, F_DUPFD),
-// as in Linux.
-static long nofile(void)
-{
-    return (long)MIN(READ_ONCE(proc_current()->rlim[RLIMIT_NOFILE].cur), (uint64_t)FD_MAX);
-}
+// RLIMIT_NOFILE's soft limit bounds the fds a caller names (dup2, dup3, F_DUPFD)
+// and the fds the kernel picks (fd_install), as in Linux.
+static int nofile(void) { return proc_nofile(proc_current()); }
 
 // Look up fd into a struct fd_ref named r, or return -EBADF.
 #define GET_FD(r, fd)                                                                    \
@@ -144,7 +141,7 @@ static long dup_from(int fd, int minfd, bool cloexec, bool anyfd)
         fd_put(r);
         return -EBADF; // another thread closed fd meanwhile
     }
-    long nfd = fd_install(fdt(), r.f, cloexec, anyfd, minfd);
+    long nfd = fd_install(fdt(), r.f, cloexec, anyfd, minfd, nofile());
     if (nfd < 0)
         file_put(r.f);
     fd_put(r);
@@ -390,13 +387,13 @@ long sys_pipe2(uint64_t ufds, int flags)
         return err;
     bool cloexec = flags & O_CLOEXEC, any = flags & O_ANYFD;
     int fds[2];
-    fds[0] = fd_install(fdt(), rd, cloexec, any, 0);
+    fds[0] = fd_install(fdt(), rd, cloexec, any, 0, nofile());
     if (fds[0] < 0) {
         file_put(rd);
         file_put(wr);
         return fds[0];
     }
-    fds[1] = fd_install(fdt(), wr, cloexec, any, 0);
+    fds[1] = fd_install(fdt(), wr, cloexec, any, 0, nofile());
     if (fds[1] < 0) {
         file_put(wr);
         fd_close(fdt(), fds[0]);

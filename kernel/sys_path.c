@@ -91,7 +91,7 @@ long path_openat(struct fdtable *t, int dirfd, const char *path, int flags, uint
     struct proc *p = proc_current();
     if (p && t == p->fdt) // the console may become our controlling terminal
         tty_opened(f, flags, p->pid, READ_ONCE(p->sid), READ_ONCE(p->pgid));
-    err = fd_install(t, f, flags & O_CLOEXEC, flags & O_ANYFD, 0);
+    err = fd_install(t, f, flags & O_CLOEXEC, flags & O_ANYFD, 0, p ? proc_nofile(p) : FD_MAX);
     if (err < 0)
         file_put(f);
     return err;
@@ -136,7 +136,8 @@ long sys_memfd_create(uint64_t uname, unsigned flags)
         fs_iput(ip);
         return err;
     }
-    err = fd_install(proc_current()->fdt, f, flags & MFD_CLOEXEC, false, 0);
+    struct proc *p = proc_current();
+    err = fd_install(p->fdt, f, flags & MFD_CLOEXEC, false, 0, proc_nofile(p));
     if (err < 0)
         file_put(f);
     return err;

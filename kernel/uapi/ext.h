@@ -14,6 +14,17 @@
 // openat, pipe2, dup3, socket and accept4 (Linux rejects it in all but open/openat
 // with EINVAL). dup3(oldfd, -1, O_ANYFD) duplicates onto any free fd; with
 // newfd >= 0, dup3 uses exactly newfd as usual.
+//
+// RLIMIT_NOFILE: without O_ANYFD, as Linux, EMFILE when the lowest free fd is
+// at or above the soft limit. O_ANYFD fds lie in per-CPU partitions above the
+// low fds (64 fds per CPU, from fd 64 up, in rounds of 64 * ncpu fds) and may
+// be numbered above the limit: a CPU uses only the rounds that begin below the
+// limit, so every O_ANYFD fd is below limit + 64 * ncpu, and the limit bounds
+// their number too. When those are full the call takes the lowest free fd
+// below the limit instead, and fails with EMFILE only if there is none. With a
+// limit of 64 or less there is no partition to use: O_ANYFD then gives the
+// lowest free fd, so a process that lowered its limit to confine itself gets
+// EMFILE rather than an fd beyond the limit.
 #define O_ANYFD 040000000
 
 // ---- system calls ---------------------------------------------------------

@@ -84,7 +84,7 @@ static void alloc_worker(void *arg)
         pause();
     for (int i = 0; i < w->n; i++) {
         struct file *f = tfile_new();
-        int fd = f ? fd_install(w->t, f, false, w->anyfd, 0) : -1;
+        int fd = f ? fd_install(w->t, f, false, w->anyfd, 0, FD_MAX) : -1;
         if (fd < 0) {
             w->errors++;
             if (f)
@@ -140,7 +140,7 @@ KTEST(fdtable_lowest_fd_fills_holes_exactly)
     KREQUIRE(t);
     enum { N = 1200, HOLES = 400 }; // spans three chunks
     for (int i = 0; i < N; i++)
-        KREQUIRE(fd_install(t, tfile_new(), false, false, 0) == i);
+        KREQUIRE(fd_install(t, tfile_new(), false, false, 0, FD_MAX) == i);
     uint64_t s = 12345;
     int closed = 0;
     while (closed < HOLES) {
@@ -166,7 +166,7 @@ KTEST(fdtable_lowest_fd_fills_holes_exactly)
         fd_put(r);
     }
     KCHECK_EQ(open, N);
-    KCHECK_EQ(fd_install(t, tfile_new(), false, false, 0), N);
+    KCHECK_EQ(fd_install(t, tfile_new(), false, false, 0, FD_MAX), N);
     fdtable_release(t);
     settle();
 }
@@ -204,7 +204,7 @@ KTEST(fdtable_anyfd_per_cpu_partitions)
                     shared += lines[a][i] == lines[b][j];
     KCHECK_EQ(shared, 0);
     // Lowest-fd allocation still sees them: fd 0 is free, partitions are not.
-    KCHECK_EQ(fd_install(t, tfile_new(), false, false, 0), 0);
+    KCHECK_EQ(fd_install(t, tfile_new(), false, false, 0, FD_MAX), 0);
     fdtable_release(t);
     settle();
 }
@@ -218,7 +218,7 @@ KTEST(fdtable_one_line_per_fd)
     enum { N = 70 }; // across the first chunk boundary
     uintptr_t lines[N];
     for (int fd = 0; fd < N; fd++) {
-        KREQUIRE(fd_install(t, tfile_new(), false, false, 0) == fd);
+        KREQUIRE(fd_install(t, tfile_new(), false, false, 0, FD_MAX) == fd);
         lines[fd] = (uintptr_t)fdtable_debug_slot(t, fd) / CACHELINE;
     }
     int shared = 0;
@@ -228,8 +228,8 @@ KTEST(fdtable_one_line_per_fd)
     KCHECK_EQ(shared, 0);
     KCHECK_EQ(fd_close(t, 5), 0);
     KCHECK_EQ(fd_close(t, 66), 0);
-    KCHECK_EQ(fd_install(t, tfile_new(), false, false, 0), 5); // still the lowest
-    KCHECK_EQ(fd_install(t, tfile_new(), false, false, 6), 66);
+    KCHECK_EQ(fd_install(t, tfile_new(), false, false, 0, FD_MAX), 5); // still the lowest
+    KCHECK_EQ(fd_install(t, tfile_new(), false, false, 6, FD_MAX), 66);
     fdtable_release(t);
     settle();
 }
@@ -314,7 +314,7 @@ KTEST(fdtable_close_while_borrowed)
     struct file *f = tfile_new();
     KREQUIRE(f);
     struct tfile *tf = f->priv;
-    KREQUIRE(fd_install(t, f, false, false, 0) == 0);
+    KREQUIRE(fd_install(t, f, false, false, 0, FD_MAX) == 0);
     struct fd_ref a = fd_get(t, 0), b = fd_get(t, 0);
     KCHECK(a.f == f && a.borrowed && b.f == f && b.borrowed);
     KCHECK_EQ(f->refs, 1); // borrows leave the descriptor count alone
@@ -330,7 +330,7 @@ KTEST(fdtable_close_while_borrowed)
     // A single-holder table writes nothing, and the last close releases at once.
     fdtable_release(t);
     struct file *g = tfile_new();
-    KREQUIRE(g && fd_install(t, g, false, false, 0) == 0);
+    KREQUIRE(g && fd_install(t, g, false, false, 0, FD_MAX) == 0);
     struct fd_ref c = fd_get(t, 0);
     KCHECK(c.f == g && !c.borrowed);
     fd_put(c);
@@ -362,7 +362,7 @@ KTEST(fdtable_grows_under_readers)
     struct fdtable *t = fdtable_new();
     KREQUIRE(t);
     fdtable_hold(t);
-    KREQUIRE(fd_install(t, tfile_new(), false, false, 0) == 0);
+    KREQUIRE(fd_install(t, tfile_new(), false, false, 0, FD_MAX) == 0);
     volatile int go = 0;
     struct worker w = {.t = t, .cpu = 1 % ncpu, .go = &go};
     cpumask_t m;
@@ -373,7 +373,7 @@ KTEST(fdtable_grows_under_readers)
     int got = 0;
     for (int fd = 1000; fd < FD_MAX; fd = fd * 3 + 1) // the directory doubles several times
         got += fd_install_at(t, fd, tfile_new(), false) == fd;
-    KCHECK(fd_install(t, tfile_new(), false, false, 500000) == 500000);
+    KCHECK(fd_install(t, tfile_new(), false, false, 500000, FD_MAX) == 500000);
     KCHECK_EQ(fd_install_at(t, FD_MAX, tfile_new(), false), -EBADF);
     go = 2;
     thread_join(th);
@@ -389,8 +389,8 @@ KTEST(fdtable_copy_and_close_on_exec)
     struct fdtable *t = fdtable_new();
     KREQUIRE(t);
     struct file *a = tfile_new(), *b = tfile_new();
-    KREQUIRE(fd_install(t, a, false, false, 0) == 0);
-    KREQUIRE(fd_install(t, b, true, false, 0) == 1);
+    KREQUIRE(fd_install(t, a, false, false, 0, FD_MAX) == 0);
+    KREQUIRE(fd_install(t, b, true, false, 0, FD_MAX) == 1);
     KREQUIRE(fd_install_at(t, 3000, (file_get(a), a), false) == 3000);
     struct fdtable *c = fdtable_copy(t);
     KREQUIRE(c);
@@ -444,11 +444,11 @@ static void bench_worker(void *arg)
                 b->errors++;
                 continue;
             }
-            int fd = fd_install(b->t, f, false, b->anyfd, 0);
+            int fd = fd_install(b->t, f, false, b->anyfd, 0, FD_MAX);
             b->errors += fd < 0 || fd_close(b->t, fd) != 0;
         } else {
             file_get(pre);
-            int fd = fd_install(b->t, pre, false, b->anyfd, 0);
+            int fd = fd_install(b->t, pre, false, b->anyfd, 0, FD_MAX);
             b->errors += fd < 0 || fd_close(b->t, fd) != 0;
         }
     }
@@ -463,7 +463,7 @@ static void bench_one(struct inode *dir, int ncpus, bool anyfd, bool full)
     if (!t)
         return;
     for (int i = 0; i < 3; i++) // 0, 1 and 2 are taken, as in a process
-        fd_install(t, tfile_new(), false, false, 0);
+        fd_install(t, tfile_new(), false, false, 0, FD_MAX);
     volatile int go = 0;
     struct bench b[NW];
     struct thread *th[NW];
@@ -515,17 +515,41 @@ KTEST(fdtable_limits)
     KREQUIRE(t);
     struct file *f = tfile_new();
     KREQUIRE(f);
-    KCHECK_EQ(fd_install(t, f, false, false, FD_MAX - 1), FD_MAX - 1);
+    KCHECK_EQ(fd_install(t, f, false, false, FD_MAX - 1, FD_MAX), FD_MAX - 1);
     file_get(f);
-    KCHECK_EQ(fd_install(t, f, false, false, FD_MAX - 1), -EMFILE); // nothing above the last
-    KCHECK_EQ(fd_install(t, f, false, false, FD_MAX), -EINVAL);
-    KCHECK_EQ(fd_install(t, f, false, false, -1), -EINVAL);
+    KCHECK_EQ(fd_install(t, f, false, false, FD_MAX - 1, FD_MAX), -EMFILE); // nothing above the last
+    KCHECK_EQ(fd_install(t, f, false, false, FD_MAX, FD_MAX), -EINVAL);
+    KCHECK_EQ(fd_install(t, f, false, false, -1, FD_MAX), -EINVAL);
     KCHECK_EQ(fd_install_at(t, -1, f, false), -EBADF);
     KCHECK(fd_get(t, FD_MAX).f == NULL && fd_get(t, -1).f == NULL);
     KCHECK_EQ(fd_close(t, FD_MAX), -EBADF);
     file_put(f);
     fd_close_range(t, 0, ~0U, false);
     KCHECK(fd_get(t, FD_MAX - 1).f == NULL);
+    fdtable_release(t);
+    settle();
+}
+
+// RLIMIT_NOFILE as fd_install's limit: lowest-fd allocation stops below it and
+// makes no chunk above it; O_ANYFD uses only partition rounds that begin below
+// it, and with none (limit <= 64) gives the lowest free fd.
+KTEST(fdtable_nofile_limit)
+{
+    struct fdtable *t = fdtable_new();
+    KREQUIRE(t);
+    for (int i = 0; i < 10; i++)
+        KREQUIRE(fd_install(t, tfile_new(), false, false, 0, 10) == i);
+    struct file *f = tfile_new();
+    KREQUIRE(f);
+    KCHECK_EQ(fd_install(t, f, false, false, 0, 10), -EMFILE);
+    KCHECK_EQ(fd_install(t, f, false, false, 10, 10), -EMFILE);
+    KCHECK_EQ(fd_install(t, f, false, true, 0, 10), -EMFILE);
+    KCHECK(fdtable_debug_slot(t, 64) == NULL); // nothing made above the limit
+    KCHECK_EQ(fd_close(t, 7), 0);
+    KCHECK_EQ(fd_install(t, f, false, true, 0, 64), 7); // no partition below 64: lowest
+    int fd = fd_install(t, tfile_new(), false, true, 0, 65);
+    KCHECK(fd >= 64 && fd < 65 + 64 * ncpu); // one round of partitions
+    KCHECK_EQ(fd_install(t, tfile_new(), false, false, 0, FD_MAX), 10); // the limit is per call
     fdtable_release(t);
     settle();
 }

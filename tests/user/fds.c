@@ -1,7 +1,9 @@
 // File descriptors: lowest-fd allocation, close, dup/dup2/dup3, fcntl,
 // close_range, O_CLOEXEC, shared open file descriptions, and errno on bad fds
-// and flags. Runs in our guest and on the Linux host.
+// and flags, RLIMIT_NOFILE (EMFILE). Runs in our guest and on the Linux host.
 #include "suite.h"
+#include <sys/resource.h>
+#include <sys/utsname.h>
 
 #define CLOSE_RANGE_CLOEXEC 4 // Linux's value (not in musl's headers)
 
@@ -154,6 +156,87 @@ static void anyfd(void)
     close(fd);
 }
 
+// Our kernel, not Linux (uname's release says so).
+static int on_ours(void)
+{
+    struct utsname u;
+    return uname(&u) == 0 && strstr(u.release, "scalable") != NULL;
+}
+
+static int set_nofile(rlim_t cur, rlim_t max)
+{
+    return setrlimit(RLIMIT_NOFILE, &(struct rlimit){cur, max});
+}
+
+// RLIMIT_NOFILE's soft limit bounds the fds the kernel picks: EMFILE when the
+// lowest free fd is at or above it (Linux's rule).
+static void nofile_limit(void)
+{
+    struct rlimit old;
+    check(getrlimit(RLIMIT_NOFILE, &old) == 0 && old.rlim_cur > 64, "getrlimit(RLIMIT_NOFILE)");
+    syscall(SYS_close_range, 3, ~0U, 0); // whatever the runner left open: 0-2 remain
+    // Keep the hard limit: raising it again needs privilege on Linux.
+    check(set_nofile(8, old.rlim_max) == 0, "setrlimit(RLIMIT_NOFILE, 8)");
+    int ok = 1;
+    for (int fd = 3; fd < 8; fd++)
+        ok &= open("f", O_RDONLY) == fd;
+    check(ok, "open gives fds 3 .. 7 under a limit of 8");
+    CHECK_ERR(open("f", O_RDONLY), EMFILE, "open at the limit is EMFILE");
+    CHECK_ERR(open("f", O_RDONLY | O_ANYFD), EMFILE, "open O_ANYFD at a limit of 8 is EMFILE");
+    CHECK_ERR(dup(0), EMFILE, "dup at the limit is EMFILE");
+    CHECK_ERR(fcntl(0, F_DUPFD, 3), EMFILE, "F_DUPFD below the limit, all taken: EMFILE");
+    CHECK_ERR(fcntl(0, F_DUPFD, 8), EINVAL, "F_DUPFD with arg == limit is EINVAL");
+    CHECK_ERR(fcntl(0, F_DUPFD_CLOEXEC, 9), EINVAL, "F_DUPFD_CLOEXEC with arg > limit is EINVAL");
+    CHECK_ERR(dup2(0, 8), EBADF, "dup2 to newfd == limit is EBADF");
+    CHECK_ERR(syscall(SYS_memfd_create, "m", 0), EMFILE, "memfd_create at the limit is EMFILE");
+    int fds[2] = {-1, -1};
+    CHECK_ERR(pipe(fds), EMFILE, "pipe with no free fd is EMFILE");
+    close(7);
+    CHECK_ERR(pipe(fds), EMFILE, "pipe with one free fd is EMFILE");
+    check(fcntl(7, F_GETFD) == -1 && errno == EBADF, "the failed pipe left no fd behind");
+    CHECK_ERR(pipe2(fds, O_CLOEXEC), EMFILE, "pipe2 with one free fd is EMFILE");
+    check(fcntl(7, F_GETFD) == -1 && errno == EBADF, "the failed pipe2 left no fd behind");
+    check(fcntl(0, F_DUPFD, 7) == 7, "F_DUPFD to the last fd below the limit");
+    close(7);
+    check(open("f", O_RDONLY | O_ANYFD) == 7, "open O_ANYFD under a limit of 8 gives the free fd 7");
+    close(7);
+    if (on_ours()) { // O_ANYFD in pipe2 and dup3 is ours (Linux: EINVAL, EBADF)
+        CHECK_ERR(pipe2(fds, O_ANYFD), EMFILE, "pipe2 O_ANYFD with one free fd is EMFILE");
+        check(syscall(SYS_dup3, 0, -1, O_ANYFD) == 7, "dup3 O_ANYFD under a limit of 8 gives fd 7");
+        CHECK_ERR(syscall(SYS_dup3, 0, -1, O_ANYFD), EMFILE, "dup3 O_ANYFD at the limit is EMFILE");
+        close(7);
+        // A limit above 64 lets O_ANYFD use the partitions (fds from 64 up, 64 per
+        // CPU per round), but only the rounds that begin below the limit: with a
+        // limit of 65, one chunk per CPU, so the fds end below 65 + 64 * ncpu.
+        long ncpu = syscall(2048 + 1, NULL, 0); // kstats: the number of online CPUs
+        check(set_nofile(65, old.rlim_max) == 0, "setrlimit(RLIMIT_NOFILE, 65)");
+        int fd = open("f", O_RDONLY | O_ANYFD), n = 0, max = fd, err = 0;
+        check(fd >= 64, "O_ANYFD under a limit of 65 takes a partition fd (>= 64)");
+        while (fd >= 0 && n < 100000) {
+            n++;
+            max = fd > max ? fd : max;
+            fd = open("f", O_RDONLY | O_ANYFD);
+            err = errno;
+        }
+        check(fd == -1 && err == EMFILE, "O_ANYFD opens end with EMFILE");
+        check(ncpu > 0 && max < 65 + 64 * ncpu && n <= 65 - 3 + 64 * ncpu,
+              "O_ANYFD fds stay below limit + 64 * ncpu");
+        check(fcntl(8, F_GETFD) == 0 && fcntl(63, F_GETFD) == 0,
+              "a full partition falls back to the free fds below the limit");
+        syscall(SYS_close_range, 3, ~0U, 0);
+        check(set_nofile(8, old.rlim_max) == 0, "setrlimit(RLIMIT_NOFILE, 8) again");
+        for (int i = 3; i < 8; i++)
+            open("f", O_RDONLY);
+    } else {
+        check(open("f", O_RDONLY) == 7, "refill fd 7");
+    }
+    check(set_nofile(old.rlim_cur, old.rlim_max) == 0, "raise RLIMIT_NOFILE back");
+    check(open("f", O_RDONLY) == 8, "after raising the limit open gives fd 8");
+    int p = pipe(fds);
+    check(p == 0 && fds[0] == 9 && fds[1] == 10, "and pipe gives 9 and 10");
+    syscall(SYS_close_range, 3, ~0U, 0);
+}
+
 int main(void)
 {
     if (enter_scratch("fds") != 0)
@@ -166,6 +249,7 @@ int main(void)
     shared_offset();
     close_ranges();
     anyfd();
+    nofile_limit();
     unlink("f");
     unlink("g");
     unlink("off");
