@@ -12,8 +12,7 @@
 //            `parent` by a directory rename across directories)
 //   line 1   the size seqlock, size and atime: written by size changes, and by
 //            reads only under relatime (after a modification, or once a day);
-//            read by every data access and page fault; the write count, written
-//            by opens for writing and execs (writecount.c)
+//            read by every data access and page fault; `wc`, written once
 //   lines 2-3 the two refcache objects: written only when a refcache flush
 //            brings a CPU's cached delta here (once per refcache epoch at most);
 //            then mtime and ctime, written at most once per FS_TIME_GRAIN_NS by
@@ -43,11 +42,9 @@ struct inode {
     // Regular files: fs_map_page handed a page out, so a truncate (which writes
     // this line anyway) must look for mappings (uvm_truncate_file). Written once.
     uint32_t mapped;
-    // Regular files: > 0 descriptions open for writing, < 0 address spaces
-    // executing the file (deny write), as Linux's i_writecount (writecount.c).
-    // Written by opens for writing, their closes, and execs; the only line with
-    // room (line 0 is read by every open, lines 2-3 are full).
-    int32_t writecount;
+    // Regular files: writers and executors (writecount.c), allocated by the
+    // first open for writing or exec and installed once; NULL before.
+    struct writecount *wc;
 
     struct refcache_obj nlink __cacheline_aligned; // names (+1 for "." and per subdirectory)
     struct refcache_obj ref;      // dents + open references + children's ".." + callers
@@ -60,6 +57,9 @@ static inline uint8_t mode_to_dtype(uint32_t mode)
     return S_ISDIR(mode) ? DT_DIR : S_ISLNK(mode) ? DT_LNK : S_ISREG(mode) ? DT_REG
          : S_ISCHR(mode) ? DT_CHR : DT_UNKNOWN;
 }
+
+// writecount.c
+void writecount_free(struct inode *ip); // inode_free: drop ip->wc
 
 // inode.c
 // Live inodes and directory entries, per-CPU counters (statistics and tests).

@@ -1,45 +1,104 @@
 // Write access against execution (ETXTBSY, as Linux): exec maps a file's pages
 // copy-on-write instead of copying them, so nobody may write the file in place
 // while an address space executes it, and nobody may execute a file open for
-// writing. One signed word per inode, as Linux's i_writecount: > 0 is the number
-// of writers (descriptions open for writing, a truncate by path in progress),
-// < 0 minus the number of address spaces executing the file. Each side raises
-// its count with a compare-and-swap that fails if the word has the other
-// sign, so a check and its increment are one atomic step and the two sides
-// cannot both succeed.
+// writing. Two counts per file, in a small object the inode points to
+// (allocated by the first open for writing or exec):
+//   writers  descriptions open for writing (and truncates by path in progress),
+//            a refcache count: +1 and -1 go to the CPU's own cache;
+//   deny     address spaces executing the file, one shared word.
+// A writer raises writers, fences, then reads deny; an exec raises deny, fences,
+// then reads writers exactly. Of two that race, at least one sees the other and
+// backs off (both may: then both get ETXTBSY, as if each had come second). An
+// exec that finds deny already raised needs no look at the writers: the holder
+// saw none, and every writer since has seen deny and backed off.
 //
 // Commute: opens for reading, reads, writes through an open description and
-// stats never touch the word. Opens for writing (and their closes) and execs
-// (and exits) of one file do write it, so they share its line with each other
-// although two opens for writing, or two execs, commute; and the word sits on
-// the inode's line 1 (the only one with room), so they also take that line
-// from reads and page faults of the same file on other cores. Operations on
-// different files share nothing here. (A conflict-free version would keep the
-// writers in a refcache-style per-CPU count and make exec read it exactly.)
+// stats never touch the object. Opens for writing of one file (and their
+// closes) write only their CPU's refcache cache and read `deny`, which only
+// execs write: they are conflict-free with each other. Execs of one program
+// share `deny` (a write each, and exit's drop), and the first one reads every
+// CPU's refcache cache (refcache_read_exact); they conflict with each other
+// and with opens for writing of that file, which are the operations they do
+// not commute with anyway. Each object costs 64 bytes, once per file ever
+// opened for writing or executed; installing it writes the inode's line 1 once.
 #include "inode.h"
+#include "mm.h"
 
-// Move ip->writecount one step in direction dir (+1 writer, -1 executor),
-// unless it holds the other side's count.
-static int writecount_raise(struct inode *ip, int dir)
+struct writecount {
+    struct refcache_obj writers; // +1 base held by the inode until it is freed
+    int32_t deny;
+};
+
+static void writers_released(struct refcache_obj *o)
+{
+    // As inode.c's release_one: refcache may call early; it calls again.
+    if (refcache_read_exact(o) == 0)
+        kfree(container_of(o, struct writecount, writers));
+}
+
+// ip's object, installed if missing; NULL if out of memory.
+static struct writecount *wc_get(struct inode *ip)
+{
+    struct writecount *wc = __atomic_load_n(&ip->wc, __ATOMIC_ACQUIRE);
+    if (wc)
+        return wc;
+    struct writecount *n = kzalloc(sizeof *n);
+    if (!n)
+        return NULL;
+    refcache_init(&n->writers, 1, writers_released);
+    if (__atomic_compare_exchange_n(&ip->wc, &wc, n, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return n;
+    kfree(n); // another CPU installed one first (never published: no refcache state)
+    return wc;
+}
+
+void writecount_free(struct inode *ip)
+{
+    if (ip->wc)
+        refcache_dec(&ip->wc->writers); // the base: freed once refcache sees zero
+}
+
+int fs_get_write(struct inode *ip)
 {
     if (!S_ISREG(ip->mode))
         return 0;
-    int32_t v = __atomic_load_n(&ip->writecount, __ATOMIC_RELAXED);
-    do {
-        if (dir > 0 ? v < 0 : v > 0)
-            return -ETXTBSY;
-    } while (!__atomic_compare_exchange_n(&ip->writecount, &v, v + dir, false, __ATOMIC_ACQ_REL,
-                                          __ATOMIC_RELAXED));
+    struct writecount *wc = wc_get(ip);
+    if (!wc)
+        return -ENOMEM;
+    refcache_inc(&wc->writers);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (READ_ONCE(wc->deny) > 0) {
+        refcache_dec(&wc->writers);
+        return -ETXTBSY;
+    }
     return 0;
 }
 
-static void writecount_drop(struct inode *ip, int dir)
+void fs_put_write(struct inode *ip)
 {
     if (S_ISREG(ip->mode))
-        __atomic_sub_fetch(&ip->writecount, dir, __ATOMIC_RELEASE);
+        refcache_dec(&ip->wc->writers);
 }
 
-int fs_get_write(struct inode *ip) { return writecount_raise(ip, 1); }
-void fs_put_write(struct inode *ip) { writecount_drop(ip, 1); }
-int fs_deny_write(struct inode *ip) { return writecount_raise(ip, -1); }
-void fs_allow_write(struct inode *ip) { writecount_drop(ip, -1); }
+int fs_deny_write(struct inode *ip)
+{
+    if (!S_ISREG(ip->mode))
+        return 0;
+    struct writecount *wc = wc_get(ip);
+    if (!wc)
+        return -ENOMEM;
+    if (__atomic_fetch_add(&wc->deny, 1, __ATOMIC_SEQ_CST) > 0)
+        return 0; // a holder checked the writers; new ones back off
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (refcache_read_exact(&wc->writers) != 1) {
+        __atomic_sub_fetch(&wc->deny, 1, __ATOMIC_SEQ_CST);
+        return -ETXTBSY;
+    }
+    return 0;
+}
+
+void fs_allow_write(struct inode *ip)
+{
+    if (S_ISREG(ip->mode))
+        __atomic_sub_fetch(&ip->wc->deny, 1, __ATOMIC_RELEASE);
+}
