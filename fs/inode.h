@@ -9,10 +9,11 @@
 
 // An inode, 256 bytes (one kmalloc class), laid out by who writes what:
 //   line 0   read by every lookup and data access; written at creation (and
-//            `parent` by a directory rename across directories)
+//            `parent` by a directory rename across directories, `wc` once by
+//            the file's first open for writing or exec)
 //   line 1   the size seqlock, size and atime: written by size changes, and by
 //            reads only under relatime (after a modification, or once a day);
-//            read by every data access and page fault; `wc`, written once
+//            read by every data access and page fault
 //   lines 2-3 the two refcache objects: written only when a refcache flush
 //            brings a CPU's cached delta here (once per refcache epoch at most);
 //            then mtime and ctime, written at most once per FS_TIME_GRAIN_NS by
@@ -33,6 +34,9 @@ struct inode {
         uint32_t rdev;            // device nodes (S_IFCHR): the device number
     };
     struct inode *parent;         // directories: ".." (holds a reference on it)
+    // Regular files: writers and executors (writecount.c), allocated by the
+    // first open for writing or exec and installed once (NULL before).
+    struct writecount *wc;
 
     // The size seqlock: its sequence changes only while a truncate shrinks the
     // file, so readers retry only then; its spinlock serialises size changes.
@@ -42,9 +46,6 @@ struct inode {
     // Regular files: fs_map_page handed a page out, so a truncate (which writes
     // this line anyway) must look for mappings (uvm_truncate_file). Written once.
     uint32_t mapped;
-    // Regular files: writers and executors (writecount.c), allocated by the
-    // first open for writing or exec and installed once; NULL before.
-    struct writecount *wc;
 
     struct refcache_obj nlink __cacheline_aligned; // names (+1 for "." and per subdirectory)
     struct refcache_obj ref;      // dents + open references + children's ".." + callers

@@ -1,8 +1,10 @@
 // Write access against execution (ETXTBSY, as Linux): exec maps a file's pages
 // copy-on-write instead of copying them, so nobody may write the file in place
 // while an address space executes it, and nobody may execute a file open for
-// writing. Two counts per file, in a small object the inode points to
-// (allocated by the first open for writing or exec):
+// writing. Two counts per file, in a 64-byte object the inode points to from
+// its line 0 (allocated by the file's first open for writing or exec, and
+// installed with a compare-and-swap; not with the inode, which would cost every
+// file 64 bytes, a quarter of its inode):
 //   writers  descriptions open for writing (and truncates by path in progress),
 //            a refcache count: +1 and -1 go to the CPU's own cache;
 //   deny     address spaces executing the file, one shared word.
@@ -19,8 +21,10 @@
 // share `deny` (a write each, and exit's drop), and the first one reads every
 // CPU's refcache cache (refcache_read_exact); they conflict with each other
 // and with opens for writing of that file, which are the operations they do
-// not commute with anyway. Each object costs 64 bytes, once per file ever
-// opened for writing or executed; installing it writes the inode's line 1 once.
+// not commute with anyway. Installing the object writes the inode's line 0
+// once in the file's life (that first open shares the line with lookups of the
+// file on other cores); after that, opens for writing only read line 0, as
+// every open does, and stay off line 1, which truncates and appends write.
 #include "inode.h"
 #include "mm.h"
 
