@@ -17,11 +17,11 @@
 // Commute: opens for reading, reads, writes through an open description and
 // stats never touch the object. Opens for writing of one file (and their
 // closes) write only their CPU's refcache cache and read `deny`, which only
-// execs write: they are conflict-free with each other. Execs of one program
-// share `deny` (a write each, and exit's drop), and the first one reads every
-// CPU's refcache cache (refcache_read_exact); they conflict with each other
-// and with opens for writing of that file, which are the operations they do
-// not commute with anyway. Installing the object writes the inode's line 0
+// execs write: they are conflict-free with each other. Execs of one program,
+// and forks and exits of processes that run it, write `deny` (an address
+// space holds it), so they share that line although they commute: the price
+// of one word, as Linux's i_writecount; an exec that finds deny at 0 also
+// reads every CPU's refcache cache (refcache_read_exact). Installing the object writes the inode's line 0
 // once in the file's life (that first open shares the line with lookups of the
 // file on other cores); after that, opens for writing only read line 0, as
 // every open does, and stay off line 1, which truncates and appends write.
