@@ -103,6 +103,14 @@ int fs_truncate(struct inode *ip, int64_t size);
 // reference (drop it with page_put); 0, -EFAULT beyond the end of the file,
 // -ENOMEM, or -EINVAL/-EISDIR for other inode types.
 int fs_map_page(struct inode *ip, uint64_t pg, void **page);
+// ETXTBSY (writecount.c): a regular file is either open for writing or executed,
+// never both. fs_get_write: -ETXTBSY if some address space executes ip, else one
+// more writer (fs_put_write drops it). fs_deny_write: -ETXTBSY if ip is open for
+// writing, else one more executor (fs_allow_write drops it). Other types: 0, no count.
+int fs_get_write(struct inode *ip);
+void fs_put_write(struct inode *ip);
+int fs_deny_write(struct inode *ip);
+void fs_allow_write(struct inode *ip);
 #define FS_FILE_MAX (1ULL << 40) // largest file size (EFBIG beyond)
 
 // Directory listing. *pos starts at 0; each entry gets a stable position, so a

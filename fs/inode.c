@@ -121,6 +121,7 @@ static void inode_free(struct inode *ip)
             refcache_dec(&ip->parent->ref); // our ".." reference
     } else if (S_ISREG(ip->mode)) {
         filedata_free(ip);
+        writecount_free(ip);
     } else if (S_ISLNK(ip->mode)) {
         kfree(ip->link.target);
     }

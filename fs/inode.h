@@ -9,7 +9,8 @@
 
 // An inode, 256 bytes (one kmalloc class), laid out by who writes what:
 //   line 0   read by every lookup and data access; written at creation (and
-//            `parent` by a directory rename across directories)
+//            `parent` by a directory rename across directories, `wc` once by
+//            the file's first open for writing or exec)
 //   line 1   the size seqlock, size and atime: written by size changes, and by
 //            reads only under relatime (after a modification, or once a day);
 //            read by every data access and page fault
@@ -33,6 +34,9 @@ struct inode {
         uint32_t rdev;            // device nodes (S_IFCHR): the device number
     };
     struct inode *parent;         // directories: ".." (holds a reference on it)
+    // Regular files: writers and executors (writecount.c), allocated by the
+    // first open for writing or exec and installed once (NULL before).
+    struct writecount *wc;
 
     // The size seqlock: its sequence changes only while a truncate shrinks the
     // file, so readers retry only then; its spinlock serialises size changes.
@@ -54,6 +58,9 @@ static inline uint8_t mode_to_dtype(uint32_t mode)
     return S_ISDIR(mode) ? DT_DIR : S_ISLNK(mode) ? DT_LNK : S_ISREG(mode) ? DT_REG
          : S_ISCHR(mode) ? DT_CHR : DT_UNKNOWN;
 }
+
+// writecount.c
+void writecount_free(struct inode *ip); // inode_free: drop ip->wc
 
 // inode.c
 // Live inodes and directory entries, per-CPU counters (statistics and tests).

@@ -98,7 +98,10 @@ int exec_args_copy(struct exec_args *a, uint64_t uargv, uint64_t uenvp)
 }
 
 // An executable file: referenced inode, size, and its first page in memory
-// (enough for a #! line and the ELF headers; the loader reads the rest).
+// (enough for a #! line and the ELF headers; the loader reads the rest). It is
+// denied writing (ETXTBSY) from image_open on: the loader maps its pages
+// copy-on-write, so a write in place would change the program under it. The
+// address space that runs it keeps the reference and the deny (vs->image).
 struct image {
     struct inode *ip;
     size_t len;
@@ -115,12 +118,17 @@ static int image_open(struct inode *cwd, const char *path, struct image *im)
     err = fs_stat(im->ip, STATX_MODE | STATX_SIZE, &st);
     if (!err && (!S_ISREG(st.mode) || !(st.mode & 0111)))
         err = -EACCES;
-    if (!err && !(im->head = page_alloc()))
+    if (!err)
+        err = fs_deny_write(im->ip); // ETXTBSY: open for writing
+    if (!err && !(im->head = page_alloc())) {
+        fs_allow_write(im->ip);
         err = -ENOMEM;
+    }
     if (!err) {
         int64_t n = fs_read(im->ip, im->head, MIN(st.size, (uint64_t)PGSIZE), 0);
         if (n < 0) {
             page_free(im->head);
+            fs_allow_write(im->ip);
             err = n;
         } else {
             im->headlen = n;
@@ -135,6 +143,7 @@ static int image_open(struct inode *cwd, const char *path, struct image *im)
 static void image_close(struct image *im)
 {
     page_free(im->head);
+    fs_allow_write(im->ip);
     fs_iput(im->ip);
 }
 
@@ -146,12 +155,14 @@ static int image_load(struct image *im, const char *const argv[], const char *co
     int err = vs ? elf_exec_file(vs, im->ip, im->len, im->head, im->headlen, argv, envp,
                                  execfn, ei)
                  : -ENOMEM;
-    image_close(im);
     if (err) {
+        image_close(im);
         if (vs)
             vmspace_free(vs);
         return err;
     }
+    page_free(im->head);
+    vs->image = im->ip; // its reference and deny-write go with vs (vmspace_free)
     *vsp = vs;
     return 0;
 }

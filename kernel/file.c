@@ -200,9 +200,17 @@ static long inode_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     return done ? (long)done : err;
 }
 
+// A description open for writing holds write access (fs_get_write) until it goes.
+static void inode_release(struct file *f)
+{
+    if (file_writable(f))
+        fs_put_write(f->ip);
+}
+
 const struct file_ops inode_file_ops = {
     .read = inode_read,
     .write = inode_write,
+    .release = inode_release,
     .seekable = true,
 };
 
@@ -238,18 +246,26 @@ int file_open_inode(struct inode *ip, int oflags, struct file **out)
     } else {
         return -ENXIO;
     }
+    // Writing a regular file, or truncating it: ETXTBSY while it is executed.
+    // A writer keeps its write access until the description goes (inode_release).
+    bool writer = S_ISREG(mode) && (acc == O_WRONLY || acc == O_RDWR);
+    bool access = writer || ((oflags & O_TRUNC) && S_ISREG(mode));
+    int err = access ? fs_get_write(ip) : 0;
+    if (err)
+        return err;
     // O_TRUNC truncates even with O_RDONLY, as Linux does.
-    if ((oflags & O_TRUNC) && S_ISREG(mode)) {
-        int err = fs_truncate(ip, 0);
-        if (err)
-            return err;
-    }
+    if ((oflags & O_TRUNC) && S_ISREG(mode))
+        err = fs_truncate(ip, 0);
     // Creation flags are not kept (Linux: F_GETFL does not show them).
     uint32_t keep = oflags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW |
                                 O_DIRECTORY);
-    struct file *f = file_alloc(ops, keep | O_LARGEFILE, ip, NULL);
-    if (!f)
-        return -ENOMEM;
+    struct file *f = err ? NULL : file_alloc(ops, keep | O_LARGEFILE, ip, NULL);
+    if (!err && !f)
+        err = -ENOMEM;
+    if (access && (err || !writer))
+        fs_put_write(ip);
+    if (err)
+        return err;
     *out = f;
     return 0;
 }

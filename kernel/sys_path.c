@@ -438,7 +438,11 @@ long sys_truncate(uint64_t upath, int64_t len)
     long err = lookup_user(AT_FDCWD, upath, 0, &ip);
     if (err)
         return err;
-    err = fs_truncate(ip, len);
+    err = fs_get_write(ip); // ETXTBSY while the file is executed
+    if (!err) {
+        err = fs_truncate(ip, len);
+        fs_put_write(ip);
+    }
     fs_iput(ip);
     return err;
 }

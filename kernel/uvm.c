@@ -625,6 +625,10 @@ void vmspace_free(struct vmspace *vs)
         kfree(vc);
     }
     free_tree(vs->root, TREE_LEVELS);
+    if (vs->image) { // the executable may be written again (ETXTBSY)
+        fs_allow_write(vs->image);
+        fs_iput(vs->image);
+    }
     kfree(vs);
 }
 
@@ -1660,5 +1664,11 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
     f.child->brk_start = parent->brk_start;
     f.child->brk = parent->brk;
     spin_unlock(&parent->brk_lock);
+    // The child executes the parent's image too (the parent's deny-write
+    // stands meanwhile, so this one cannot fail).
+    if (parent->image && !fs_deny_write(parent->image)) {
+        fs_iget(parent->image);
+        f.child->image = parent->image;
+    }
     return f.child;
 }

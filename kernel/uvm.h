@@ -39,6 +39,9 @@ struct vmspace {
     uintptr_t stack;               // the stack's lowest page, 0 if none (ustack.c)
     cpumask_t cpus;                // CPUs that have it loaded right now
     int refs;                      // processes using it (vfork and CLONE_VM share it)
+    // The executable (exec.c): a reference and deny-write (fs_deny_write) held
+    // as long as this address space exists; fork copies them. NULL if none.
+    struct inode *image;
     int64_t truncated __cacheline_aligned; // resident pages truncate took (negative)
 };
 

@@ -8,7 +8,8 @@
 // The private pairs commute: stat of two existing names, open(O_CREAT|O_EXCL)
 // of two new names (O_ANYFD when the two share an fd table), unlink of two
 // names, mkdir of two names, rename of two names to two others, link of two
-// files to two new names, open of two files and of one, stat of one file; and
+// files to two new names, open of two files and of one (for reading, and for
+// writing: the ETXTBSY writers count is a refcache count), stat of one file; and
 // failures with operations on the names they name: a link that fails with
 // EEXIST and a stat of its source, a rename of a missing name that fails with
 // ENOENT and a link whose source is the rename's target. The
@@ -174,6 +175,11 @@ static void call_open_same_rdonly(int side)
     if ((own_fd[side] = open(name('s', 0), O_RDONLY)) < 0)
         die("open");
 }
+static void call_open_same_wronly(int side)
+{
+    if ((own_fd[side] = open(name('s', 0), O_WRONLY)) < 0)
+        die("open O_WRONLY");
+}
 static void call_stat_same(int side)
 {
     if (stat(name('s', 0), &st[side].st) != 0)
@@ -228,6 +234,8 @@ static const struct pair pairs[] = {
       NULL, NULL, call_open_rdonly, close_own },
     { "open-same-name-2proc", "open", "open", 0, "private",
       NULL, NULL, call_open_same_rdonly, close_own },
+    { "open-wronly-same-name-2proc", "open", "open", 0, "private",
+      NULL, NULL, call_open_same_wronly, close_own },
     { "stat-same-name-2proc", "stat", "stat", 0, "private",
       NULL, NULL, call_stat_same, NULL },
     { "write-same-pipe-2proc", "write", "write", 0, "shared",

@@ -8,6 +8,8 @@
 //   spawnee leader          it leads its process group (getpgrp() == getpid())
 //   spawnee wait            reads fd 0 until end of file (tests/user/pgrp.c)
 //   spawnee pause           waits for a signal to end it (tests/kernel/tty_test.c)
+//   spawnee forkpause       forks a child that pauses until killed, writes its
+//                           pid to fd 1 and exits (tests/user/txtbsy.c)
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
@@ -48,6 +50,13 @@ static int check(int argc, char **argv)
         while (read(0, &c, 1) > 0)
             ;
         return 1;
+    }
+    if (!strcmp(what, "forkpause")) {
+        pid_t pid = fork();
+        if (pid == 0)
+            for (;;)
+                pause();
+        return pid > 0 && write(1, &pid, sizeof pid) == sizeof pid;
     }
     if (!strcmp(what, "pause")) {
         for (;;)
