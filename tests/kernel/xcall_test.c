@@ -165,6 +165,11 @@ KTEST(xcall_full_ring_waits_and_delivers)
     flood_cpu(&f);
     uint64_t want = (uint64_t)ncpu_online * f.per_cpu;
     KCHECK(wait_hits(want));
+    // The target may have run every call before the last sender counted itself
+    // finished: wait for that too (a hang is what this test is after).
+    uint64_t deadline = nsec_now() + 60000000000ULL;
+    while (READ_ONCE(f.finished) < ncpu_online && nsec_now() < deadline)
+        xcall_poll();
     KCHECK_EQ(f.finished, ncpu_online);
     KCHECK_EQ(hits[f.target].n, want);
 }
