@@ -87,7 +87,8 @@ KTEST(fs_writecount_storm)
     kprintf("# writecount storm: %d writer and %d executor successes on %d threads, %d overlaps\n",
             wins[0], wins[1], n, overlaps);
     KCHECK_EQ(overlaps, 0);
-    KCHECK(wins[0] > 0 && wins[1] > 0); // both sides got in at some point
+    // Who wins is timing: a running program's holders keep writers out for as
+    // long as they overlap (as on Linux), so no side is promised a success here.
     // Everything was given back: both sides get in again.
     KCHECK_EQ(fs_get_write(storm_ip), 0);
     fs_put_write(storm_ip);
