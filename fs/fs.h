@@ -110,6 +110,7 @@ int fs_map_page(struct inode *ip, uint64_t pg, void **page);
 int fs_get_write(struct inode *ip);
 void fs_put_write(struct inode *ip);
 int fs_deny_write(struct inode *ip);
+void fs_deny_write_again(struct inode *ip); // one more, by a holder of one (fork)
 void fs_allow_write(struct inode *ip);
 #define FS_FILE_MAX (1ULL << 40) // largest file size (EFBIG beyond)
 

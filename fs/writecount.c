@@ -10,9 +10,10 @@
 //   deny     address spaces executing the file, one shared word.
 // A writer raises writers, fences, then reads deny; an exec raises deny, fences,
 // then reads writers exactly. Of two that race, at least one sees the other and
-// backs off (both may: then both get ETXTBSY, as if each had come second). An
-// exec that finds deny already raised needs no look at the writers: the holder
-// saw none, and every writer since has seen deny and backed off.
+// backs off (both may: then both get ETXTBSY, as if each had come second).
+// Every exec reads the writers: a deny already raised may belong to an exec
+// that is still looking and will back off. Only a fork, whose parent already
+// holds a deny, adds one without looking (fs_deny_write_again).
 //
 // Commute: opens for reading, reads, writes through an open description and
 // stats never touch the object. Opens for writing of one file (and their
@@ -20,8 +21,8 @@
 // execs write: they are conflict-free with each other. Execs of one program,
 // and forks and exits of processes that run it, write `deny` (an address
 // space holds it), so they share that line although they commute: the price
-// of one word, as Linux's i_writecount; an exec that finds deny at 0 also
-// reads every CPU's refcache cache (refcache_read_exact). Installing the object writes the inode's line 0
+// of one word, as Linux's i_writecount; an exec also reads every CPU's
+// refcache cache (refcache_read_exact). Installing the object writes the inode's line 0
 // once in the file's life (that first open shares the line with lookups of the
 // file on other cores); after that, opens for writing only read line 0, as
 // every open does, and stay off line 1, which truncates and appends write.
@@ -91,14 +92,19 @@ int fs_deny_write(struct inode *ip)
     struct writecount *wc = wc_get(ip);
     if (!wc)
         return -ENOMEM;
-    if (__atomic_fetch_add(&wc->deny, 1, __ATOMIC_SEQ_CST) > 0)
-        return 0; // a holder checked the writers; new ones back off
+    __atomic_add_fetch(&wc->deny, 1, __ATOMIC_SEQ_CST);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (refcache_read_exact(&wc->writers) != 1) {
         __atomic_sub_fetch(&wc->deny, 1, __ATOMIC_SEQ_CST);
         return -ETXTBSY;
     }
     return 0;
+}
+
+void fs_deny_write_again(struct inode *ip)
+{
+    if (S_ISREG(ip->mode)) // the caller's deny keeps writers out: nothing to check
+        __atomic_add_fetch(&ip->wc->deny, 1, __ATOMIC_RELAXED);
 }
 
 void fs_allow_write(struct inode *ip)

@@ -1665,8 +1665,9 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
     f.child->brk = parent->brk;
     spin_unlock(&parent->brk_lock);
     // The child executes the parent's image too (the parent's deny-write
-    // stands meanwhile, so this one cannot fail).
-    if (parent->image && !fs_deny_write(parent->image)) {
+    // stands meanwhile, so no writer can be open).
+    if (parent->image) {
+        fs_deny_write_again(parent->image);
         fs_iget(parent->image);
         f.child->image = parent->image;
     }
