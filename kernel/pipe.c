@@ -201,13 +201,6 @@ static int pipe_stat(struct file *f, uint32_t mask, struct fs_stat *st)
     return 0;
 }
 
-#define POLLIN 0x001
-#define POLLOUT 0x004
-#define POLLERR 0x008
-#define POLLHUP 0x010
-#define POLLRDNORM 0x040
-#define POLLWRNORM 0x100
-
 // Linux's pipe_poll: the read end is readable with data, hung up without
 // writers; the write end writable with room, in error without readers.
 static unsigned pipe_poll(struct file *f, struct poller *pl)

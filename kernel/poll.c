@@ -23,16 +23,6 @@
 #include "uapi/errno.h"
 #include "usercopy.h"
 
-#define POLLIN 0x001
-#define POLLPRI 0x002
-#define POLLOUT 0x004
-#define POLLERR 0x008
-#define POLLHUP 0x010
-#define POLLNVAL 0x020
-#define POLLRDNORM 0x040
-#define POLLRDBAND 0x080
-#define POLLWRNORM 0x100
-#define POLLWRBAND 0x200
 // Files without a poll operation (regular files, directories, /dev/zero) are
 // always ready, as in Linux.
 #define DEFAULT_POLLMASK (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM)
@@ -223,12 +213,6 @@ static long mask_begin(uint64_t umask, size_t size, bool *masked)
 }
 
 // ---- poll and ppoll -----------------------------------------------------------------
-
-struct pollfd {
-    int fd;
-    short events;
-    short revents;
-};
 
 static long do_poll(uint64_t ufds, unsigned nfds, uint64_t deadline)
 {

@@ -442,11 +442,6 @@ static int tty_stat(struct file *f, uint32_t mask, struct fs_stat *st)
     return 0;
 }
 
-#define POLLIN 0x001
-#define POLLOUT 0x004
-#define POLLRDNORM 0x040
-#define POLLWRNORM 0x100
-
 // Output never waits; input is ready as read would find it.
 static unsigned tty_poll(struct file *f, struct poller *pl)
 {

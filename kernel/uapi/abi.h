@@ -403,3 +403,20 @@ struct linux_dirent64 {
     uint8_t d_type;
     char d_name[];
 };
+
+// poll(2) events and its record (poll.c; pipes and the tty report readiness)
+#define POLLIN 0x001
+#define POLLPRI 0x002
+#define POLLOUT 0x004
+#define POLLERR 0x008
+#define POLLHUP 0x010
+#define POLLNVAL 0x020
+#define POLLRDNORM 0x040
+#define POLLRDBAND 0x080
+#define POLLWRNORM 0x100
+#define POLLWRBAND 0x200
+struct pollfd {
+    int fd;
+    short events;
+    short revents;
+};

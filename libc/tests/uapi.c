@@ -11,6 +11,7 @@
 #define winsize kernel_winsize
 #define termios kernel_termios
 #define iovec kernel_iovec
+#define pollfd kernel_pollfd
 #include "../../kernel/uapi/abi.h"
 #undef timespec
 #undef timeval
@@ -18,6 +19,7 @@
 #undef winsize
 #undef termios
 #undef iovec
+#undef pollfd
 
 static const struct {
     const char *name;
@@ -64,6 +66,14 @@ static const struct {
     {"AT_SECURE", AT_SECURE},
     {"AT_RANDOM", AT_RANDOM},
     {"AT_EXECFN", AT_EXECFN},
+    {"POLLIN", POLLIN},
+    {"POLLPRI", POLLPRI},
+    {"POLLOUT", POLLOUT},
+    {"POLLERR", POLLERR},
+    {"POLLHUP", POLLHUP},
+    {"POLLNVAL", POLLNVAL},
+    {"POLLRDNORM", POLLRDNORM},
+    {"POLLWRNORM", POLLWRNORM},
 };
 
 static const size_t kernel_sizes[] = {
@@ -73,6 +83,7 @@ static const size_t kernel_sizes[] = {
     offsetof(struct kernel_utsname, machine), offsetof(struct kernel_winsize, ws_col),
     offsetof(struct kernel_termios, c_line), offsetof(struct kernel_termios, c_cc),
     offsetof(struct kernel_iovec, iov_len),
+    sizeof(struct kernel_pollfd), offsetof(struct kernel_pollfd, revents),
 };
 
 #undef PROT_NONE
@@ -127,8 +138,17 @@ static const size_t kernel_sizes[] = {
 #undef GRND_INSECURE
 #undef AT_FLAGS
 #undef AT_PLATFORM
+#undef POLLIN
+#undef POLLPRI
+#undef POLLOUT
+#undef POLLERR
+#undef POLLHUP
+#undef POLLNVAL
+#undef POLLRDNORM
+#undef POLLWRNORM
 
 #include <elf.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -182,6 +202,14 @@ static const long ours[] = {
     AT_SECURE,
     AT_RANDOM,
     AT_EXECFN,
+    POLLIN,
+    POLLPRI,
+    POLLOUT,
+    POLLERR,
+    POLLHUP,
+    POLLNVAL,
+    POLLRDNORM,
+    POLLWRNORM,
 };
 
 int main(void)
@@ -201,11 +229,13 @@ int main(void)
         offsetof(struct utsname, machine), offsetof(struct winsize, ws_col),
         offsetof(struct termios, c_line), offsetof(struct termios, c_cc),
         offsetof(struct iovec, iov_len),
+        sizeof(struct pollfd), offsetof(struct pollfd, revents),
     };
     static const char *const what[] = {
         "struct timespec size", "struct timeval size", "struct utsname size", "struct winsize size",
         "struct termios kernel part", "struct iovec size", "timespec.tv_nsec", "timeval.tv_usec",
         "utsname.machine", "winsize.ws_col", "termios.c_line", "termios.c_cc", "iovec.iov_len",
+        "struct pollfd size", "pollfd.revents",
     };
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
         check(sizes[i] == kernel_sizes[i], "%s agrees with abi.h (%zu, %zu)", what[i], sizes[i],
