@@ -42,6 +42,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,7 +166,8 @@ static void on_fault(int sig)
     _exit(3);
 }
 
-static int guarded_read(volatile unsigned char *p, unsigned char *v)
+// Reads *p into *v, or writes v to *p: 0, or the signal the access raised.
+static int guarded(volatile unsigned char *p, unsigned char *v, bool write)
 {
     sigjmp_buf jb;
     int sig = sigsetjmp(jb, 1);
@@ -174,24 +176,17 @@ static int guarded_read(volatile unsigned char *p, unsigned char *v)
         return sig;
     }
     fault_jb = &jb;
-    *v = *p;
+    if (write)
+        *p = *v;
+    else
+        *v = *p;
     fault_jb = NULL;
     return 0;
 }
 
-static int guarded_write(volatile unsigned char *p, unsigned char v)
-{
-    sigjmp_buf jb;
-    int sig = sigsetjmp(jb, 1);
-    if (sig) {
-        fault_jb = NULL;
-        return sig;
-    }
-    fault_jb = &jb;
-    *p = v;
-    fault_jb = NULL;
-    return 0;
-}
+static int guarded_read(volatile unsigned char *p, unsigned char *v) { return guarded(p, v, false); }
+
+static int guarded_write(volatile unsigned char *p, unsigned char v) { return guarded(p, &v, true); }
 
 // ---- the calls -------------------------------------------------------------------
 
