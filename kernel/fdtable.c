@@ -12,6 +12,11 @@
 //    loads the directory, the chunk pointer and the slot, inside an epoch
 //    section, and borrows the file (a per-CPU count, file.c) only if another
 //    thread shares the table. Nothing in the table or the file is written.
+//  - fdtable_copy (fork, posix_spawn) with anything that leaves the copied
+//    slots alone: the child's slots hold their files in per-CPU counts
+//    (file.h), so copying them, the child's use of them and its exit write
+//    nothing the parent's threads read. (The copy reads every slot: an open or
+//    close in a sibling thread meanwhile shares that slot's line with it.)
 // Lowest-fd allocation (POSIX, no O_ANYFD) reads the slots from minfd up and
 // claims the first free one with compare-and-swap: it writes only the line of
 // the fd it returns, so it commutes with closes and lookups of higher fds.
@@ -32,7 +37,8 @@
 // O_ANYFD then gives lowest fds, so a process that lowered its limit to
 // confine itself never gets an fd at or above it.
 //
-// Slots hold a struct file pointer, with FD_CLOEXEC in bit 0.
+// Slots hold a struct file pointer, with FD_CLOEXEC in bit 0 and in bit 1
+// whether the slot's reference is held (file.h) rather than owned.
 //
 // Growth: chunks (a page: 64 fds) never move once made. The directory (chunk
 // index -> chunk, one cache line per entry, so that making one partition's
@@ -54,7 +60,9 @@
 
 #define CHUNK_FDS 64 // one page of one-line slots
 #define NCHUNKS_MAX (FD_MAX / CHUNK_FDS)
-#define SLOT_CLOEXEC 1UL
+#define SLOT_CLOEXEC ((uintptr_t)FDI_CLOEXEC)
+#define SLOT_HELD ((uintptr_t)FDI_HELD)
+#define SLOT_FLAGS (SLOT_CLOEXEC | SLOT_HELD)
 
 struct fdslot {
     uintptr_t v; // struct file * | SLOT_CLOEXEC, or 0: free
@@ -86,11 +94,44 @@ int fd_chunk_of(int fd) { return fd / CHUNK_FDS; }
 int fdtable_partition_of_cpu(int c) { return 1 + c; }
 
 static uintptr_t slot_load(uintptr_t *s) { return __atomic_load_n(s, __ATOMIC_ACQUIRE); }
-static struct file *slot_file(uintptr_t v) { return (struct file *)(v & ~SLOT_CLOEXEC); }
-static uintptr_t slot_value(struct file *f, bool cloexec)
+static struct file *slot_file(uintptr_t v) { return (struct file *)(v & ~SLOT_FLAGS); }
+static uintptr_t slot_value(struct file *f, unsigned how)
 {
-    return (uintptr_t)f | (cloexec ? SLOT_CLOEXEC : 0);
+    return (uintptr_t)f | (how & SLOT_FLAGS);
 }
+
+// Drop the reference a slot's value v held.
+static void slot_drop(uintptr_t v)
+{
+    if (v & SLOT_HELD)
+        file_unhold(slot_file(v));
+    else
+        file_put(slot_file(v));
+}
+
+void fd_ref_drop(struct file *f, unsigned how) { slot_drop(slot_value(f, how)); }
+
+// Slot s's value, with a held (hold) or borrowed reference to its file taken (0:
+// the slot is free). The reference is taken inside an epoch section and then
+// the slot is read again: if it still holds the file, a close that empties it
+// later sees the new reference (file.c); if the file left meanwhile (closed or
+// replaced), the reference is dropped and we look again.
+static uintptr_t ref_slot(uintptr_t *s, bool hold)
+{
+    for (;;) {
+        epoch_enter();
+        uintptr_t v = slot_load(s);
+        struct file *f = slot_file(v);
+        if (f)
+            hold ? file_hold(f) : file_borrow(f);
+        bool stayed = !f || slot_file(slot_load(s)) == f;
+        epoch_exit();
+        if (stayed)
+            return v;
+        hold ? file_unhold(f) : file_unborrow(f);
+    }
+}
+
 static struct fddir *dir_load(struct fdtable *t) { return __atomic_load_n(&t->dir, __ATOMIC_ACQUIRE); }
 
 static struct fddir *dir_alloc(uint32_t n)
@@ -198,12 +239,12 @@ static int claim_in_partition(struct fdtable *t, uintptr_t v, int limit)
     return -EMFILE;
 }
 
-int fd_install(struct fdtable *t, struct file *f, bool cloexec, bool anyfd, int minfd, int limit)
+int fd_install(struct fdtable *t, struct file *f, unsigned how, bool anyfd, int minfd, int limit)
 {
     if (minfd < 0 || minfd >= FD_MAX)
         return -EINVAL;
     limit = MIN(limit, FD_MAX);
-    uintptr_t v = slot_value(f, cloexec);
+    uintptr_t v = slot_value(f, how);
     if (anyfd) {
         int fd = claim_in_partition(t, v, limit);
         if (fd != -EMFILE)
@@ -221,38 +262,60 @@ static uintptr_t *slot_of(struct fdtable *t, int fd, bool create)
     return c ? &c->slot[fd % CHUNK_FDS].v : NULL;
 }
 
-int fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec)
+int fd_install_at(struct fdtable *t, int fd, struct file *f, unsigned how)
 {
     if (fd < 0 || fd >= FD_MAX)
         return -EBADF;
     uintptr_t *s = slot_of(t, fd, true);
     if (!s)
         return -ENOMEM;
-    uintptr_t old = __atomic_exchange_n(s, slot_value(f, cloexec), __ATOMIC_ACQ_REL);
+    uintptr_t old = __atomic_exchange_n(s, slot_value(f, how), __ATOMIC_ACQ_REL);
     if (old)
-        file_put(slot_file(old)); // dup2 closes the fd it replaces
+        slot_drop(old); // dup2 closes the fd it replaces
     return fd;
+}
+
+// fd's slot, if its chunk exists.
+static uintptr_t *find_slot(struct fdtable *t, int fd)
+{
+    epoch_enter(); // the directory stays allocated while we look (chunks never move)
+    uintptr_t *s = slot_of(t, fd, false);
+    epoch_exit();
+    return s;
 }
 
 struct fd_ref fd_get(struct fdtable *t, int fd)
 {
     struct fd_ref r = {NULL, false};
-    if (fd < 0 || fd >= FD_MAX)
+    uintptr_t *s = find_slot(t, fd);
+    if (!s)
         return r;
-    bool shared = READ_ONCE(t->users) > 1, open = true;
-    epoch_enter(); // the directory and the file stay allocated while we look
-    uintptr_t *s = slot_of(t, fd, false);
-    struct file *f = s ? slot_file(slot_load(s)) : NULL;
-    if (f && shared)
-        open = file_borrow(f);
-    epoch_exit();
-    if (!open) { // closed under us, for good
-        file_unborrow(f);
-        return r;
+    if (READ_ONCE(t->users) > 1) { // another thread may close fd meanwhile
+        r.f = slot_file(ref_slot(s, false));
+        r.borrowed = r.f != NULL;
+    } else {
+        r.f = slot_file(slot_load(s));
     }
-    r.f = f;
-    r.borrowed = f && shared;
     return r;
+}
+
+struct file *fd_dup_ref(struct fdtable *t, int fd, bool owned, unsigned *how)
+{
+    uintptr_t *s = find_slot(t, fd);
+    if (!s)
+        return NULL;
+    if (owned) {
+        epoch_enter();
+        struct file *f = slot_file(slot_load(s));
+        bool got = f && file_get_unless_zero(f); // refs > 0: f is alive
+        epoch_exit();
+        if (!f || got) {
+            *how = 0;
+            return f;
+        }
+    }
+    *how = FDI_HELD;
+    return slot_file(ref_slot(s, true));
 }
 
 void fd_put(struct fd_ref r)
@@ -261,20 +324,20 @@ void fd_put(struct fd_ref r)
         file_unborrow(r.f);
 }
 
-// Empty a slot; the file it held, or NULL.
-static struct file *take_slot(uintptr_t *s)
+// Empty a slot; the value it held (0: it was free).
+static uintptr_t take_slot(uintptr_t *s)
 {
     if (!s || !__atomic_load_n(s, __ATOMIC_RELAXED))
-        return NULL;
-    return slot_file(__atomic_exchange_n(s, 0, __ATOMIC_ACQ_REL));
+        return 0;
+    return __atomic_exchange_n(s, 0, __ATOMIC_ACQ_REL);
 }
 
 int fd_close(struct fdtable *t, int fd)
 {
-    struct file *f = take_slot(slot_of(t, fd, false));
-    if (!f)
+    uintptr_t v = take_slot(slot_of(t, fd, false));
+    if (!v)
         return -EBADF;
-    file_put(f);
+    slot_drop(v);
     return 0;
 }
 
@@ -312,9 +375,9 @@ void fd_close_range(struct fdtable *t, unsigned lo, unsigned hi, bool cloexec)
         if (cloexec) {
             fd_set_cloexec(t, (int)fd, true);
         } else {
-            struct file *f = take_slot(&c->slot[fd % CHUNK_FDS].v);
-            if (f)
-                file_put(f);
+            uintptr_t v = take_slot(&c->slot[fd % CHUNK_FDS].v);
+            if (v)
+                slot_drop(v);
         }
     }
 }
@@ -333,7 +396,7 @@ void fdtable_release(struct fdtable *t)
             continue;
         for (int j = 0; j < CHUNK_FDS; j++)
             if (c->slot[j].v)
-                file_put(slot_file(c->slot[j].v));
+                slot_drop(c->slot[j].v);
         page_free(c);
     }
     kfree(d);
@@ -354,19 +417,16 @@ struct fdtable *fdtable_copy(struct fdtable *src)
         if (!sc)
             continue;
         for (int j = 0; j < CHUNK_FDS; j++) {
-            epoch_enter();
-            uintptr_t v = slot_load(&sc->slot[j].v);
+            uintptr_t v = ref_slot(&sc->slot[j].v, true);
             struct file *f = slot_file(v);
-            bool got = f && file_get_unless_zero(f);
-            epoch_exit();
-            if (!got)
+            if (!f)
                 continue;
             if (!c && !(c = chunk_get(t, (int)i, true))) {
-                file_put(f);
+                file_unhold(f);
                 fdtable_release(t);
                 return NULL;
             }
-            c->slot[j].v = v;
+            c->slot[j].v = v | SLOT_HELD; // the child's reference is held
         }
     }
     return t;
@@ -380,9 +440,9 @@ void fdtable_close_on_exec(struct fdtable *t)
         for (int j = 0; c && j < CHUNK_FDS; j++) {
             if (!(slot_load(&c->slot[j].v) & SLOT_CLOEXEC))
                 continue;
-            struct file *f = take_slot(&c->slot[j].v);
-            if (f)
-                file_put(f);
+            uintptr_t v = take_slot(&c->slot[j].v);
+            if (v)
+                slot_drop(v);
         }
     }
 }

@@ -5,8 +5,8 @@
 //   fdtable_new()            an empty table, one reference (NULL: out of memory)
 //   fdtable_copy(t)          fork: a new table, one reference, whose fds refer to
 //                            the same open file descriptions as t's do now
-//                            (offsets and status flags shared, POSIX); NULL if out
-//                            of memory
+//                            (offsets and status flags shared, POSIX), each
+//                            holding its file (file.h); NULL if out of memory
 //   fdtable_hold(t)          one more holder. EVERY thread that can use the table
 //                            must hold its own reference (clone with CLONE_FILES
 //                            or CLONE_THREAD: hold; thread exit: release), even
@@ -31,30 +31,38 @@ void fdtable_hold(struct fdtable *t);
 void fdtable_release(struct fdtable *t);
 void fdtable_close_on_exec(struct fdtable *t);
 
-// Install f (the caller's reference goes to the table) at a free fd: the lowest
-// one >= minfd and below limit (RLIMIT_NOFILE's soft limit, proc_nofile), or
-// with anyfd any fd from the calling CPU's own partition, which may lie above
-// limit (by less than 64 * ncpu; fdtable.c says how the limit bounds them).
+// How a file goes into a slot (the `how` of fd_install and fd_install_at):
+#define FDI_CLOEXEC 1u   // FD_CLOEXEC
+#define FDI_HELD 2u      // the caller's reference is held (file_hold), not owned
+// Install f (the caller's reference, owned, or held with FDI_HELD, goes
+// to the table) at a free fd: the lowest one >= minfd and below limit
+// (RLIMIT_NOFILE's soft limit, proc_nofile), or with anyfd any fd from the
+// calling CPU's own partition, which may lie above limit (by less than
+// 64 * ncpu; fdtable.c says how the limit bounds them).
 // Returns the fd, -EMFILE if no fd is free within the limit, -EINVAL for a
 // minfd outside 0 .. FD_MAX-1 (-ENOMEM if a table chunk cannot be allocated).
-int fd_install(struct fdtable *t, struct file *f, bool cloexec, bool anyfd, int minfd, int limit);
+int fd_install(struct fdtable *t, struct file *f, unsigned how, bool anyfd, int minfd, int limit);
 // Install f at exactly fd (dup2/dup3), closing what was there. The caller's
 // reference goes to the table. -EBADF if fd is out of range (-ENOMEM if a
 // table chunk cannot be allocated).
-int fd_install_at(struct fdtable *t, int fd, struct file *f, bool cloexec);
+int fd_install_at(struct fdtable *t, int fd, struct file *f, unsigned how);
 // The file at fd (f == NULL if fd is not open), usable until fd_put. Lock-free,
 // and safe against a concurrent close in another thread: the close takes effect
 // for later lookups while this one keeps its file alive. When the table has a
 // single holder nobody else can close the fd meanwhile, so nothing is written;
 // otherwise the file is borrowed (file_borrow: a per-CPU count). To keep the
-// file beyond fd_put, take a reference with file_get_unless_zero (false: the
-// fd was closed meanwhile by another thread).
+// file beyond fd_put, borrow it again (file_borrow) before fd_put.
 struct fd_ref {
     struct file *f;
     bool borrowed;
 };
 struct fd_ref fd_get(struct fdtable *t, int fd);
 void fd_put(struct fd_ref r);
+// A new reference to fd's file, for another slot (dup, dup2, a file action):
+// owned if `owned` and an owned one is left, else held (*how = FDI_HELD); NULL
+// if fd is not open. Install it with `how`, or drop it with fd_ref_drop.
+struct file *fd_dup_ref(struct fdtable *t, int fd, bool owned, unsigned *how);
+void fd_ref_drop(struct file *f, unsigned how);
 int fd_close(struct fdtable *t, int fd); // 0 or -EBADF
 int fd_get_cloexec(struct fdtable *t, int fd); // 0/1, or -EBADF
 int fd_set_cloexec(struct fdtable *t, int fd, bool on);

@@ -5,11 +5,18 @@
 // one description, read/write/lseek serialise on its offset lock (POSIX wants
 // them atomic with respect to each other); pread/pwrite take no lock and write
 // nothing in the description, so they commute with each other (and, for
-// disjoint pages, ScaleFS keeps them apart too). The reference count is written
-// only when descriptors come and go: fd lookups in a table shared by threads
-// borrow the file in a per-CPU refcache count instead (file_borrow), so fstat,
+// disjoint pages, ScaleFS keeps them apart too).
+//
+// References (file.h): the shared count `refs` is written only when owned
+// references come and go (open, close and dup in the process that opened the
+// file). The descriptors a forked or spawned child inherits hold the file in a
+// per-CPU refcache count instead, so a posix_spawn, its child's run and exit,
+// and a sibling thread's calls on those files write no shared line; fd lookups
+// in a table shared by threads borrow it in another per-CPU count, so fstat,
 // pread, pwrite, mmap through one description from two cores write no shared
-// line. The last of the descriptors and the borrows releases the file, once.
+// line either. Only a drop that may be the last reads every CPU's count: an
+// owned or held drop once refs is 0, a borrow's end once the file is dead. The
+// last of the three kinds releases the file, once.
 //
 // ScaleFS copies with memcpy inside epoch sections, so user memory (which may
 // fault) is never touched there: data goes through a kernel bounce page.
@@ -20,9 +27,32 @@
 #include "uapi/errno.h"
 #include "usercopy.h"
 
-static void file_rc_released(struct refcache_obj *o)
+// Freeing, after the release: the hold count's base reference goes a grace
+// period later (drop_holds_base: by then no lookup that found f in a slot
+// before the slots were emptied can still take a reference); once refcache sees
+// that count at zero for good the borrow count's base goes, and once that is at
+// zero for good, f is freed a grace period later (a borrow's end may still be
+// reading `dead`). One epoch_cb serves the three steps in turn.
+static void free_cb(struct epoch_cb *cb) { kfree(container_of(cb, struct file, free_cb)); }
+
+static void borrows_released(struct refcache_obj *o)
 {
-    kfree(container_of(o, struct file, borrows));
+    epoch_defer(&container_of(o, struct file, borrows)->free_cb, free_cb);
+}
+
+static void drop_borrows_base(struct epoch_cb *cb)
+{
+    refcache_dec(&container_of(cb, struct file, free_cb)->borrows);
+}
+
+static void holds_released(struct refcache_obj *o)
+{
+    epoch_defer(&container_of(o, struct file, holds)->free_cb, drop_borrows_base);
+}
+
+static void drop_holds_base(struct epoch_cb *cb)
+{
+    refcache_dec(&container_of(cb, struct file, free_cb)->holds);
 }
 
 struct file *file_alloc(const struct file_ops *ops, uint32_t flags, struct inode *ip, void *priv)
@@ -31,7 +61,8 @@ struct file *file_alloc(const struct file_ops *ops, uint32_t flags, struct inode
     if (!f)
         return NULL;
     f->refs = 1;
-    refcache_init(&f->borrows, 1, file_rc_released);
+    refcache_init(&f->holds, 1, holds_released);
+    refcache_init(&f->borrows, 1, borrows_released);
     f->flags = flags;
     f->ops = ops;
     f->ip = ip;
@@ -52,53 +83,84 @@ bool file_get_unless_zero(struct file *f)
     return false;
 }
 
-// The borrows' base reference goes a grace period after the release: by then no
-// lookup that found f in a slot before the slots were emptied can still borrow
-// it, so refcache sees the count reach zero for good and frees f.
-static void drop_base_cb(struct epoch_cb *cb)
-{
-    refcache_dec(&container_of(cb, struct file, free_cb)->borrows);
-}
+// Every party below stores (refs, its hold or borrow count, dead), then fences,
+// then reads the others: of the last two to leave, at least one sees the other
+// gone. Called inside an epoch section, so that f stays allocated meanwhile.
 
-// refs is 0 (for good): release f unless someone borrows it (then the last
-// borrower will), and only once. Every party stores (refs, or its borrow), then
-// fences, then reads the other: a borrower and the last closer cannot both miss
-// each other.
-static void release_if_unborrowed(struct file *f)
+// No borrows left either: claim the release (true for one caller only).
+static bool claim_release(struct file *f)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (refcache_read_exact(&f->borrows) != 1)
-        return;
+        return false; // the last borrow's end will release f
     int no = 0;
-    if (!__atomic_compare_exchange_n(&f->released, &no, 1, false, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_RELAXED))
-        return;
+    return __atomic_compare_exchange_n(&f->released, &no, 1, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_RELAXED);
+}
+
+// refs is 0 for good: if no held reference is left, f is dead; release it if
+// nothing borrows it.
+static bool claim_death(struct file *f)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (refcache_read_exact(&f->holds) != 1)
+        return false; // the last holder's drop will see refs at 0
+    WRITE_ONCE(f->dead, true);
+    return claim_release(f);
+}
+
+// Outside any epoch section (release may sleep). The base references keep f
+// allocated.
+static void release(struct file *f)
+{
     if (f->ops->release)
         f->ops->release(f);
     if (f->ip)
         fs_iput(f->ip);
-    epoch_defer(&f->free_cb, drop_base_cb);
+    epoch_defer(&f->free_cb, drop_holds_base);
 }
 
 void file_put(struct file *f)
 {
-    if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0)
-        release_if_unborrowed(f);
+    epoch_enter();
+    bool rel = __atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0 && claim_death(f);
+    epoch_exit();
+    if (rel)
+        release(f);
 }
 
-bool file_borrow(struct file *f)
+void file_hold(struct file *f)
 {
-    refcache_inc(&f->borrows); // a write to this CPU's refcache only
+    refcache_inc(&f->holds); // a write to this CPU's refcache only
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return READ_ONCE(f->refs) > 0;
+}
+
+void file_unhold(struct file *f)
+{
+    epoch_enter();
+    refcache_dec(&f->holds);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    bool rel = READ_ONCE(f->refs) == 0 && claim_death(f);
+    epoch_exit();
+    if (rel)
+        release(f);
+}
+
+void file_borrow(struct file *f)
+{
+    refcache_inc(&f->borrows);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 void file_unborrow(struct file *f)
 {
+    epoch_enter();
     refcache_dec(&f->borrows);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (READ_ONCE(f->refs) == 0)
-        release_if_unborrowed(f);
+    bool rel = READ_ONCE(f->dead) && claim_release(f);
+    epoch_exit();
+    if (rel)
+        release(f);
 }
 
 // ---- bounce buffers --------------------------------------------------------------

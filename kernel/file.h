@@ -37,21 +37,29 @@ struct file_ops {
     bool seekable;                    // lseek/pread/pwrite allowed (else ESPIPE)
 };
 
-// References (file.c): refs counts the descriptors (and in-kernel holders), and
-// is written only when they come and go; lookups in a table shared by threads
-// borrow the file instead, in a per-CPU count (borrows), so that they write
-// nothing shared. The file is released once both are gone.
+// References (file.c), of three kinds; the file is released when all are gone:
+//  - owned (refs): the descriptors open/pipe/memfd made, dup'ed ones while any
+//    owned one exists, and in-kernel holders. One shared count; once 0 it
+//    stays 0.
+//  - held (holds, a per-CPU refcache count): the descriptors a forked or
+//    spawned child inherits, and dup'ed ones once no owned reference is left.
+//    Taking or dropping one writes only this CPU's refcache slot.
+//  - borrowed (borrows, also per-CPU): fd lookups in progress in tables shared
+//    by threads, and poll's while it waits. Dropping one reads only `dead`,
+//    set once when neither owned nor held references remain.
 struct file {
     // Read by every operation through the description.
     uint32_t flags;            // O_ACCMODE and status flags (O_APPEND, O_NONBLOCK, ...)
+    bool dead;                 // set once: no owned or held reference is left
     const struct file_ops *ops;
     struct inode *ip;          // ScaleFS inode (files, directories, device nodes), referenced
     void *priv;                // the kind's own state (pipe, capture buffer)
-    // Written by dup, close and fork, and when the file goes.
-    int refs __cacheline_aligned; // descriptors + in-kernel holders; never back from 0
+    // Written when owned references come and go, and when the file goes.
+    int refs __cacheline_aligned; // owned references; never back from 0
     int released;              // set once, by whoever releases the file
-    struct refcache_obj borrows; // 1 (until released) + lookups in progress
     struct epoch_cb free_cb;
+    struct refcache_obj holds;   // 1 (until released) + held references
+    struct refcache_obj borrows __cacheline_aligned; // 1 (until released) + borrows
     // The offset and its lock: read, write and lseek through one description are
     // atomic with respect to each other (POSIX 2.9.7), even when they sleep.
     struct sleeplock poslock __cacheline_aligned;
@@ -65,20 +73,25 @@ struct file {
 // A new description with one reference; ip (if any) is the caller's reference,
 // handed over. NULL if out of memory (then ip is still the caller's).
 struct file *file_alloc(const struct file_ops *ops, uint32_t flags, struct inode *ip, void *priv);
-void file_get(struct file *f); // the caller already holds a reference (not a borrow)
-// A new reference from a lookup (or a borrow), which may race with the last
-// close: false if the file is already gone (to the caller: the fd was closed).
+void file_get(struct file *f); // the caller already holds an owned reference
+// An owned reference from a lookup (the caller borrows f or can see it in its
+// slot): false if no owned reference is left (then take a held one).
 bool file_get_unless_zero(struct file *f);
-// Drop a reference. When the last one goes and nothing borrows the file, it is
-// released at once (a pipe's other end sees EOF now); otherwise the last borrow
-// releases it. The memory is freed later (refcache and a grace period), since
-// lock-free fd lookups may still be looking at it.
+// Drop an owned reference. When the last reference of any kind goes, the file
+// is released at once (a pipe's other end sees EOF now). The memory is freed
+// later (refcache and a grace period), since lock-free fd lookups may still be
+// looking at it.
 void file_put(struct file *f);
-// Borrowing, for fd lookups in tables shared by threads. file_borrow (inside an
-// epoch section, f just found in a table slot) borrows f and says whether it is
-// still open; either way end the borrow with file_unborrow, outside the epoch
-// section (it may release the file), on any CPU.
-bool file_borrow(struct file *f);
+// Held and borrowed references (fdtable.c takes them from fd slots; see
+// there). file_hold and file_borrow count this CPU only; the caller must know
+// f is not dead: it holds another reference to it that it keeps until the new
+// one is made, or it found f in an fd slot inside an epoch section and checks,
+// after the call, that the slot still holds f (a close that empties the slot
+// later sees the new reference). file_unhold and file_unborrow may release the
+// file: call them outside any epoch section, on any CPU.
+void file_hold(struct file *f);
+void file_unhold(struct file *f);
+void file_borrow(struct file *f);
 void file_unborrow(struct file *f);
 
 // Open a ScaleFS inode (the caller's reference is handed over on success) with

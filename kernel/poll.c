@@ -143,7 +143,7 @@ static long poll_wait(struct req *r, int n, uint64_t deadline)
     return ready;
 }
 
-// Look the fds up, each holding a reference on its file while we wait.
+// Look the fds up, each borrowing its file while we wait.
 static void get_files(struct req *r, int n)
 {
     struct fdtable *t = proc_current()->fdt;
@@ -152,8 +152,8 @@ static void get_files(struct req *r, int n)
         if (r[i].fd < 0)
             continue;
         struct fd_ref ref = fd_get(t, r[i].fd);
-        if (ref.f && file_get_unless_zero(ref.f)) // false: closed meanwhile
-            r[i].f = ref.f;
+        if ((r[i].f = ref.f))
+            file_borrow(ref.f);
         fd_put(ref);
     }
 }
@@ -162,7 +162,7 @@ static void put_files(struct req *r, int n)
 {
     for (int i = 0; i < n; i++)
         if (r[i].f)
-            file_put(r[i].f);
+            file_unborrow(r[i].f);
 }
 
 // A relative timeout as a deadline: 0 for none, UINT64_MAX for "do not wait".

@@ -62,7 +62,7 @@ static int act_open(struct child *c, const struct spawn_file_action *a)
     if (c->leader) // the console becomes the new session's terminal, as open would make it
         tty_opened(f, a->oflag, c->leader, c->leader, c->leader);
     // POSIX: as if open() then dup2() onto fd: what was at fd is closed.
-    long r = fd_install_at(c->fdt, a->fd, f, a->oflag & O_CLOEXEC);
+    long r = fd_install_at(c->fdt, a->fd, f, (a->oflag & O_CLOEXEC) ? FDI_CLOEXEC : 0);
     if (r < 0)
         file_put(f);
     return r < 0 ? (int)r : 0;
@@ -72,17 +72,13 @@ static int act_dup2(struct child *c, const struct spawn_file_action *a)
 {
     if (a->fd == a->newfd) // POSIX: the fd stays, without FD_CLOEXEC
         return fd_set_cloexec(c->fdt, a->fd, false);
-    struct fd_ref r = fd_get(c->fdt, a->fd);
-    if (!r.f)
+    unsigned how; // held: an owned reference would write the shared count
+    struct file *f = fd_dup_ref(c->fdt, a->fd, false, &how);
+    if (!f)
         return -EBADF;
-    if (!file_get_unless_zero(r.f)) {
-        fd_put(r);
-        return -EBADF;
-    }
-    long err = fd_install_at(c->fdt, a->newfd, r.f, false);
+    long err = fd_install_at(c->fdt, a->newfd, f, how);
     if (err < 0)
-        file_put(r.f);
-    fd_put(r);
+        fd_ref_drop(f, how);
     return err < 0 ? (int)err : 0;
 }
 

@@ -133,18 +133,17 @@ long sys_lseek(int fd, int64_t off, int whence)
 
 long sys_close(int fd) { return fd_close(fdt(), fd); }
 
-// A new fd for fd's description: the lowest >= minfd, or (anyfd) any.
+// A new fd for fd's description: the lowest >= minfd, or (anyfd) any. Its
+// reference is owned while the description has owned ones (file.h).
 static long dup_from(int fd, int minfd, bool cloexec, bool anyfd)
 {
-    GET_FD(r, fd);
-    if (!file_get_unless_zero(r.f)) { // the new fd's reference
-        fd_put(r);
-        return -EBADF; // another thread closed fd meanwhile
-    }
-    long nfd = fd_install(fdt(), r.f, cloexec, anyfd, minfd, nofile());
+    unsigned how;
+    struct file *f = fd_dup_ref(fdt(), fd, true, &how);
+    if (!f)
+        return -EBADF;
+    long nfd = fd_install(fdt(), f, how | (cloexec ? FDI_CLOEXEC : 0), anyfd, minfd, nofile());
     if (nfd < 0)
-        file_put(r.f);
-    fd_put(r);
+        fd_ref_drop(f, how);
     return nfd;
 }
 
@@ -152,19 +151,15 @@ long sys_dup(int fd) { return dup_from(fd, 0, false, false); }
 
 static long dup_to(int oldfd, int newfd, bool cloexec)
 {
-    GET_FD(r, oldfd);
-    if (newfd < 0 || newfd >= nofile()) {
-        fd_put(r);
+    unsigned how;
+    struct file *f = fd_dup_ref(fdt(), oldfd, true, &how);
+    if (!f)
         return -EBADF;
-    }
-    if (!file_get_unless_zero(r.f)) {
-        fd_put(r);
-        return -EBADF; // another thread closed oldfd meanwhile
-    }
-    long ret = fd_install_at(fdt(), newfd, r.f, cloexec);
+    long ret = newfd < 0 || newfd >= nofile()
+                   ? -EBADF
+                   : fd_install_at(fdt(), newfd, f, how | (cloexec ? FDI_CLOEXEC : 0));
     if (ret < 0)
-        file_put(r.f);
-    fd_put(r);
+        fd_ref_drop(f, how);
     return ret;
 }
 
@@ -385,15 +380,16 @@ long sys_pipe2(uint64_t ufds, int flags)
     int err = pipe_create(flags, &rd, &wr);
     if (err)
         return err;
-    bool cloexec = flags & O_CLOEXEC, any = flags & O_ANYFD;
+    unsigned how = (flags & O_CLOEXEC) ? FDI_CLOEXEC : 0;
+    bool any = flags & O_ANYFD;
     int fds[2];
-    fds[0] = fd_install(fdt(), rd, cloexec, any, 0, nofile());
+    fds[0] = fd_install(fdt(), rd, how, any, 0, nofile());
     if (fds[0] < 0) {
         file_put(rd);
         file_put(wr);
         return fds[0];
     }
-    fds[1] = fd_install(fdt(), wr, cloexec, any, 0, nofile());
+    fds[1] = fd_install(fdt(), wr, how, any, 0, nofile());
     if (fds[1] < 0) {
         file_put(wr);
         fd_close(fdt(), fds[0]);

@@ -91,7 +91,8 @@ long path_openat(struct fdtable *t, int dirfd, const char *path, int flags, uint
     struct proc *p = proc_current();
     if (p && t == p->fdt) // the console may become our controlling terminal
         tty_opened(f, flags, p->pid, READ_ONCE(p->sid), READ_ONCE(p->pgid));
-    err = fd_install(t, f, flags & O_CLOEXEC, flags & O_ANYFD, 0, p ? proc_nofile(p) : FD_MAX);
+    err = fd_install(t, f, (flags & O_CLOEXEC) ? FDI_CLOEXEC : 0, flags & O_ANYFD, 0,
+                     p ? proc_nofile(p) : FD_MAX);
     if (err < 0)
         file_put(f);
     return err;
@@ -137,7 +138,7 @@ long sys_memfd_create(uint64_t uname, unsigned flags)
         return err;
     }
     struct proc *p = proc_current();
-    err = fd_install(p->fdt, f, flags & MFD_CLOEXEC, false, 0, proc_nofile(p));
+    err = fd_install(p->fdt, f, (flags & MFD_CLOEXEC) ? FDI_CLOEXEC : 0, false, 0, proc_nofile(p));
     if (err < 0)
         file_put(f);
     return err;

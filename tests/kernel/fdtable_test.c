@@ -384,6 +384,9 @@ KTEST(fdtable_grows_under_readers)
     settle();
 }
 
+// A copied table's fds hold their files (per-CPU counts): the owned count
+// stays as it was, and a file the parent closes lives on until the child's
+// last fd to it goes, then is released at once, exactly once.
 KTEST(fdtable_copy_and_close_on_exec)
 {
     struct fdtable *t = fdtable_new();
@@ -398,15 +401,23 @@ KTEST(fdtable_copy_and_close_on_exec)
     KCHECK(r0.f == a && r1.f == b && r2.f == a); // the same descriptions
     fd_put(r0), fd_put(r1), fd_put(r2);
     KCHECK_EQ(fd_get_cloexec(c, 1), 1);
-    KCHECK_EQ(a->refs, 4);
+    KCHECK_EQ(a->refs, 2); // the parent's, untouched by the copy
+    KCHECK_EQ(refcache_read_exact(&a->holds), 3); // the base + the child's two
     fdtable_close_on_exec(c);
     KCHECK(fd_get(c, 1).f == NULL);
     KCHECK(fd_get(t, 1).f == b); // the original keeps it
     KCHECK_EQ(b->refs, 1);
+    KCHECK_EQ(refcache_read_exact(&b->holds), 1);
     KCHECK_EQ(fd_close(c, 2), -EBADF);
     released = 0;
-    fdtable_release(c);
-    KCHECK_EQ(a->refs, 2);
+    KCHECK_EQ(fd_close(t, 0), 0); // the parent lets go of a: the child's fds keep it
+    KCHECK_EQ(fd_close(t, 3000), 0);
+    KCHECK_EQ(a->refs, 0);
+    KCHECK_EQ(released, 0);
+    KCHECK_EQ(fd_close(c, 0), 0);
+    KCHECK_EQ(released, 0);
+    fdtable_release(c); // its fd 3000 was a's last reference
+    KCHECK_EQ(released, 1);
     fdtable_release(t);
     settle();
     KCHECK_EQ(released, 2);
