@@ -15,8 +15,10 @@
 // in a table shared by threads borrow it in another per-CPU count, so fstat,
 // pread, pwrite, mmap through one description from two cores write no shared
 // line either. Only a drop that may be the last reads every CPU's count: an
-// owned or held drop once refs is 0, a borrow's end once the file is dead. The
-// last of the three kinds releases the file, once.
+// owned or held drop once refs is 0 (a held drop learns that from `unowned`,
+// set once, so it reads nothing that owned dups and closes write), a borrow's
+// end once the file is dead. The last of the three kinds releases the file,
+// once.
 //
 // ScaleFS copies with memcpy inside epoch sections, so user memory (which may
 // fault) is never touched there: data goes through a kernel bounce page.
@@ -83,9 +85,10 @@ bool file_get_unless_zero(struct file *f)
     return false;
 }
 
-// Every party below stores (refs, its hold or borrow count, dead), then fences,
-// then reads the others: of the last two to leave, at least one sees the other
-// gone. Called inside an epoch section, so that f stays allocated meanwhile.
+// Every party below stores (refs and unowned, its hold or borrow count, dead),
+// then fences, then reads the others: of the last two to leave, at least one
+// sees the other gone. Called inside an epoch section, so that f stays
+// allocated meanwhile.
 
 // No borrows left either: claim the release (true for one caller only).
 static bool claim_release(struct file *f)
@@ -102,6 +105,7 @@ static bool claim_release(struct file *f)
 // nothing borrows it.
 static bool claim_death(struct file *f)
 {
+    WRITE_ONCE(f->unowned, true); // held drops read this, not refs' busy line
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (refcache_read_exact(&f->holds) != 1)
         return false; // the last holder's drop will see refs at 0
@@ -140,7 +144,7 @@ void file_unhold(struct file *f)
     epoch_enter();
     refcache_dec(&f->holds);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    bool rel = READ_ONCE(f->refs) == 0 && claim_death(f);
+    bool rel = READ_ONCE(f->unowned) && claim_death(f);
     epoch_exit();
     if (rel)
         release(f);

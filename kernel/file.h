@@ -50,6 +50,7 @@ struct file_ops {
 struct file {
     // Read by every operation through the description.
     uint32_t flags;            // O_ACCMODE and status flags (O_APPEND, O_NONBLOCK, ...)
+    bool unowned;              // set once: refs is 0 (read by held drops, not refs)
     bool dead;                 // set once: no owned or held reference is left
     const struct file_ops *ops;
     struct inode *ip;          // ScaleFS inode (files, directories, device nodes), referenced

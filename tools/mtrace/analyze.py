@@ -2,7 +2,7 @@
 """Analyses the mtrace plugin's output: which pairs of calls share cache lines.
 
     analyze.py TRACE [--log RUNNER_LOG] [--elf kernel.elf | --kallsyms FILE]
-               [--out DIR] [--kernel NAME] [--test ID]
+               [--out DIR] [--kernel NAME] [--test ID] [--reasons FILE]
 
 TRACE is what the plugin wrote (tools/mtrace/mtrace.c: "test" and "line"
 records per test id; a test run twice under one id, e.g. in both orders, is
@@ -16,9 +16,10 @@ runner). PCs and data addresses are symbolized against our kernel's ELF
 object (the global variable holding the line, or the kernel region).
 
 With --out DIR it writes summary.json ({"tests", "conflict_free_lines",
-"conflict_free_bytes", percentages, per-pair table, top sites}: commuting tests
-only; "sequential_tests" counts the others, whose conflicts conflicts.json
-still lists), conflicts.json
+"conflict_free_bytes", percentages, per-pair table, top sites, and "remaining":
+the conflicted tests by reason, from --reasons FILE}: commuting tests only;
+"sequential_tests" counts the others, whose conflicts conflicts.json still
+lists), remaining.txt (the same by reason, readable), conflicts.json
 (every conflict, symbolized), pairs.txt (the per-pair table, readable) and
 heatmap.svg/.png (the SOSP paper's Figure 6 style: colour = fraction of the
 pair's tests that are conflict-free, number = tests with conflicts; needs
@@ -263,7 +264,47 @@ def sequential(t):
     return re.search(r"_s\d+_\d+$", t.name) is not None
 
 
-def analyse(tests, syms, kernel):
+def read_reasons(path):
+    """The reasons file: `PATTERN<tab>REASON` lines (# comments), PATTERN a
+    regular expression searched for in a conflict's site ("fn<-caller / fn<-caller")."""
+    rules = []
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            pattern, _, reason = line.partition("\t")
+            rules.append((re.compile(pattern.strip()), reason.strip()))
+    return rules
+
+
+def explain(site_tests, rules):
+    """The remaining conflicts by reason: each site goes to the first rule whose
+    pattern it matches, or to "unexplained"; a test counts once per reason."""
+    by_reason = collections.OrderedDict((r, {"tests": set(), "sites": collections.Counter()})
+                                        for _, r in rules)
+    by_reason["unexplained"] = {"tests": set(), "sites": collections.Counter()}
+    for (site, _), ids in site_tests.items():
+        reason = next((r for pat, r in rules if pat.search(site)), "unexplained")
+        by_reason[reason]["tests"] |= ids
+        by_reason[reason]["sites"][site] += len(ids)
+    return [{"reason": r, "tests": len(v["tests"]),
+             "sites": [{"site": s, "tests": k} for s, k in v["sites"].most_common()]}
+            for r, v in by_reason.items() if v["tests"]]
+
+
+def remaining_text(summary):
+    rows = [f"{summary['kernel']}: {summary['tests'] - summary['conflict_free_lines']} of "
+            f"{summary['tests']} commuting tests share a cache line; by reason (a test "
+            f"may have several):"]
+    for r in summary["remaining"]:
+        rows.append(f"\n{r['tests']:6} tests  {r['reason']}")
+        for s in r["sites"]:
+            rows.append(f"        {s['tests']:5}  {s['site']}")
+    return "\n".join(rows) + "\n"
+
+
+def analyse(tests, syms, kernel, reasons=None):
     everything = sorted(tests.values(), key=lambda t: t.id)
     seq = [t for t in everything if sequential(t)]
     ts = [t for t in everything if not sequential(t)]
@@ -302,6 +343,7 @@ def analyse(tests, syms, kernel):
                 "call1": syms.code(call1) if call1 else None, "site": site})
     top = [{"site": s, "object": o, "conflicts": k, "tests": len(site_tests[(s, o)])}
            for (s, o), k in sites.most_common(30)]
+    remaining = explain(site_tests, reasons or [])
     summary = {
         "kernel": kernel, "tests": n,
         "conflict_free_lines": free_lines, "conflict_free_bytes": free_bytes,
@@ -315,6 +357,7 @@ def analyse(tests, syms, kernel):
         "pairs": [{"calls": list(k), **v} for k, v in pairs.items()],
         "top_sites": top,
         "top_objects": [{"object": o, "conflicts": k} for o, k in objects.most_common(20)],
+        "remaining": remaining,
     }
     return summary, records
 
@@ -381,6 +424,7 @@ def main():
     p.add_argument("--kernel", default="kernel", help="name for titles (ours, linux)")
     p.add_argument("--out", help="directory for summary.json, conflicts.json, heat map")
     p.add_argument("--test", type=int, help="print this test's conflicts with sources")
+    p.add_argument("--reasons", help="known reasons for conflicts (tools/mtrace/reasons)")
     a = p.parse_args()
     tests = read_trace(a.trace)
     if not tests:
@@ -393,7 +437,8 @@ def main():
             raise SystemExit(f"analyze: no test {a.test} in {a.trace}")
         print_test(tests[a.test], syms)
         return 0
-    summary, records = analyse(tests, syms, a.kernel)
+    summary, records = analyse(tests, syms, a.kernel,
+                               read_reasons(a.reasons) if a.reasons else None)
     if a.out:
         os.makedirs(a.out, exist_ok=True)
         with open(os.path.join(a.out, "summary.json"), "w") as f:
@@ -402,6 +447,8 @@ def main():
             json.dump(records, f, indent=1)
         with open(os.path.join(a.out, "pairs.txt"), "w") as f:
             f.write(pairs_text(summary))
+        with open(os.path.join(a.out, "remaining.txt"), "w") as f:
+            f.write(remaining_text(summary))
         try:
             heatmap(summary, os.path.join(a.out, "heatmap"))
         except ImportError:

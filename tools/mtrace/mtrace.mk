@@ -81,7 +81,7 @@ mtrace: $(MTRACE_SO) $(BUILD)/esp.img
 	  --plugin $(MTRACE_SO),out=$(BUILD)/mtrace/ours/trace,entries=$(BUILD)/mtrace/ours/entries \
 	  >/dev/null
 	$(MTRACE_ANALYZE) $(BUILD)/mtrace/ours/trace --log $(BUILD)/mtrace/ours/console.log \
-	  --elf $(BUILD)/kernel.elf --kernel ours --out $(BUILD)/mtrace/ours
+	  --elf $(BUILD)/kernel.elf --kernel ours --reasons tools/mtrace/reasons --out $(BUILD)/mtrace/ours
 
 MTRACE_KERNEL ?= linux
 mtrace-test:
