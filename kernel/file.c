@@ -396,36 +396,49 @@ static long seek_simple(int64_t pos, int64_t off, int whence)
     return npos < 0 ? -EINVAL : npos;
 }
 
+// SEEK_END in a file of `size` bytes: the new offset, or -EOVERFLOW/-EINVAL.
+static long seek_end(int64_t size, int64_t off)
+{
+    int64_t npos;
+    if (__builtin_add_overflow(size, off, &npos))
+        return -EOVERFLOW;
+    return npos < 0 ? -EINVAL : npos;
+}
+
+// The size lseek sees: the inode's, or 0 for files without one.
+static int64_t file_size(struct file *f)
+{
+    if (!f->ip)
+        return 0;
+    struct fs_stat st;
+    fs_stat(f->ip, STATX_SIZE, &st);
+    return (int64_t)st.size;
+}
+
 long file_lseek(struct file *f, int64_t off, int whence)
 {
     if (!f->ops->seekable)
         return -ESPIPE;
-    if (whence == SEEK_SET || whence == SEEK_CUR) {
+    if (whence == SEEK_SET || whence == SEEK_CUR || whence == SEEK_END) {
         // A seek that fails, or leaves the offset where it is (lseek(fd, 0,
-        // SEEK_CUR) above all), writes nothing: it needs no lock, and lseeks
-        // through one description commute with each other (the offset is one
-        // word, stored whole under the lock).
+        // SEEK_CUR) above all, or SEEK_END when the offset is at the end
+        // already), writes nothing: it needs no lock, and such lseeks through
+        // one description commute with each other (the offset is one word,
+        // stored whole under the lock).
         if (whence == SEEK_SET && off < 0)
             return -EINVAL; // without even reading the offset
         int64_t cur = (int64_t)READ_ONCE(f->pos);
-        long r = seek_simple(cur, off, whence);
+        long r = whence == SEEK_END ? seek_end(file_size(f), off) : seek_simple(cur, off, whence);
         if (r < 0 || r == cur)
             return r;
     }
     sleeplock_acquire(&f->poslock);
-    int64_t size = 0;
-    if (f->ip && (whence == SEEK_END || whence == SEEK_DATA || whence == SEEK_HOLE)) {
-        struct fs_stat st;
-        fs_stat(f->ip, STATX_SIZE, &st);
-        size = (int64_t)st.size;
-    }
+    int64_t size = whence == SEEK_SET || whence == SEEK_CUR ? 0 : file_size(f);
     long r;
     switch (whence) {
     case SEEK_SET:
     case SEEK_CUR: r = seek_simple((int64_t)f->pos, off, whence); break;
-    case SEEK_END:
-        r = __builtin_add_overflow(size, off, &off) ? -EOVERFLOW : off < 0 ? -EINVAL : off;
-        break;
+    case SEEK_END: r = seek_end(size, off); break;
     case SEEK_DATA: // no holes are reported: all of the file is data
         r = off < 0 || off >= size ? -ENXIO : off;
         break;
