@@ -390,12 +390,14 @@ int filedata_truncate(struct inode *ip, uint64_t len)
         __atomic_store_n(&ip->size, len, __ATOMIC_RELEASE);
     }
     seq_write_end(&ip->sizelock);
-    // Mapped pages past the new end go too (SIGBUS on access). Against
-    // fs_map_page: each stores (size / mapped) and then loads the other's word,
-    // so a page handed out on the old size is seen here.
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (len < size && __atomic_load_n(&ip->mapped, __ATOMIC_SEQ_CST))
+    // Mapped pages past the new end go too (SIGBUS on access). Against mmap:
+    // it records the mapping (uvm.c) and then its faults load the size; we
+    // store the size and then look for records, so a page handed out on the
+    // old size is seen there.
+    if (len < size) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
         uvm_truncate_file(ip, PGROUNDUP(len) / PGSIZE);
+    }
     det_finish(&d);
     return err;
 }
@@ -492,9 +494,11 @@ int fs_map_page(struct inode *ip, uint64_t pg, void **page)
     int err = check_regular(ip);
     if (err)
         return err;
-    if (!__atomic_load_n(&ip->mapped, __ATOMIC_RELAXED)) // written once
-        __atomic_store_n(&ip->mapped, 1, __ATOMIC_SEQ_CST);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); // before the size check (filedata_truncate)
+    // The mapping was recorded (with a full barrier) before this fault could
+    // happen: a truncate that stored a smaller size before our load finds
+    // the record and takes the page out again (filedata_truncate). Nothing
+    // here writes the inode, so faults commute with reads, in-place writes,
+    // stats and other faults of the file.
     if (pg >= (filedata_size(ip) + PGSIZE - 1) / PGSIZE)
         return -EFAULT;
     epoch_enter(); // a racing truncate frees detached pages only after we leave

@@ -43,9 +43,6 @@ struct inode {
     struct seqlock sizelock __cacheline_aligned;
     uint64_t size;                // regular files
     uint64_t atime;               // nanoseconds since 1970
-    // Regular files: fs_map_page handed a page out, so a truncate (which writes
-    // this line anyway) must look for mappings (uvm_truncate_file). Written once.
-    uint32_t mapped;
 
     struct refcache_obj nlink __cacheline_aligned; // names (+1 for "." and per subdirectory)
     struct refcache_obj ref;      // dents + open references + children's ".." + callers

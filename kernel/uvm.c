@@ -480,6 +480,15 @@ static void zap_or_flush(struct vmspace *vs, struct zap *z, void *pg, bool share
 // mmaps on different CPUs, of any files, share no line. Records live until the
 // space is freed and hold a file reference; truncate looks at every CPU's list
 // and walks only the hulls of the file's records.
+//
+// Whether to look at all: each CPU also counts its records by a hash of the
+// file (nfile), and a truncate reads the file's counter on every CPU. Only
+// mmaps that make a record write a counter, their own CPU's; page faults,
+// reads, writes and stats of the file write nothing for truncate's sake (a
+// flag in the inode, set by the first fault, put that write on the file's size
+// line). A truncate shares a counter's line only with mmaps, on any CPU, of
+// the file itself or of files whose hash falls on that line (1 in 64).
+#define FMAP_HASH_BITS 10
 struct fmap {
     struct vmspace *vs;
     struct inode *ip;
@@ -491,8 +500,14 @@ struct fmap {
 struct fmap_list {
     struct spinlock lock;
     struct fmap *head;
+    uint32_t nfile[1U << FMAP_HASH_BITS] __cacheline_aligned; // records by file hash
 };
 static DEFINE_PERCPU(struct fmap_list, fmap_list) = {.lock = SPINLOCK_INIT("fmap")};
+
+static unsigned fmap_hash(const struct inode *ip)
+{
+    return (unsigned)((((uintptr_t)ip >> 8) * 0x9E3779B97F4A7C15ULL) >> (64 - FMAP_HASH_BITS));
+}
 
 // Record that vs maps ip in [lo, hi), on vc (the calling CPU's part of vs).
 static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, uintptr_t lo,
@@ -516,6 +531,10 @@ static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, ui
     spin_lock(&l->lock);
     f->lnext = l->head;
     l->head = f;
+    // A full barrier (locked add) before any descriptor names the file: a
+    // truncate that does not see the count has stored the new size before its
+    // look, so every fault through this mapping sees that size (fmap_any).
+    __atomic_fetch_add(&l->nfile[fmap_hash(ip)], 1, __ATOMIC_SEQ_CST);
     spin_unlock(&l->lock);
     __atomic_store_n(&vc->fmaps, f, __ATOMIC_RELEASE); // fork reads other CPUs' lists
     return 0;
@@ -532,6 +551,7 @@ static void fmap_forget_all(struct vmcore *vc, int c)
         while (*pp != f)
             pp = &(*pp)->lnext;
         *pp = f->lnext;
+        __atomic_fetch_sub(&l->nfile[fmap_hash(f->ip)], 1, __ATOMIC_RELAXED);
         spin_unlock(&l->lock);
         fs_iput(f->ip);
         kfree(f);
@@ -1491,11 +1511,25 @@ static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_
     return true;
 }
 
+// Might some space have a record of ip? One counter per CPU, no lock.
+static bool fmap_any(const struct inode *ip)
+{
+    unsigned h = fmap_hash(ip);
+    for (int c = 0; c < NCPU_MAX; c++)
+        if (READ_ONCE(percpu_offset[c]) &&
+            __atomic_load_n(&per_cpu_ptr(&fmap_list, c)->nfile[h], __ATOMIC_ACQUIRE))
+            return true;
+    return false;
+}
+
 void uvm_truncate_file(struct inode *ip, uint64_t from)
 {
-    // The file's new size is visible: a fault that populates a page after we
-    // lock its descriptor sees it, and spaces that record the file after our
-    // look map it after the size changed.
+    // The file's new size is visible, and ordered before what follows by the
+    // caller's full barrier: a fault that populates a page after we lock its
+    // descriptor sees it, and spaces that record the file after our look map
+    // it after the size changed.
+    if (!fmap_any(ip))
+        return;
     struct fmap *found = NULL;
     size_t n = 0, cap = 0;
     while (!fmap_collect(ip, found, cap, &n)) {
