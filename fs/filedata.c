@@ -26,8 +26,10 @@
 // of the file. Truncate zeroes the tail of the last page and detaches the pages
 // past it; an in-place writer racing with a shrinking truncate may still put a
 // page or bytes past the new end before it notices, so every extension first
-// cleans [old size, new size): zeroes the old last page's tail and detaches any
-// page there (clean_beyond).
+// cleans what it exposes without writing it, [old size, first byte written):
+// zeroes those bytes in partial pages and detaches any whole page there
+// (clean_beyond). Bytes further on are cleaned by the extension that exposes
+// them.
 //
 // Freeing: detached pages and subtrees go to a batch (a page of pointers) freed
 // a grace period later (epoch_defer): lock-free readers and writers that still
@@ -218,15 +220,30 @@ static int detach_range(struct filemap *m, uint64_t lo, uint64_t hi, struct deta
     }
 }
 
-// Make [from, to) read as zeros before it becomes part of the file.
+static void zero_part(struct filemap *m, uint64_t pg, size_t lo, size_t hi)
+{
+    char *p = page_find(m, pg);
+    if (p)
+        memset(p + lo, 0, hi - lo);
+}
+
+// Make [from, to) read as zeros before it becomes part of the file: zero the
+// partial pages at its ends, detach the whole pages between. Only those bytes:
+// what lies past `to` is cleaned by the extension that takes it in. So an
+// extension writes no line of the file's data outside the range it adds
+// (a read of the old last page, or another extension beside it, shares only
+// the lines where their bytes meet).
 static int clean_beyond(struct inode *ip, uint64_t from, uint64_t to, struct detacher *d)
 {
-    if (from % PGSIZE) {
-        char *p = page_find(&ip->map, from / PGSIZE);
-        if (p)
-            memset(p + from % PGSIZE, 0, PGSIZE - from % PGSIZE);
-    }
-    return detach_range(&ip->map, PGROUNDUP(from) / PGSIZE, PGROUNDUP(to) / PGSIZE, d);
+    if (from >= to)
+        return 0;
+    uint64_t lo = PGROUNDUP(from) / PGSIZE, hi = to / PGSIZE; // whole pages: [lo, hi)
+    if (from % PGSIZE)
+        zero_part(&ip->map, from / PGSIZE, from % PGSIZE,
+                  to / PGSIZE == from / PGSIZE ? to % PGSIZE : PGSIZE);
+    if (to % PGSIZE && hi >= lo)
+        zero_part(&ip->map, hi, 0, to % PGSIZE);
+    return lo < hi ? detach_range(&ip->map, lo, hi, d) : 0;
 }
 
 // ---- copying ---------------------------------------------------------------------
@@ -313,7 +330,8 @@ static int64_t write_locked(struct inode *ip, const char *buf, size_t n, uint64_
         goto out;
     }
     n = MIN(n, FS_FILE_MAX - off);
-    if (off + n > size && (ret = clean_beyond(ip, size, off + n, &d)) < 0)
+    // The bytes the copy writes need no cleaning, only the gap before them.
+    if (off + n > size && (ret = clean_beyond(ip, size, off, &d)) < 0)
         goto out;
     ret = (int64_t)copy_in(&ip->map, buf, n, off);
     if (ret == 0)
