@@ -533,7 +533,7 @@ static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, ui
     l->head = f;
     // A full barrier (locked add) before any descriptor names the file: a
     // truncate that does not see the count has stored the new size before its
-    // look, so every fault through this mapping sees that size (fmap_any).
+    // look, so every fault through this mapping sees that size (fmap_collect).
     __atomic_fetch_add(&l->nfile[fmap_hash(ip)], 1, __ATOMIC_SEQ_CST);
     spin_unlock(&l->lock);
     __atomic_store_n(&vc->fmaps, f, __ATOMIC_RELEASE); // fork reads other CPUs' lists
@@ -1487,14 +1487,20 @@ static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, 
 }
 
 // Hold the spaces that recorded ip, in found[0..n) (with their hulls). False if
-// there were more than cap.
+// there were more than cap. A CPU whose count for ip's hash is zero has no
+// record of ip: its list and lock are left alone (no lock, no write), so a
+// truncate shares nothing with mmaps of other files on other CPUs. The caller's
+// full barrier orders that read after the new size (see fmap_note).
 static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_t *n)
 {
+    unsigned h = fmap_hash(ip);
     *n = 0;
     for (int c = 0; c < NCPU_MAX; c++) {
         if (!READ_ONCE(percpu_offset[c]))
             continue;
         struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
+        if (!__atomic_load_n(&l->nfile[h], __ATOMIC_ACQUIRE))
+            continue;
         spin_lock(&l->lock);
         for (struct fmap *f = l->head; f; f = f->lnext) {
             if (f->ip != ip)
@@ -1511,33 +1517,21 @@ static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_
     return true;
 }
 
-// Might some space have a record of ip? One counter per CPU, no lock.
-static bool fmap_any(const struct inode *ip)
-{
-    unsigned h = fmap_hash(ip);
-    for (int c = 0; c < NCPU_MAX; c++)
-        if (READ_ONCE(percpu_offset[c]) &&
-            __atomic_load_n(&per_cpu_ptr(&fmap_list, c)->nfile[h], __ATOMIC_ACQUIRE))
-            return true;
-    return false;
-}
-
 void uvm_truncate_file(struct inode *ip, uint64_t from)
 {
     // The file's new size is visible, and ordered before what follows by the
     // caller's full barrier: a fault that populates a page after we lock its
     // descriptor sees it, and spaces that record the file after our look map
-    // it after the size changed.
-    if (!fmap_any(ip))
-        return;
-    struct fmap *found = NULL;
-    size_t n = 0, cap = 0;
+    // it after the size changed. A few records fit on the stack, so the
+    // common truncate allocates nothing.
+    struct fmap local[4], *found = local;
+    size_t n = 0, cap = ARRAY_SIZE(local);
     while (!fmap_collect(ip, found, cap, &n)) {
         for (size_t i = 0; i < n; i++)
             vmspace_put(found[i].vs);
-        if (found)
+        if (found != local)
             kfree(found);
-        cap = cap ? 2 * cap : 8;
+        cap *= 2;
         found = kmalloc(cap * sizeof *found);
         if (!found)
             return; // out of memory: the pages stay mapped (as before truncate)
@@ -1546,7 +1540,7 @@ void uvm_truncate_file(struct inode *ip, uint64_t from)
         truncate_space(found[i].vs, ip, from, found[i].lo, found[i].hi);
         vmspace_put(found[i].vs);
     }
-    if (found)
+    if (found != local)
         kfree(found);
 }
 
