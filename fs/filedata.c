@@ -1,10 +1,13 @@
 // File data: a radix array of pages per file, with the size under a seqlock.
 //
-// Commute: reads of anything with reads; reads and writes of disjoint pages;
-// writes of disjoint pages. None of them takes a lock or writes a shared line:
-//  - a reader or an in-place writer reads the size seqlock's sequence and the
-//    size (line 1 of the inode, written only by size changes), walks the tree
-//    (reads only) and copies from or to its own pages;
+// Commute: reads of anything with reads; reads, writes and page faults of
+// mappings (fs_map_page) of disjoint pages. None of them takes a lock or
+// writes a shared line:
+//  - a reader, an in-place writer or a fault reads the size seqlock's sequence
+//    and the size (line 1 of the inode, written only by size changes), walks
+//    the tree (reads only) and copies from or to its own pages (a fault takes
+//    a reference on its page and writes nothing in the inode: truncate finds
+//    mappings through mmap's records, uvm.c);
 //  - a writer that finds a hole installs a zeroed page with one compare-and-swap
 //    on that page's slot (slots of 8 neighbouring pages share a line; the tree
 //    grows in height with a compare-and-swap on the root word, once per
@@ -12,7 +15,11 @@
 //  - mtime/ctime are written at most once per FS_TIME_GRAIN_NS (inode.c).
 // Size changes do not commute with each other, nor with accesses near the end,
 // and they serialise on the seqlock's spinlock: appends, writes past the end,
-// truncates. A truncate to the current size changes nothing and writes nothing.
+// truncates. Where the model lets them commute anyway (two writes past the end
+// that leave the same size in either order, a read or a fault below the old
+// end while a write extends the file), they still share the size line: each
+// must read the one size word that the other writes. A truncate to the
+// current size changes nothing and writes nothing.
 //
 // The size seqlock. Its sequence moves only while a truncate shrinks the file:
 // lock-free readers and in-place writers check it around their copy and retry
