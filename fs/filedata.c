@@ -1,10 +1,13 @@
 // File data: a radix array of pages per file, with the size under a seqlock.
 //
-// Commute: reads of anything with reads; reads and writes of disjoint pages;
-// writes of disjoint pages. None of them takes a lock or writes a shared line:
-//  - a reader or an in-place writer reads the size seqlock's sequence and the
-//    size (line 1 of the inode, written only by size changes), walks the tree
-//    (reads only) and copies from or to its own pages;
+// Commute: reads of anything with reads; reads, writes and page faults of
+// mappings (fs_map_page) of disjoint pages. None of them takes a lock or
+// writes a shared line:
+//  - a reader, an in-place writer or a fault reads the size seqlock's sequence
+//    and the size (line 1 of the inode, written only by size changes), walks
+//    the tree (reads only) and copies from or to its own pages (a fault takes
+//    a reference on its page and writes nothing in the inode: truncate finds
+//    mappings through mmap's records, uvm.c);
 //  - a writer that finds a hole installs a zeroed page with one compare-and-swap
 //    on that page's slot (slots of 8 neighbouring pages share a line; the tree
 //    grows in height with a compare-and-swap on the root word, once per
@@ -12,7 +15,11 @@
 //  - mtime/ctime are written at most once per FS_TIME_GRAIN_NS (inode.c).
 // Size changes do not commute with each other, nor with accesses near the end,
 // and they serialise on the seqlock's spinlock: appends, writes past the end,
-// truncates. A truncate to the current size changes nothing and writes nothing.
+// truncates. Where the model lets them commute anyway (two writes past the end
+// that leave the same size in either order, a read or a fault below the old
+// end while a write extends the file), they still share the size line: each
+// must read the one size word that the other writes. A truncate to the
+// current size changes nothing and writes nothing.
 //
 // The size seqlock. Its sequence moves only while a truncate shrinks the file:
 // lock-free readers and in-place writers check it around their copy and retry
@@ -26,8 +33,10 @@
 // of the file. Truncate zeroes the tail of the last page and detaches the pages
 // past it; an in-place writer racing with a shrinking truncate may still put a
 // page or bytes past the new end before it notices, so every extension first
-// cleans [old size, new size): zeroes the old last page's tail and detaches any
-// page there (clean_beyond).
+// cleans what it exposes without writing it, [old size, first byte written):
+// zeroes those bytes in partial pages and detaches any whole page there
+// (clean_beyond). Bytes further on are cleaned by the extension that exposes
+// them.
 //
 // Freeing: detached pages and subtrees go to a batch (a page of pointers) freed
 // a grace period later (epoch_defer): lock-free readers and writers that still
@@ -218,15 +227,30 @@ static int detach_range(struct filemap *m, uint64_t lo, uint64_t hi, struct deta
     }
 }
 
-// Make [from, to) read as zeros before it becomes part of the file.
+static void zero_part(struct filemap *m, uint64_t pg, size_t lo, size_t hi)
+{
+    char *p = page_find(m, pg);
+    if (p)
+        memset(p + lo, 0, hi - lo);
+}
+
+// Make [from, to) read as zeros before it becomes part of the file: zero the
+// partial pages at its ends, detach the whole pages between. Only those bytes:
+// what lies past `to` is cleaned by the extension that takes it in. So an
+// extension writes no line of the file's data outside the range it adds
+// (a read of the old last page, or another extension beside it, shares only
+// the lines where their bytes meet).
 static int clean_beyond(struct inode *ip, uint64_t from, uint64_t to, struct detacher *d)
 {
-    if (from % PGSIZE) {
-        char *p = page_find(&ip->map, from / PGSIZE);
-        if (p)
-            memset(p + from % PGSIZE, 0, PGSIZE - from % PGSIZE);
-    }
-    return detach_range(&ip->map, PGROUNDUP(from) / PGSIZE, PGROUNDUP(to) / PGSIZE, d);
+    if (from >= to)
+        return 0;
+    uint64_t lo = PGROUNDUP(from) / PGSIZE, hi = to / PGSIZE; // whole pages: [lo, hi)
+    if (from % PGSIZE)
+        zero_part(&ip->map, from / PGSIZE, from % PGSIZE,
+                  to / PGSIZE == from / PGSIZE ? to % PGSIZE : PGSIZE);
+    if (to % PGSIZE && hi >= lo)
+        zero_part(&ip->map, hi, 0, to % PGSIZE);
+    return lo < hi ? detach_range(&ip->map, lo, hi, d) : 0;
 }
 
 // ---- copying ---------------------------------------------------------------------
@@ -313,7 +337,8 @@ static int64_t write_locked(struct inode *ip, const char *buf, size_t n, uint64_
         goto out;
     }
     n = MIN(n, FS_FILE_MAX - off);
-    if (off + n > size && (ret = clean_beyond(ip, size, off + n, &d)) < 0)
+    // The bytes the copy writes need no cleaning, only the gap before them.
+    if (off + n > size && (ret = clean_beyond(ip, size, off, &d)) < 0)
         goto out;
     ret = (int64_t)copy_in(&ip->map, buf, n, off);
     if (ret == 0)
@@ -390,12 +415,14 @@ int filedata_truncate(struct inode *ip, uint64_t len)
         __atomic_store_n(&ip->size, len, __ATOMIC_RELEASE);
     }
     seq_write_end(&ip->sizelock);
-    // Mapped pages past the new end go too (SIGBUS on access). Against
-    // fs_map_page: each stores (size / mapped) and then loads the other's word,
-    // so a page handed out on the old size is seen here.
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (len < size && __atomic_load_n(&ip->mapped, __ATOMIC_SEQ_CST))
+    // Mapped pages past the new end go too (SIGBUS on access). Against mmap:
+    // it records the mapping (uvm.c) and then its faults load the size; we
+    // store the size and then look for records, so a page handed out on the
+    // old size is seen there.
+    if (len < size) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
         uvm_truncate_file(ip, PGROUNDUP(len) / PGSIZE);
+    }
     det_finish(&d);
     return err;
 }
@@ -492,9 +519,11 @@ int fs_map_page(struct inode *ip, uint64_t pg, void **page)
     int err = check_regular(ip);
     if (err)
         return err;
-    if (!__atomic_load_n(&ip->mapped, __ATOMIC_RELAXED)) // written once
-        __atomic_store_n(&ip->mapped, 1, __ATOMIC_SEQ_CST);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); // before the size check (filedata_truncate)
+    // The mapping was recorded (with a full barrier) before this fault could
+    // happen: a truncate that stored a smaller size before our load finds
+    // the record and takes the page out again (filedata_truncate). Nothing
+    // here writes the inode, so faults commute with reads, in-place writes,
+    // stats and other faults of the file.
     if (pg >= (filedata_size(ip) + PGSIZE - 1) / PGSIZE)
         return -EFAULT;
     epoch_enter(); // a racing truncate frees detached pages only after we leave

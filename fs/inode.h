@@ -11,9 +11,12 @@
 //   line 0   read by every lookup and data access; written at creation (and
 //            `parent` by a directory rename across directories, `wc` once by
 //            the file's first open for writing or exec)
-//   line 1   the size seqlock, size and atime: written by size changes, and by
-//            reads only under relatime (after a modification, or once a day);
-//            read by every data access and page fault
+//   line 1   the size seqlock, size, atime and a file's page-tree root: written
+//            by size changes, by reads only under relatime (after a
+//            modification, or once a day), and the root when the tree gains a
+//            level, gets its first page or loses all of them (truncate); read
+//            by every data access and page fault, which read the size anyway.
+//            Not by opens, lookups or stats without size and times.
 //   lines 2-3 the two refcache objects: written only when a refcache flush
 //            brings a CPU's cached delta here (once per refcache epoch at most);
 //            then mtime and ctime, written at most once per FS_TIME_GRAIN_NS by
@@ -26,7 +29,6 @@ struct inode {
     uint32_t releases;            // refcache objects not yet released (2 -> 0: free)
     union {
         struct dirhash dir;       // directories
-        struct filemap map;       // regular files
         struct {
             char *target;         // symlinks: target, NUL-terminated, immutable
             uint32_t len;
@@ -43,9 +45,7 @@ struct inode {
     struct seqlock sizelock __cacheline_aligned;
     uint64_t size;                // regular files
     uint64_t atime;               // nanoseconds since 1970
-    // Regular files: fs_map_page handed a page out, so a truncate (which writes
-    // this line anyway) must look for mappings (uvm_truncate_file). Written once.
-    uint32_t mapped;
+    struct filemap map;           // regular files: the page tree (filedata.c)
 
     struct refcache_obj nlink __cacheline_aligned; // names (+1 for "." and per subdirectory)
     struct refcache_obj ref;      // dents + open references + children's ".." + callers

@@ -480,6 +480,15 @@ static void zap_or_flush(struct vmspace *vs, struct zap *z, void *pg, bool share
 // mmaps on different CPUs, of any files, share no line. Records live until the
 // space is freed and hold a file reference; truncate looks at every CPU's list
 // and walks only the hulls of the file's records.
+//
+// Whether to look at all: each CPU also counts its records by a hash of the
+// file (nfile), and a truncate reads the file's counter on every CPU. Only
+// mmaps that make a record write a counter, their own CPU's; page faults,
+// reads, writes and stats of the file write nothing for truncate's sake (a
+// flag in the inode, set by the first fault, put that write on the file's size
+// line). A truncate shares a counter's line only with mmaps, on any CPU, of
+// the file itself or of files whose hash falls on that line (1 in 64).
+#define FMAP_HASH_BITS 10
 struct fmap {
     struct vmspace *vs;
     struct inode *ip;
@@ -491,8 +500,14 @@ struct fmap {
 struct fmap_list {
     struct spinlock lock;
     struct fmap *head;
+    uint32_t nfile[1U << FMAP_HASH_BITS] __cacheline_aligned; // records by file hash
 };
 static DEFINE_PERCPU(struct fmap_list, fmap_list) = {.lock = SPINLOCK_INIT("fmap")};
+
+static unsigned fmap_hash(const struct inode *ip)
+{
+    return (unsigned)((((uintptr_t)ip >> 8) * 0x9E3779B97F4A7C15ULL) >> (64 - FMAP_HASH_BITS));
+}
 
 // Record that vs maps ip in [lo, hi), on vc (the calling CPU's part of vs).
 static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, uintptr_t lo,
@@ -516,6 +531,10 @@ static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, ui
     spin_lock(&l->lock);
     f->lnext = l->head;
     l->head = f;
+    // A full barrier (locked add) before any descriptor names the file: a
+    // truncate that does not see the count has stored the new size before its
+    // look, so every fault through this mapping sees that size (fmap_collect).
+    __atomic_fetch_add(&l->nfile[fmap_hash(ip)], 1, __ATOMIC_SEQ_CST);
     spin_unlock(&l->lock);
     __atomic_store_n(&vc->fmaps, f, __ATOMIC_RELEASE); // fork reads other CPUs' lists
     return 0;
@@ -532,6 +551,7 @@ static void fmap_forget_all(struct vmcore *vc, int c)
         while (*pp != f)
             pp = &(*pp)->lnext;
         *pp = f->lnext;
+        __atomic_fetch_sub(&l->nfile[fmap_hash(f->ip)], 1, __ATOMIC_RELAXED);
         spin_unlock(&l->lock);
         fs_iput(f->ip);
         kfree(f);
@@ -1467,14 +1487,20 @@ static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, 
 }
 
 // Hold the spaces that recorded ip, in found[0..n) (with their hulls). False if
-// there were more than cap.
+// there were more than cap. A CPU whose count for ip's hash is zero has no
+// record of ip: its list and lock are left alone (no lock, no write), so a
+// truncate shares nothing with mmaps of other files on other CPUs. The caller's
+// full barrier orders that read after the new size (see fmap_note).
 static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_t *n)
 {
+    unsigned h = fmap_hash(ip);
     *n = 0;
     for (int c = 0; c < NCPU_MAX; c++) {
         if (!READ_ONCE(percpu_offset[c]))
             continue;
         struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
+        if (!__atomic_load_n(&l->nfile[h], __ATOMIC_ACQUIRE))
+            continue;
         spin_lock(&l->lock);
         for (struct fmap *f = l->head; f; f = f->lnext) {
             if (f->ip != ip)
@@ -1493,17 +1519,19 @@ static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_
 
 void uvm_truncate_file(struct inode *ip, uint64_t from)
 {
-    // The file's new size is visible: a fault that populates a page after we
-    // lock its descriptor sees it, and spaces that record the file after our
-    // look map it after the size changed.
-    struct fmap *found = NULL;
-    size_t n = 0, cap = 0;
+    // The file's new size is visible, and ordered before what follows by the
+    // caller's full barrier: a fault that populates a page after we lock its
+    // descriptor sees it, and spaces that record the file after our look map
+    // it after the size changed. A few records fit on the stack, so the
+    // common truncate allocates nothing.
+    struct fmap local[4], *found = local;
+    size_t n = 0, cap = ARRAY_SIZE(local);
     while (!fmap_collect(ip, found, cap, &n)) {
         for (size_t i = 0; i < n; i++)
             vmspace_put(found[i].vs);
-        if (found)
+        if (found != local)
             kfree(found);
-        cap = cap ? 2 * cap : 8;
+        cap *= 2;
         found = kmalloc(cap * sizeof *found);
         if (!found)
             return; // out of memory: the pages stay mapped (as before truncate)
@@ -1512,7 +1540,7 @@ void uvm_truncate_file(struct inode *ip, uint64_t from)
         truncate_space(found[i].vs, ip, from, found[i].lo, found[i].hi);
         vmspace_put(found[i].vs);
     }
-    if (found)
+    if (found != local)
         kfree(found);
 }
 

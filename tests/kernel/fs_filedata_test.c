@@ -117,6 +117,42 @@ KTEST(fs_file_truncate)
     fst_rm_rf("/t_trunc");
 }
 
+// Bytes past the end can hold junk (stores through a mapping of the last page,
+// or an in-place writer that raced with a shrinking truncate). An extension
+// zeroes exactly the bytes it exposes and does not write itself, and nothing
+// further: the junk beyond stays until an extension takes it in.
+KTEST(fs_file_extension_cleans_what_it_exposes)
+{
+    KREQUIRE((D = fst_scratch("t_clean")) != NULL);
+    struct inode *f = newfile("f");
+    KREQUIRE(f);
+    char *buf = kmalloc(2 * PGSIZE);
+    KREQUIRE(buf);
+    KCHECK_EQ(fs_write(f, "abcdefghij", 10, 0), 10);
+    void *pg = NULL;
+    KREQUIRE(fs_map_page(f, 0, &pg) == 0);
+    char *p = pg;
+    memset(p + 10, 'X', PGSIZE - 10); // a store past the end through the mapping
+    KCHECK_EQ(fs_write(f, "KL", 2, 50), 2);
+    KCHECK_EQ(fs_read(f, buf, 2 * PGSIZE, 0), 52);
+    KCHECK(memcmp(buf, "abcdefghij", 10) == 0 && all_bytes(buf + 10, 40, 0));
+    KCHECK(memcmp(buf + 50, "KL", 2) == 0);
+    KCHECK(all_bytes(p + 52, PGSIZE - 52, 'X')); // not part of the file: untouched
+    KCHECK_EQ(fs_truncate(f, 3000), 0);
+    KCHECK_EQ(fs_read(f, buf, 2 * PGSIZE, 0), 3000);
+    KCHECK(all_bytes(buf + 52, 3000 - 52, 0));
+    KCHECK(all_bytes(p + 3000, PGSIZE - 3000, 'X'));
+    KCHECK_EQ(fs_write(f, "Z", 1, PGSIZE + 5), 1); // exposes the rest of page 0 and a hole
+    KCHECK_EQ(fs_read(f, buf, 2 * PGSIZE, 0), PGSIZE + 6);
+    KCHECK(all_bytes(buf + 3000, PGSIZE + 5 - 3000, 0) && buf[PGSIZE + 5] == 'Z');
+    KCHECK(all_bytes(p + 3000, PGSIZE - 3000, 0));
+    page_put(pg);
+    kfree(buf);
+    fs_iput(f);
+    fs_iput(D);
+    fst_rm_rf("/t_clean");
+}
+
 // ---- concurrency ---------------------------------------------------------------
 
 #define PAGES_PER_THREAD 24

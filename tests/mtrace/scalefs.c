@@ -17,6 +17,12 @@
 // to one pipe, and open(O_CREAT) of one name (the second open finds the file
 // the first created: they do not commute).
 //
+// File data: two faults of different pages of a file share no byte, and a
+// fault shares no line with a stat, a read or an in-place write of the file
+// (the inode's flag that the first fault wrote on the size line is gone:
+// mmap's records tell truncate, kernel/uvm.c); the control is a write past
+// the end, whose new size the fault must read.
+//
 // For each test it prints the line the host side reads:
 //   mtrace-test ID CALL0 CALL1 NAME expect=shared|private
 #include "pairs.h"
@@ -203,6 +209,83 @@ static void close_pipe_side(int side)
     close(pipefd[0]), close(pipefd[1]);
 }
 
+// File data and mappings (fs/filedata.c): a file of four pages, new for each
+// run (so each fault below is the first the file ever had) and read once
+// (so that a read in a window finds atime up to date: relatime writes it only
+// after a modification). Each side maps it in its setup, outside the window.
+#define PG 4096
+#define DATA DIR "/data"
+static struct side_map {
+    char *p;
+    int fd;
+} __attribute__((aligned(64))) map[2];
+static const char page_of_a[PG] = {[0 ... PG - 1] = 'a'};
+
+static void prepare_data(void)
+{
+    unlink(DATA);
+    int fd = open(DATA, O_CREAT | O_RDWR, 0600);
+    char c;
+    for (int i = 0; i < 4; i++)
+        if (fd < 0 || pwrite(fd, page_of_a, PG, (off_t)i * PG) != PG)
+            die("write " DATA);
+    if (pread(fd, &c, 1, 0) != 1)
+        die("read " DATA);
+    close(fd);
+}
+static void map_data(int side)
+{
+    map[side].fd = open(DATA, O_RDWR);
+    map[side].p = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, map[side].fd, 0);
+    if (map[side].fd < 0 || map[side].p == MAP_FAILED)
+        die("mmap " DATA);
+}
+static void unmap_data(int side)
+{
+    munmap(map[side].p, 4 * PG);
+    close(map[side].fd);
+}
+// A fault of page 2*side: the two faults share no byte (their pages' reference
+// words may share a line, kernel/page.c).
+static void call_fault(int side)
+{
+    if (*(volatile char *)(map[side].p + 2 * side * PG) != 'a')
+        die("fault: wrong data");
+}
+// Side 0 stats the file (size included), side 1 faults page 2.
+static void call_stat_or_fault(int side)
+{
+    if (side == 0 && stat(DATA, &st[0].st) != 0)
+        die("stat " DATA);
+    if (side == 1)
+        call_fault(1);
+}
+// Side 0 reads page 0, or writes it in place; side 1 faults page 2.
+static void call_pread_or_fault(int side)
+{
+    char buf[8];
+    if (side == 0 && pread(map[0].fd, buf, sizeof buf, 0) != sizeof buf)
+        die("pread " DATA);
+    if (side == 1)
+        call_fault(1);
+}
+static void call_pwrite_or_fault(int side)
+{
+    if (side == 0 && pwrite(map[0].fd, "bbbbbbbb", 8, 0) != 8)
+        die("pwrite " DATA);
+    if (side == 1)
+        call_fault(1);
+}
+// The control: side 0 extends the file, side 1's fault reads the size it
+// writes.
+static void call_extend_or_fault(int side)
+{
+    if (side == 0 && pwrite(map[0].fd, "bbbbbbbb", 8, 4 * PG) != 8)
+        die("pwrite past the end of " DATA);
+    if (side == 1)
+        call_fault(1);
+}
+
 static void call_creat_same(int side)
 {
     if ((own_fd[side] = open(name('n', 0), O_CREAT | O_WRONLY, 0600)) < 0)
@@ -238,6 +321,16 @@ static const struct pair pairs[] = {
       NULL, NULL, call_open_same_wronly, close_own },
     { "stat-same-name-2proc", "stat", "stat", 0, "private",
       NULL, NULL, call_stat_same, NULL },
+    { "fault-other-page-2proc", "memread", "memread", 0, "bytes-private",
+      prepare_data, map_data, call_fault, unmap_data },
+    { "stat-fault-same-file-2proc", "stat", "memread", 0, "private",
+      prepare_data, map_data, call_stat_or_fault, unmap_data },
+    { "pread-fault-other-page-2proc", "pread", "memread", 0, "private",
+      prepare_data, map_data, call_pread_or_fault, unmap_data },
+    { "pwrite-fault-other-page-2proc", "pwrite", "memread", 0, "private",
+      prepare_data, map_data, call_pwrite_or_fault, unmap_data },
+    { "extend-fault-same-file-2proc", "pwrite", "memread", 0, "shared",
+      prepare_data, map_data, call_extend_or_fault, unmap_data },
     { "write-same-pipe-2proc", "write", "write", 0, "shared",
       make_pipe, NULL, call_write_pipe, close_pipe_side },
     { "creat-same-name-2proc", "open", "open", 0, "shared",
