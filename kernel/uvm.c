@@ -282,7 +282,11 @@ static uint64_t pte_perm(uint64_t w)
 // had one present to *tlb (their TLBs may still cache the page). The page is
 // locked: the caller's lock CAS came before these loads (see fill_checked). Only
 // present entries are written, so CPUs that never touched the page only have
-// their tables read.
+// their tables read. Callers skip descriptors without a physical page: no table
+// has an entry for those (a fault fills only a page the descriptor names, and
+// whoever takes the page from a descriptor clears the entries first), and
+// reading other CPUs' tables for them would share the lines those CPUs write
+// when they fault on neighbouring pages (8 entries to a cache line).
 static void vp_clear_ptes(struct vmspace *vs, uintptr_t va, cpumask_t *tlb)
 {
     int n = READ_ONCE(ncpu);
@@ -427,18 +431,28 @@ static bool zap_page(struct zap *z, void *pg, bool shared)
 // flush before they unlock: once a page is unlocked, the next operation on it
 // finds no entries and so no CPU to flush, and must not be able to free or
 // share the page while a TLB still reaches it.
+// The CPUs of tlb other than this one that have vs loaded now (the others flushed
+// when they switched away). vs->cpus changes whenever a thread of the space is
+// scheduled: it is read only where tlb names another CPU, so a range operation
+// on pages no other CPU touched does not share that line.
+static void zap_remote(struct vmspace *vs, const cpumask_t *tlb, cpumask_t *m)
+{
+    // The cleared entries must be visible before we read who has vs loaded: a
+    // CPU that loads it later walks the cleared tables.
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    int me = cpu_id();
+    for (int i = 0; i < CPUMASK_WORDS; i++) {
+        uint64_t want = tlb->w[i] & ~(i == me / 64 ? 1UL << (me % 64) : 0);
+        m->w[i] = want ? want & __atomic_load_n(&vs->cpus.w[i], __ATOMIC_RELAXED) : 0;
+    }
+}
+
 static void zap_flush(struct vmspace *vs, struct zap *z)
 {
     if (z->hi > z->lo) {
-        // The cleared entries must be visible before we read who has vs loaded: a
-        // CPU that loads it later walks the cleared tables.
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
         cpumask_t m;
-        for (int i = 0; i < CPUMASK_WORDS; i++)
-            m.w[i] = z->tlb.w[i] & __atomic_load_n(&vs->cpus.w[i], __ATOMIC_RELAXED);
-        int me = cpu_id();
-        if (cpumask_test(&z->tlb, me)) {
-            cpumask_unset(&m, me);
+        zap_remote(vs, &z->tlb, &m);
+        if (cpumask_test(&z->tlb, cpu_id())) {
             for (uintptr_t a = z->lo; a < z->hi && z->hi - z->lo <= 32 * PGSIZE; a += PGSIZE)
                 invlpg(a);
             if (z->hi - z->lo > 32 * PGSIZE)
@@ -752,9 +766,9 @@ static void vp_drop(struct vmspace *vs, int64_t *resident, struct vpage *vp, uin
                     struct zap *z, bool keep_mapping)
 {
     uint64_t w = vp_val(vp);
-    vp_clear_ptes(vs, va, &z->tlb);
-    zap_range(z, va);
     if (VP_PA(w)) {
+        vp_clear_ptes(vs, va, &z->tlb);
+        zap_range(z, va);
         (*resident)--;
         vp_set(vp, keep_mapping ? (w & ~(PTE_ADDR(~0UL) | VP_COW)) : 0);
         zap_or_flush(vs, z, P2V(VP_PA(w)), (w & (VP_COW | VP_SHARED)) || vp->ip);
@@ -1152,13 +1166,9 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
     range_unlock(vs, addr, addr + len);
     bool remote = false;
     if (z.hi > z.lo) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST); // entries cleared before reading cpus
-        int me = cpu_id();
         cpumask_t m;
-        for (int i = 0; i < CPUMASK_WORDS; i++)
-            m.w[i] = z.tlb.w[i] & __atomic_load_n(&vs->cpus.w[i], __ATOMIC_RELAXED);
-        if (cpumask_test(&m, me)) {
-            cpumask_unset(&m, me);
+        zap_remote(vs, &z.tlb, &m);
+        if (cpumask_test(&z.tlb, cpu_id())) {
             for (uintptr_t a = z.lo; a < z.hi; a += PGSIZE)
                 invlpg(a);
         }
@@ -1182,14 +1192,50 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
     return 0;
 }
 
+// What mprotect of [start, end) to prot can decide from one lock-free look at
+// each descriptor, without writing one (so that it commutes conflict-free with
+// faults and other calls on the pages): -ENOMEM if nothing there is mapped (as
+// range_idle); -EACCES if it asks write of a page that may never be written (one
+// such page decides the call, whatever the others hold); 0 if every page is
+// mapped with prot already, so there is nothing to change. 1: lock and look again.
+// The last answer rests on each page's own look, as a reader of the pages one by
+// one would see them; a call that changes nothing needs no more.
+static int protect_peek(struct vmspace *vs, uintptr_t start, uintptr_t end, int prot)
+{
+    size_t same = 0, seen = 0;
+    int ret = 1;
+    epoch_enter();
+    struct vpage *vp = NULL;
+    for (uintptr_t va = start; ret == 1 && (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE) {
+        uint64_t w = ldw(&vp->word);
+        if (w & VP_LOCK) {
+            seen++;
+            continue;
+        }
+        if (!(w & VP_MAPPED))
+            continue;
+        seen++;
+        if ((prot & VM_WRITE) && (w & VP_NOWRITE))
+            ret = -EACCES;
+        same += VP_PROT(w) == prot;
+    }
+    epoch_exit();
+    if (ret == 1 && seen == 0)
+        return -ENOMEM; // nothing there: Linux fails the same way
+    if (ret == 1 && same == (end - start) / PGSIZE)
+        return 0;
+    return ret;
+}
+
 int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
 {
     if (check_range(addr, &len) || (prot & ~(VM_READ | VM_WRITE | VM_EXEC)))
         return -EINVAL;
     if (len == 0)
         return 0;
-    if (range_idle(vs, addr, addr + len))
-        return -ENOMEM; // nothing there: Linux fails the same way
+    int peek = protect_peek(vs, addr, addr + len, prot);
+    if (peek <= 0)
+        return peek;
     epoch_enter();
     struct zap z;
     zap_init(&z);
@@ -1211,8 +1257,8 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
         uint64_t w = vp_val(vp);
         int old = VP_PROT(w);
         // Granting more needs no shootdown: a stale, stricter entry only faults,
-        // and the fault refills it.
-        if (old & ~prot) {
+        // and the fault refills it. A page without a physical page is in no table.
+        if ((old & ~prot) && VP_PA(w)) {
             vp_clear_ptes(vs, va, &z.tlb);
             zap_range(&z, va);
         }
@@ -1450,7 +1496,10 @@ static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, 
     int64_t dropped = 0;
     struct vpage *vp = NULL;
     for (uintptr_t va = lo; (vp = vpage_iter(vs, vp, &va, hi)); va += PGSIZE) {
-        if (!VP_PA(ldw(&vp->word)))
+        // A locked descriptor without a page may be a fault that checked the
+        // old size and is about to install the page: wait for it (vp_lock).
+        uint64_t peek = ldw(&vp->word);
+        if (!VP_PA(peek) && !(peek & VP_LOCK))
             continue;
         uint64_t w = vp_lock(vp);
         if ((w & VP_MAPPED) && VP_PA(w) && vp->ip == ip && vp->pgoff >= from)
