@@ -105,13 +105,16 @@ struct vmnode {
 #define SLOT_DEAD ((void *)1) // in every slot of a node being taken out (tree_trim)
 
 // Per-CPU part of an address space, allocated by that CPU when it first uses it.
-// Other CPUs read pml4 (vp_clear_ptes); what the owner writes is on another line.
+// Other CPUs read pml4 (vp_clear_ptes) and loaded (zap_remote); what the owner
+// writes as it works in the space is on another line, and loaded, which the owner
+// writes at each switch, on a third.
 struct vmcore {
     pte_t *pml4;      // this CPU's page table for the space
     uintptr_t hint __cacheline_aligned; // non-fixed placement searches below here
     int64_t resident; // pages this CPU put in minus those it took out
     struct fmap *fmaps; // files this CPU mapped into the space (see "truncate")
     uintptr_t trim_lo, trim_hi; // leaves munmap left for this CPU's tick (tree_trim)
+    bool loaded __cacheline_aligned; // this CPU runs on pml4 now (uvm_switch)
 } __cacheline_aligned;
 
 static DEFINE_PERCPU(struct vmspace *, loaded_vs); // what uvm_switch loaded here
@@ -432,19 +435,20 @@ static bool zap_page(struct zap *z, void *pg, bool shared)
 // finds no entries and so no CPU to flush, and must not be able to free or
 // share the page while a TLB still reaches it.
 // The CPUs of tlb other than this one that have vs loaded now (the others flushed
-// when they switched away). vs->cpus changes whenever a thread of the space is
-// scheduled: it is read only where tlb names another CPU, so a range operation
-// on pages no other CPU touched does not share that line.
+// when they switched away). Each CPU says so in its own part of vs (a line it
+// writes only at a switch), and only the CPUs that had an entry are asked: a
+// range operation shares no line with threads of the space being scheduled on
+// other CPUs, and none at all when no other CPU touched its pages.
 static void zap_remote(struct vmspace *vs, const cpumask_t *tlb, cpumask_t *m)
 {
     // The cleared entries must be visible before we read who has vs loaded: a
     // CPU that loads it later walks the cleared tables.
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     int me = cpu_id();
-    for (int i = 0; i < CPUMASK_WORDS; i++) {
-        uint64_t want = tlb->w[i] & ~(i == me / 64 ? 1UL << (me % 64) : 0);
-        m->w[i] = want ? want & __atomic_load_n(&vs->cpus.w[i], __ATOMIC_RELAXED) : 0;
-    }
+    cpumask_clear(m);
+    for_each_cpu(c, tlb) // each had an entry, so it has its part of vs
+        if (c != me && __atomic_load_n(&vs->core[c]->loaded, __ATOMIC_RELAXED))
+            cpumask_set(m, c);
 }
 
 static void zap_flush(struct vmspace *vs, struct zap *z)
@@ -651,17 +655,19 @@ void uvm_switch(struct vmspace *prev, struct vmspace *next)
     push_off(); // the tick reads loaded_vs
     int me = cpu_id();
     pte_t *pml4 = kernel_pml4;
-    if (next) {
-        __atomic_fetch_or(&next->cpus.w[me / 64], 1UL << (me % 64), __ATOMIC_SEQ_CST);
-        struct vmcore *vc = core_get(next, me);
-        if (vc) // else the first fault tries again (uvm_fault)
-            pml4 = vc->pml4;
+    struct vmcore *vc = next ? core_get(next, me) : NULL;
+    if (vc) { // else the first fault tries again (uvm_fault)
+        // Said before the CR3 load: a range operation that cleared entries and
+        // then finds us not loaded knows that our walks will see them cleared.
+        __atomic_store_n(&vc->loaded, true, __ATOMIC_SEQ_CST);
+        pml4 = vc->pml4;
     }
     tlb_switch_flush(); // the CR3 load flushes what async unmaps asked us to
     write_cr3(V2P(pml4));
     this_cpu_write(loaded_vs, next);
-    if (prev)
-        __atomic_fetch_and(&prev->cpus.w[me / 64], ~(1UL << (me % 64)), __ATOMIC_SEQ_CST);
+    struct vmcore *pvc = prev ? prev->core[me] : NULL;
+    if (pvc) // after the CR3 load, which flushed prev's translations
+        __atomic_store_n(&pvc->loaded, false, __ATOMIC_SEQ_CST);
     pop_off();
 }
 
@@ -1442,8 +1448,10 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
         epoch_exit();
         return fault_fail(fi, SIGBUS, BUS_ADRERR, addr);
     }
-    if (read_cr3() == V2P(kernel_pml4) && cpumask_test(&vs->cpus, me))
+    if (read_cr3() == V2P(kernel_pml4) && this_cpu_read(loaded_vs) == vs) {
+        __atomic_store_n(&vc->loaded, true, __ATOMIC_SEQ_CST); // as uvm_switch
         write_cr3(V2P(vc->pml4)); // uvm_switch could not allocate it
+    }
     for (;;) {
         struct vpage *vp = vpage_find(vs, va, false, NULL);
         uint64_t w = vp ? ldw(&vp->word) : 0;
