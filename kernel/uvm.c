@@ -25,12 +25,19 @@
 //    Faults that must change the descriptor (first touch allocates the page, a
 //    write breaks copy-on-write) lock that one descriptor.
 //  - munmap/mprotect/madvise/COW breaks walk the page tables of every CPU that
-//    has one for the space, clear the entries they find present and shoot down
-//    only those CPUs, and only if they have the space loaded: pages touched only
-//    by the calling CPU cost no IPI. Reading other CPUs' tables is fine there:
-//    those calls do not commute with accesses to the same pages. MADV_UNMAP_ASYNC
-//    does not wait for those CPUs at all (tlb_flush_later, page references
-//    dropped a grace period later, see uvm_unmap_async).
+//    has one for the space (only for pages that have a physical page: no table
+//    maps one that has none), clear the entries they find present and shoot down
+//    only those CPUs, and only if they have the space loaded (a flag each CPU
+//    keeps in its own part of the space): pages touched only by the calling CPU
+//    cost no IPI. Reading other CPUs' tables is fine for the page itself: those
+//    calls do not commute with accesses to it. What remains shared is the x86
+//    format's: 8 entries to a cache line, and one table (and the entries above
+//    it) for 512 neighbouring pages, which a CPU writes when it first faults on
+//    any of them. MADV_UNMAP_ASYNC does not wait for those CPUs at all
+//    (tlb_flush_later, page references dropped a grace period later, see
+//    uvm_unmap_async).
+//  - munmap of nothing, and mprotect that changes nothing or must refuse
+//    (ENOMEM, EACCES), decide from a lock-free look and write nothing.
 //  - Non-fixed placement searches a per-CPU zone below the CPU's own hint.
 //  - Counts (resident pages) are per CPU.
 // Descriptors sit on their own cache lines, so operations on different pages never
