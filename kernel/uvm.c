@@ -56,7 +56,8 @@
 // File-backed pages are the file's own pages (fs_map_page), with a reference:
 // MAP_SHARED maps them writable, so stores and read(2)/write(2) see each other;
 // MAP_PRIVATE maps them copy-on-write. The descriptor holds the inode and page
-// index (and an inode reference); faults past the end of the file get SIGBUS.
+// index (and an inode reference); faults past the end of the file get SIGBUS,
+// decided without locking the descriptor (file_page_past_end).
 //
 // MAP_SHARED anonymous memory is filled in at mmap time (as with MAP_POPULATE):
 // fork then shares the pages themselves, and no shared backing object is needed.
@@ -503,8 +504,10 @@ static void zap_or_flush(struct vmspace *vs, struct zap *z, void *pg, bool share
 // address hull) once per CPU and file, on that CPU's own list (under that CPU's
 // lock, which only a truncate or the freeing of a space ever takes elsewhere):
 // mmaps on different CPUs, of any files, share no line. Records live until the
-// space is freed and hold a file reference; truncate looks at every CPU's list
-// and walks only the hulls of the file's records.
+// space is freed and hold a file reference (so every file a descriptor of the
+// space ever named stays, and a fault may look at it without the descriptor's
+// lock); truncate looks at every CPU's list and walks only the hulls of the
+// file's records.
 struct fmap {
     struct vmspace *vs;
     struct inode *ip;
@@ -1403,6 +1406,27 @@ static bool fill_checked(struct vmcore *vc, struct vpage *vp, uintptr_t va, uint
     return ok;
 }
 
+// Is vp's file page, not in the descriptor yet (word w), past the end of its
+// file? Asked without locking the descriptor, so that a fault that ends in
+// SIGBUS writes nothing there (two such faults, or one and a call that only reads
+// the page's state, commute). The file may be looked at without the lock: every
+// file a descriptor of the space ever named keeps a reference from the space's
+// fmap records until the space is freed. The answer counts only if the
+// descriptor still says the same after the size was looked at.
+static bool file_page_past_end(struct vpage *vp, uint64_t w)
+{
+    struct inode *ip = ld((void **)&vp->ip);
+    uint64_t pgoff = ldw(&vp->pgoff);
+    if (!ip || ldw(&vp->word) != w)
+        return false;
+    void *pg;
+    int err = fs_map_page(ip, pgoff, &pg);
+    if (err == 0)
+        page_unref(pg, true); // there is a page: the locked path takes its own reference
+    return err == -EFAULT && ldw(&vp->word) == w && ld((void **)&vp->ip) == ip &&
+           ldw(&vp->pgoff) == pgoff;
+}
+
 static int fault_fail(struct fault_info *fi, int signo, int code, uintptr_t addr)
 {
     if (fi) {
@@ -1474,6 +1498,10 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
         }
         if (!access_ok(VP_PROT(w), err)) {
             sig = fault_fail(fi, SIGSEGV, SEGV_ACCERR, addr);
+            break;
+        }
+        if (!VP_PA(w) && file_page_past_end(vp, w)) {
+            sig = fault_fail(fi, SIGBUS, BUS_ADRERR, addr);
             break;
         }
         if (!VP_PA(w) || ((err & PF_WRITE) && (w & VP_COW))) {
