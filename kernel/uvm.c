@@ -1422,7 +1422,7 @@ static bool file_page_past_end(struct vpage *vp, uint64_t w)
     void *pg;
     int err = fs_map_page(ip, pgoff, &pg);
     if (err == 0)
-        page_unref(pg, true); // there is a page: the locked path takes its own reference
+        page_put(pg); // there is a page: the locked path takes its own reference
     return err == -EFAULT && ldw(&vp->word) == w && ld((void **)&vp->ip) == ip &&
            ldw(&vp->pgoff) == pgoff;
 }
