@@ -25,12 +25,19 @@
 //    Faults that must change the descriptor (first touch allocates the page, a
 //    write breaks copy-on-write) lock that one descriptor.
 //  - munmap/mprotect/madvise/COW breaks walk the page tables of every CPU that
-//    has one for the space, clear the entries they find present and shoot down
-//    only those CPUs, and only if they have the space loaded: pages touched only
-//    by the calling CPU cost no IPI. Reading other CPUs' tables is fine there:
-//    those calls do not commute with accesses to the same pages. MADV_UNMAP_ASYNC
-//    does not wait for those CPUs at all (tlb_flush_later, page references
-//    dropped a grace period later, see uvm_unmap_async).
+//    has one for the space (only for pages that have a physical page: no table
+//    maps one that has none), clear the entries they find present and shoot down
+//    only those CPUs, and only if they have the space loaded (a flag each CPU
+//    keeps in its own part of the space): pages touched only by the calling CPU
+//    cost no IPI. Reading other CPUs' tables is fine for the page itself: those
+//    calls do not commute with accesses to it. What remains shared is the x86
+//    format's: 8 entries to a cache line, and one table (and the entries above
+//    it) for 512 neighbouring pages, which a CPU writes when it first faults on
+//    any of them. MADV_UNMAP_ASYNC does not wait for those CPUs at all
+//    (tlb_flush_later, page references dropped a grace period later, see
+//    uvm_unmap_async).
+//  - munmap of nothing, and mprotect that changes nothing or must refuse
+//    (ENOMEM, EACCES), decide from a lock-free look and write nothing.
 //  - Non-fixed placement searches a per-CPU zone below the CPU's own hint.
 //  - Counts (resident pages) are per CPU.
 // Descriptors sit on their own cache lines, so operations on different pages never
@@ -49,7 +56,8 @@
 // File-backed pages are the file's own pages (fs_map_page), with a reference:
 // MAP_SHARED maps them writable, so stores and read(2)/write(2) see each other;
 // MAP_PRIVATE maps them copy-on-write. The descriptor holds the inode and page
-// index (and an inode reference); faults past the end of the file get SIGBUS.
+// index (and an inode reference); faults past the end of the file get SIGBUS,
+// decided without locking the descriptor (file_page_past_end).
 //
 // MAP_SHARED anonymous memory is filled in at mmap time (as with MAP_POPULATE):
 // fork then shares the pages themselves, and no shared backing object is needed.
@@ -105,13 +113,16 @@ struct vmnode {
 #define SLOT_DEAD ((void *)1) // in every slot of a node being taken out (tree_trim)
 
 // Per-CPU part of an address space, allocated by that CPU when it first uses it.
-// Other CPUs read pml4 (vp_clear_ptes); what the owner writes is on another line.
+// Other CPUs read pml4 (vp_clear_ptes) and loaded (zap_remote); what the owner
+// writes as it works in the space is on another line, and loaded, which the owner
+// writes at each switch, on a third.
 struct vmcore {
     pte_t *pml4;      // this CPU's page table for the space
     uintptr_t hint __cacheline_aligned; // non-fixed placement searches below here
     int64_t resident; // pages this CPU put in minus those it took out
     struct fmap *fmaps; // files this CPU mapped into the space (see "truncate")
     uintptr_t trim_lo, trim_hi; // leaves munmap left for this CPU's tick (tree_trim)
+    bool loaded __cacheline_aligned; // this CPU runs on pml4 now (uvm_switch)
 } __cacheline_aligned;
 
 static DEFINE_PERCPU(struct vmspace *, loaded_vs); // what uvm_switch loaded here
@@ -282,7 +293,11 @@ static uint64_t pte_perm(uint64_t w)
 // had one present to *tlb (their TLBs may still cache the page). The page is
 // locked: the caller's lock CAS came before these loads (see fill_checked). Only
 // present entries are written, so CPUs that never touched the page only have
-// their tables read.
+// their tables read. Callers skip descriptors without a physical page: no table
+// has an entry for those (a fault fills only a page the descriptor names, and
+// whoever takes the page from a descriptor clears the entries first), and
+// reading other CPUs' tables for them would share the lines those CPUs write
+// when they fault on neighbouring pages (8 entries to a cache line).
 static void vp_clear_ptes(struct vmspace *vs, uintptr_t va, cpumask_t *tlb)
 {
     int n = READ_ONCE(ncpu);
@@ -427,18 +442,29 @@ static bool zap_page(struct zap *z, void *pg, bool shared)
 // flush before they unlock: once a page is unlocked, the next operation on it
 // finds no entries and so no CPU to flush, and must not be able to free or
 // share the page while a TLB still reaches it.
+// The CPUs of tlb other than this one that have vs loaded now (the others flushed
+// when they switched away). Each CPU says so in its own part of vs (a line it
+// writes only at a switch), and only the CPUs that had an entry are asked: a
+// range operation shares no line with threads of the space being scheduled on
+// other CPUs, and none at all when no other CPU touched its pages.
+static void zap_remote(struct vmspace *vs, const cpumask_t *tlb, cpumask_t *m)
+{
+    // The cleared entries must be visible before we read who has vs loaded: a
+    // CPU that loads it later walks the cleared tables.
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    int me = cpu_id();
+    cpumask_clear(m);
+    for_each_cpu(c, tlb) // each had an entry, so it has its part of vs
+        if (c != me && __atomic_load_n(&vs->core[c]->loaded, __ATOMIC_RELAXED))
+            cpumask_set(m, c);
+}
+
 static void zap_flush(struct vmspace *vs, struct zap *z)
 {
     if (z->hi > z->lo) {
-        // The cleared entries must be visible before we read who has vs loaded: a
-        // CPU that loads it later walks the cleared tables.
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
         cpumask_t m;
-        for (int i = 0; i < CPUMASK_WORDS; i++)
-            m.w[i] = z->tlb.w[i] & __atomic_load_n(&vs->cpus.w[i], __ATOMIC_RELAXED);
-        int me = cpu_id();
-        if (cpumask_test(&z->tlb, me)) {
-            cpumask_unset(&m, me);
+        zap_remote(vs, &z->tlb, &m);
+        if (cpumask_test(&z->tlb, cpu_id())) {
             for (uintptr_t a = z->lo; a < z->hi && z->hi - z->lo <= 32 * PGSIZE; a += PGSIZE)
                 invlpg(a);
             if (z->hi - z->lo > 32 * PGSIZE)
@@ -478,8 +504,10 @@ static void zap_or_flush(struct vmspace *vs, struct zap *z, void *pg, bool share
 // address hull) once per CPU and file, on that CPU's own list (under that CPU's
 // lock, which only a truncate or the freeing of a space ever takes elsewhere):
 // mmaps on different CPUs, of any files, share no line. Records live until the
-// space is freed and hold a file reference; truncate looks at every CPU's list
-// and walks only the hulls of the file's records.
+// space is freed and hold a file reference (so every file a descriptor of the
+// space ever named stays, and a fault may look at it without the descriptor's
+// lock); truncate looks at every CPU's list and walks only the hulls of the
+// file's records.
 //
 // Whether to look at all: each CPU also counts its records by a hash of the
 // file (nfile), and a truncate reads the file's counter on every CPU. Only
@@ -657,17 +685,19 @@ void uvm_switch(struct vmspace *prev, struct vmspace *next)
     push_off(); // the tick reads loaded_vs
     int me = cpu_id();
     pte_t *pml4 = kernel_pml4;
-    if (next) {
-        __atomic_fetch_or(&next->cpus.w[me / 64], 1UL << (me % 64), __ATOMIC_SEQ_CST);
-        struct vmcore *vc = core_get(next, me);
-        if (vc) // else the first fault tries again (uvm_fault)
-            pml4 = vc->pml4;
+    struct vmcore *vc = next ? core_get(next, me) : NULL;
+    if (vc) { // else the first fault tries again (uvm_fault)
+        // Said before the CR3 load: a range operation that cleared entries and
+        // then finds us not loaded knows that our walks will see them cleared.
+        __atomic_store_n(&vc->loaded, true, __ATOMIC_SEQ_CST);
+        pml4 = vc->pml4;
     }
     tlb_switch_flush(); // the CR3 load flushes what async unmaps asked us to
     write_cr3(V2P(pml4));
     this_cpu_write(loaded_vs, next);
-    if (prev)
-        __atomic_fetch_and(&prev->cpus.w[me / 64], ~(1UL << (me % 64)), __ATOMIC_SEQ_CST);
+    struct vmcore *pvc = prev ? prev->core[me] : NULL;
+    if (pvc) // after the CR3 load, which flushed prev's translations
+        __atomic_store_n(&pvc->loaded, false, __ATOMIC_SEQ_CST);
     pop_off();
 }
 
@@ -772,9 +802,9 @@ static void vp_drop(struct vmspace *vs, int64_t *resident, struct vpage *vp, uin
                     struct zap *z, bool keep_mapping)
 {
     uint64_t w = vp_val(vp);
-    vp_clear_ptes(vs, va, &z->tlb);
-    zap_range(z, va);
     if (VP_PA(w)) {
+        vp_clear_ptes(vs, va, &z->tlb);
+        zap_range(z, va);
         (*resident)--;
         vp_set(vp, keep_mapping ? (w & ~(PTE_ADDR(~0UL) | VP_COW)) : 0);
         zap_or_flush(vs, z, P2V(VP_PA(w)), (w & (VP_COW | VP_SHARED)) || vp->ip);
@@ -1172,13 +1202,9 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
     range_unlock(vs, addr, addr + len);
     bool remote = false;
     if (z.hi > z.lo) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST); // entries cleared before reading cpus
-        int me = cpu_id();
         cpumask_t m;
-        for (int i = 0; i < CPUMASK_WORDS; i++)
-            m.w[i] = z.tlb.w[i] & __atomic_load_n(&vs->cpus.w[i], __ATOMIC_RELAXED);
-        if (cpumask_test(&m, me)) {
-            cpumask_unset(&m, me);
+        zap_remote(vs, &z.tlb, &m);
+        if (cpumask_test(&z.tlb, cpu_id())) {
             for (uintptr_t a = z.lo; a < z.hi; a += PGSIZE)
                 invlpg(a);
         }
@@ -1202,14 +1228,50 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
     return 0;
 }
 
+// What mprotect of [start, end) to prot can decide from one lock-free look at
+// each descriptor, without writing one (so that it commutes conflict-free with
+// faults and other calls on the pages): -ENOMEM if nothing there is mapped (as
+// range_idle); -EACCES if it asks write of a page that may never be written (one
+// such page decides the call, whatever the others hold); 0 if every page is
+// mapped with prot already, so there is nothing to change. 1: lock and look again.
+// The last answer rests on each page's own look, as a reader of the pages one by
+// one would see them; a call that changes nothing needs no more.
+static int protect_peek(struct vmspace *vs, uintptr_t start, uintptr_t end, int prot)
+{
+    size_t same = 0, seen = 0;
+    int ret = 1;
+    epoch_enter();
+    struct vpage *vp = NULL;
+    for (uintptr_t va = start; ret == 1 && (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE) {
+        uint64_t w = ldw(&vp->word);
+        if (w & VP_LOCK) {
+            seen++;
+            continue;
+        }
+        if (!(w & VP_MAPPED))
+            continue;
+        seen++;
+        if ((prot & VM_WRITE) && (w & VP_NOWRITE))
+            ret = -EACCES;
+        same += VP_PROT(w) == prot;
+    }
+    epoch_exit();
+    if (ret == 1 && seen == 0)
+        return -ENOMEM; // nothing there: Linux fails the same way
+    if (ret == 1 && same == (end - start) / PGSIZE)
+        return 0;
+    return ret;
+}
+
 int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
 {
     if (check_range(addr, &len) || (prot & ~(VM_READ | VM_WRITE | VM_EXEC)))
         return -EINVAL;
     if (len == 0)
         return 0;
-    if (range_idle(vs, addr, addr + len))
-        return -ENOMEM; // nothing there: Linux fails the same way
+    int peek = protect_peek(vs, addr, addr + len, prot);
+    if (peek <= 0)
+        return peek;
     epoch_enter();
     struct zap z;
     zap_init(&z);
@@ -1231,8 +1293,8 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
         uint64_t w = vp_val(vp);
         int old = VP_PROT(w);
         // Granting more needs no shootdown: a stale, stricter entry only faults,
-        // and the fault refills it.
-        if (old & ~prot) {
+        // and the fault refills it. A page without a physical page is in no table.
+        if ((old & ~prot) && VP_PA(w)) {
             vp_clear_ptes(vs, va, &z.tlb);
             zap_range(&z, va);
         }
@@ -1364,6 +1426,27 @@ static bool fill_checked(struct vmcore *vc, struct vpage *vp, uintptr_t va, uint
     return ok;
 }
 
+// Is vp's file page, not in the descriptor yet (word w), past the end of its
+// file? Asked without locking the descriptor, so that a fault that ends in
+// SIGBUS writes nothing there (two such faults, or one and a call that only reads
+// the page's state, commute). The file may be looked at without the lock: every
+// file a descriptor of the space ever named keeps a reference from the space's
+// fmap records until the space is freed. The answer counts only if the
+// descriptor still says the same after the size was looked at.
+static bool file_page_past_end(struct vpage *vp, uint64_t w)
+{
+    struct inode *ip = ld((void **)&vp->ip);
+    uint64_t pgoff = ldw(&vp->pgoff);
+    if (!ip || ldw(&vp->word) != w)
+        return false;
+    void *pg;
+    int err = fs_map_page(ip, pgoff, &pg);
+    if (err == 0)
+        page_put(pg); // there is a page: the locked path takes its own reference
+    return err == -EFAULT && ldw(&vp->word) == w && ld((void **)&vp->ip) == ip &&
+           ldw(&vp->pgoff) == pgoff;
+}
+
 static int fault_fail(struct fault_info *fi, int signo, int code, uintptr_t addr)
 {
     if (fi) {
@@ -1416,8 +1499,10 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
         epoch_exit();
         return fault_fail(fi, SIGBUS, BUS_ADRERR, addr);
     }
-    if (read_cr3() == V2P(kernel_pml4) && cpumask_test(&vs->cpus, me))
+    if (read_cr3() == V2P(kernel_pml4) && this_cpu_read(loaded_vs) == vs) {
+        __atomic_store_n(&vc->loaded, true, __ATOMIC_SEQ_CST); // as uvm_switch
         write_cr3(V2P(vc->pml4)); // uvm_switch could not allocate it
+    }
     for (;;) {
         struct vpage *vp = vpage_find(vs, va, false, NULL);
         uint64_t w = vp ? ldw(&vp->word) : 0;
@@ -1433,6 +1518,10 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
         }
         if (!access_ok(VP_PROT(w), err)) {
             sig = fault_fail(fi, SIGSEGV, SEGV_ACCERR, addr);
+            break;
+        }
+        if (!VP_PA(w) && file_page_past_end(vp, w)) {
+            sig = fault_fail(fi, SIGBUS, BUS_ADRERR, addr);
             break;
         }
         if (!VP_PA(w) || ((err & PF_WRITE) && (w & VP_COW))) {
@@ -1470,7 +1559,10 @@ static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, 
     int64_t dropped = 0;
     struct vpage *vp = NULL;
     for (uintptr_t va = lo; (vp = vpage_iter(vs, vp, &va, hi)); va += PGSIZE) {
-        if (!VP_PA(ldw(&vp->word)))
+        // A locked descriptor without a page may be a fault that checked the
+        // old size and is about to install the page: wait for it (vp_lock).
+        uint64_t peek = ldw(&vp->word);
+        if (!VP_PA(peek) && !(peek & VP_LOCK))
             continue;
         uint64_t w = vp_lock(vp);
         if ((w & VP_MAPPED) && VP_PA(w) && vp->ip == ip && vp->pgoff >= from)

@@ -3,7 +3,6 @@
 // on fault, so the CPUs that may cache a page's translation are known exactly.
 // Everything here commutes for disjoint address ranges (see uvm.c's top comment).
 #pragma once
-#include "cpumask.h"
 #include "kernel.h"
 #include "mmu.h"
 #include "spinlock.h"
@@ -37,7 +36,6 @@ struct vmspace {
     struct spinlock brk_lock;      // brk only
     uintptr_t brk_start, brk;
     uintptr_t stack;               // the stack's lowest page, 0 if none (ustack.c)
-    cpumask_t cpus;                // CPUs that have it loaded right now
     int refs;                      // processes using it (vfork and CLONE_VM share it)
     // The executable (exec.c): a reference and deny-write (fs_deny_write) held
     // as long as this address space exists; fork copies them. NULL if none.

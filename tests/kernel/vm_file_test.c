@@ -78,3 +78,40 @@ KTEST(vm_file_shared_private_sigbus)
     fst_quiesce();
     KCHECK(fst_free_pages() + 4 >= free0 + 3); // the file's 3 data pages are free too
 }
+
+// A fault past the end of the file answers SIGBUS without locking the page
+// (uvm.c, file_page_past_end); once the file grows over the page, the same page
+// faults in the file's data, and an unmap and remap with another offset sees
+// the new offset.
+KTEST(vm_file_sigbus_then_grow)
+{
+    struct inode *d = fst_scratch("t_vmgrow"), *ip;
+    KREQUIRE(d);
+    KREQUIRE(fs_create(d, "f", 0644, FS_EXCL, &ip) == 0);
+    uint64_t v = 0x5555555555555555UL, got = 0;
+    KCHECK_EQ(fs_write(ip, &v, 8, 0), 8);
+    struct vmspace *vs = vmspace_new();
+    KREQUIRE(vs);
+    KCHECK_EQ(uvm_map_file(vs, BASE, 2 * PGSIZE, VM_READ, UVM_FIXED | UVM_SHARED, ip, 0), (long)BASE);
+    struct fault_info fi = {0, 0, 0};
+    KCHECK_EQ(uvm_fault(vs, BASE + PGSIZE + 8, 0, &fi), SIGBUS);
+    KCHECK_EQ(fi.code, BUS_ADRERR);
+    KCHECK_EQ(uvm_fault(vs, BASE + PGSIZE, 2 /* write */, &fi), SIGSEGV); // read-only first
+    KCHECK_EQ(fi.code, SEGV_ACCERR);
+    KCHECK_EQ(uvm_page_pa(vs, BASE + PGSIZE), 0);
+    v = 0x6666666666666666UL;
+    KCHECK_EQ(fs_write(ip, &v, 8, PGSIZE + 8), 8);
+    KCHECK_EQ(uvm_fault(vs, BASE + PGSIZE + 8, 0, &fi), 0);
+    KCHECK_EQ(uvm_read(vs, BASE + PGSIZE + 8, &got, 8), 0);
+    KCHECK_EQ(got, v);
+    // Page 1 of the mapping now shows file page 2, past the end again.
+    KCHECK_EQ(uvm_map_file(vs, BASE + PGSIZE, PGSIZE, VM_READ, UVM_FIXED | UVM_SHARED, ip, 2),
+              (long)(BASE + PGSIZE));
+    KCHECK_EQ(uvm_fault(vs, BASE + PGSIZE, 0, &fi), SIGBUS);
+    KCHECK_EQ(uvm_fault(vs, BASE, 0, &fi), 0);
+    KCHECK_EQ(uvm_unmap(vs, BASE, 2 * PGSIZE), 0);
+    vmspace_free(vs);
+    fs_iput(ip);
+    KCHECK_EQ(fs_unlink(d, "f"), 0);
+    fs_iput(d);
+}

@@ -1,6 +1,6 @@
 // Address-space semantics: copy-on-write fork, shared memory across fork,
-// fault signals (si_code, si_addr), mprotect, MADV_DONTNEED, MAP_POPULATE,
-// MAP_FIXED and MAP_FIXED_NOREPLACE.
+// fault signals (si_code, si_addr), mprotect (and the calls it decides without
+// locking), MADV_DONTNEED, MAP_POPULATE, MAP_FIXED and MAP_FIXED_NOREPLACE.
 #include "epoch.h"
 #include "ktest.h"
 #include "mm.h"
@@ -104,6 +104,53 @@ KTEST(vm_fault_signals_and_mprotect)
     KCHECK(!vmt_peek(BASE, &v));                 // PROT_NONE
     KCHECK_EQ(uvm_protect(vs, BASE, 3 * PGSIZE, VM_READ), -ENOMEM); // hole at the end
     KCHECK(!vmt_peek(BASE, &v));                 // ... and nothing changed
+    vmt_leave(vs);
+    vmspace_free(vs);
+}
+
+// mprotect decides some calls from a lock-free look (uvm.c, protect_peek): one
+// that changes nothing, and one that asks write of a never-writable page. Those
+// answers must be the locked path's: a hole anywhere still means -ENOMEM with
+// nothing changed, and pages that differ still change.
+KTEST(vm_mprotect_unchanged_or_refused)
+{
+    struct vmspace *vs = vmspace_new();
+    KREQUIRE(vs);
+    KCHECK_EQ(uvm_map(vs, BASE, 4 * PGSIZE, VM_READ | VM_WRITE, UVM_FIXED), (long)BASE);
+    vmt_enter(vs);
+    KCHECK(vmt_touch(BASE, 3));
+    uint64_t v = 0;
+    int prot = 0;
+    KCHECK_EQ(uvm_protect(vs, BASE, 4 * PGSIZE, VM_READ | VM_WRITE), 0); // nothing to change
+    KCHECK(vmt_touch(BASE + PGSIZE, 4));
+    KCHECK(vmt_peek(BASE, &v) && v == 3);
+    // Same protection up to a hole at the end, or in the middle: -ENOMEM.
+    KCHECK_EQ(uvm_protect(vs, BASE, 5 * PGSIZE, VM_READ | VM_WRITE), -ENOMEM);
+    KCHECK_EQ(uvm_unmap(vs, BASE + 2 * PGSIZE, PGSIZE), 0);
+    KCHECK_EQ(uvm_protect(vs, BASE, 4 * PGSIZE, VM_READ | VM_WRITE), -ENOMEM);
+    KCHECK_EQ(uvm_protect(vs, BASE, 4 * PGSIZE, VM_READ), -ENOMEM);
+    KCHECK(vmt_touch(BASE, 5));                  // ... and nothing changed
+    // Pages that differ change, those that match stay (and stay readable).
+    KCHECK_EQ(uvm_protect(vs, BASE, PGSIZE, VM_READ), 0);
+    KCHECK_EQ(uvm_protect(vs, BASE, 2 * PGSIZE, VM_READ), 0);
+    KCHECK(!vmt_touch(BASE + PGSIZE, 6));
+    KCHECK(vmt_peek(BASE + PGSIZE, &v) && v == 4);
+    KCHECK(uvm_mapped(vs, BASE, &prot) && prot == VM_READ);
+    KCHECK_EQ(uvm_protect(vs, BASE, 2 * PGSIZE, VM_READ), 0); // both match now
+    KCHECK(!vmt_touch(BASE, 7));
+    KCHECK(vmt_peek(BASE, &v) && v == 5);
+    KCHECK_EQ(uvm_protect(vs, BASE + 2 * PGSIZE, PGSIZE, VM_READ), -ENOMEM); // the hole alone
+    // A page that may never be written: -EACCES for write, and the others in the
+    // call keep their protection; asking what it has already is fine.
+    KCHECK_EQ(uvm_map(vs, BASE + 2 * PGSIZE, PGSIZE, VM_READ, UVM_FIXED | UVM_NOWRITE),
+              (long)(BASE + 2 * PGSIZE));
+    KCHECK_EQ(uvm_protect(vs, BASE, 3 * PGSIZE, VM_READ | VM_WRITE), -EACCES);
+    KCHECK(!vmt_touch(BASE, 8));
+    KCHECK_EQ(uvm_protect(vs, BASE, 3 * PGSIZE, VM_READ), 0);
+    KCHECK_EQ(uvm_protect(vs, BASE + 2 * PGSIZE, PGSIZE, 0), 0);
+    KCHECK_EQ(uvm_protect(vs, BASE + 2 * PGSIZE, 2 * PGSIZE, VM_READ | VM_WRITE), -EACCES);
+    KCHECK(uvm_mapped(vs, BASE + 3 * PGSIZE, &prot) && prot == (VM_READ | VM_WRITE));
+    KCHECK_EQ(uvm_protect(vs, BASE + 2 * PGSIZE, PGSIZE, VM_READ), 0);
     vmt_leave(vs);
     vmspace_free(vs);
 }

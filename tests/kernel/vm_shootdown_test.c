@@ -1,6 +1,7 @@
 // Targeted shootdowns and asynchronous unmap: munmap of pages only this CPU
 // touched sends no IPI; pages another CPU touched cost exactly that CPU; a CPU
-// that has the space loaded but never touched the page is left alone;
+// that has the space loaded but never touched the page is left alone, and so is
+// one that touched it and switched away since;
 // MADV_UNMAP_ASYNC sends nothing, and its pages are not freed while a writer on
 // another CPU can still reach them through a stale translation.
 #include "epoch.h"
@@ -18,28 +19,34 @@ static volatile uint64_t writes_ok, writes_after;
 static volatile bool saw_free_page;
 static volatile uintptr_t watched_pa;
 
+// What the helper does before the unmap.
+enum { LOAD_ONLY, TOUCH, TOUCH_AND_LEAVE };
+
 // Helper on another CPU: load VS, touch page BASE (or not), then stay loaded
-// until told to leave.
+// (or switch away) until told to end.
 static void toucher(void *arg)
 {
-    bool touch = (uintptr_t)arg;
+    int what = (int)(uintptr_t)arg;
     vmt_enter(VS);
     uint64_t v;
-    if (touch)
+    if (what != LOAD_ONLY)
         vmt_peek(BASE, &v);
+    if (what == TOUCH_AND_LEAVE)
+        vmt_leave(VS);
     __atomic_store_n(&helper_state, 1, __ATOMIC_RELEASE);
     while (__atomic_load_n(&phase, __ATOMIC_ACQUIRE) == 0)
         pause();
-    vmt_leave(VS);
+    if (what != TOUCH_AND_LEAVE)
+        vmt_leave(VS);
 }
 
-static int64_t unmap_with_helper(bool touch, bool async)
+static int64_t unmap_with_helper(int what, bool async)
 {
     phase = 0;
     helper_state = 0;
     KCHECK_EQ(uvm_map(VS, BASE, PGSIZE, VM_READ | VM_WRITE, UVM_FIXED), (long)BASE);
     KCHECK(vmt_touch(BASE, 1));
-    struct thread *t = vmt_on_cpu(1, "vmt-touch", toucher, (void *)(uintptr_t)touch);
+    struct thread *t = vmt_on_cpu(1, "vmt-touch", toucher, (void *)(uintptr_t)what);
     while (__atomic_load_n(&helper_state, __ATOMIC_ACQUIRE) == 0)
         sched_yield();
     push_off(); // count only this call's IPIs, on this CPU
@@ -72,10 +79,12 @@ KTEST(vm_munmap_ipis_only_to_users)
     pop_off();
     if (ncpu_online >= 2) {
         uint64_t got = tlb_shootdowns_received(1);
-        KCHECK_EQ(unmap_with_helper(true, false), 1);  // the other CPU used it
+        KCHECK_EQ(unmap_with_helper(TOUCH, false), 1);     // the other CPU used it
         KCHECK_EQ(tlb_shootdowns_received(1), got + 1);
-        KCHECK_EQ(unmap_with_helper(false, false), 0); // loaded there, never touched
-        KCHECK_EQ(unmap_with_helper(true, true), 0);   // async: nothing sent
+        KCHECK_EQ(unmap_with_helper(LOAD_ONLY, false), 0); // loaded there, never touched
+        KCHECK_EQ(unmap_with_helper(TOUCH_AND_LEAVE, false), 0); // flushed when it left
+        KCHECK_EQ(tlb_shootdowns_received(1), got + 1);
+        KCHECK_EQ(unmap_with_helper(TOUCH, true), 0);      // async: nothing sent
     }
     vmt_leave(VS);
     vmspace_free(VS);
