@@ -27,7 +27,10 @@
 //  - munmap/mprotect/madvise/COW breaks walk the page tables of every CPU that
 //    has one for the space, clear the entries they find present and shoot down
 //    only those CPUs, and only if they have the space loaded: pages touched only
-//    by the calling CPU cost no IPI. Reading other CPUs' tables is fine there:
+//    by the calling CPU cost no IPI. Which space a CPU has loaded is that CPU's
+//    own per-CPU word (loaded_vs), read only for the CPUs whose entries were
+//    cleared, so context switches write nothing a range operation on another
+//    CPU reads. Reading other CPUs' tables is fine there:
 //    those calls do not commute with accesses to the same pages. MADV_UNMAP_ASYNC
 //    does not wait for those CPUs at all (tlb_flush_later, page references
 //    dropped a grace period later, see uvm_unmap_async).
@@ -114,7 +117,27 @@ struct vmcore {
     uintptr_t trim_lo, trim_hi; // leaves munmap left for this CPU's tick (tree_trim)
 } __cacheline_aligned;
 
-static DEFINE_PERCPU(struct vmspace *, loaded_vs); // what uvm_switch loaded here
+// What uvm_switch loaded here: written only by this CPU, read by range operations
+// on others (loaded_on); a line of its own, so they read nothing else of ours.
+static DEFINE_PERCPU(struct vmspace *, loaded_vs) __cacheline_aligned;
+
+// Does CPU c have vs loaded? Callers clear page-table entries, then fence, then
+// ask: a CPU that loads vs later stored loaded_vs before its CR3 load, so it either
+// is seen here or walks the cleared tables (uvm_switch).
+static bool loaded_on(struct vmspace *vs, int c)
+{
+    return __atomic_load_n(per_cpu_ptr(&loaded_vs, c), __ATOMIC_RELAXED) == vs;
+}
+
+// The CPUs in tlb that have vs loaded, other than the caller.
+static void loaded_others(struct vmspace *vs, const cpumask_t *tlb, cpumask_t *out)
+{
+    int me = cpu_id();
+    cpumask_clear(out);
+    for_each_cpu(c, tlb)
+        if (c != me && loaded_on(vs, c))
+            cpumask_set(out, c);
+}
 
 #define ZONE_SIZE (16UL << 30) // each CPU's placement zone below USER_MMAP_TOP
 
@@ -434,11 +457,8 @@ static void zap_flush(struct vmspace *vs, struct zap *z)
         // CPU that loads it later walks the cleared tables.
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         cpumask_t m;
-        for (int i = 0; i < CPUMASK_WORDS; i++)
-            m.w[i] = z->tlb.w[i] & __atomic_load_n(&vs->cpus.w[i], __ATOMIC_RELAXED);
-        int me = cpu_id();
-        if (cpumask_test(&z->tlb, me)) {
-            cpumask_unset(&m, me);
+        loaded_others(vs, &z->tlb, &m);
+        if (cpumask_test(&z->tlb, cpu_id())) {
             for (uintptr_t a = z->lo; a < z->hi && z->hi - z->lo <= 32 * PGSIZE; a += PGSIZE)
                 invlpg(a);
             if (z->hi - z->lo > 32 * PGSIZE)
@@ -632,22 +652,24 @@ void vmspace_free(struct vmspace *vs)
     kfree(vs);
 }
 
+// Only this CPU's loaded_vs is written. It says next before the CR3 load (a
+// range operation that misses it cleared its entries before we walk them), and
+// stops saying prev at the same moment: prev's entries stay in our TLB only until
+// the CR3 load a few instructions later, with interrupts off and no user access
+// in between, so a range operation on prev that skips us frees nothing we use.
 void uvm_switch(struct vmspace *prev, struct vmspace *next)
 {
+    (void)prev; // nothing to undo: loaded_vs no longer names it
     push_off(); // the tick reads loaded_vs
-    int me = cpu_id();
     pte_t *pml4 = kernel_pml4;
+    __atomic_store_n(this_cpu_ptr(&loaded_vs), next, __ATOMIC_SEQ_CST);
     if (next) {
-        __atomic_fetch_or(&next->cpus.w[me / 64], 1UL << (me % 64), __ATOMIC_SEQ_CST);
-        struct vmcore *vc = core_get(next, me);
+        struct vmcore *vc = core_get(next, cpu_id());
         if (vc) // else the first fault tries again (uvm_fault)
             pml4 = vc->pml4;
     }
     tlb_switch_flush(); // the CR3 load flushes what async unmaps asked us to
     write_cr3(V2P(pml4));
-    this_cpu_write(loaded_vs, next);
-    if (prev)
-        __atomic_fetch_and(&prev->cpus.w[me / 64], ~(1UL << (me % 64)), __ATOMIC_SEQ_CST);
     pop_off();
 }
 
@@ -1152,13 +1174,10 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
     range_unlock(vs, addr, addr + len);
     bool remote = false;
     if (z.hi > z.lo) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST); // entries cleared before reading cpus
-        int me = cpu_id();
+        __atomic_thread_fence(__ATOMIC_SEQ_CST); // entries cleared before loaded_on
         cpumask_t m;
-        for (int i = 0; i < CPUMASK_WORDS; i++)
-            m.w[i] = z.tlb.w[i] & __atomic_load_n(&vs->cpus.w[i], __ATOMIC_RELAXED);
-        if (cpumask_test(&m, me)) {
-            cpumask_unset(&m, me);
+        loaded_others(vs, &z.tlb, &m);
+        if (cpumask_test(&z.tlb, cpu_id()) && loaded_on(vs, cpu_id())) {
             for (uintptr_t a = z.lo; a < z.hi; a += PGSIZE)
                 invlpg(a);
         }
@@ -1396,7 +1415,7 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
         epoch_exit();
         return fault_fail(fi, SIGBUS, BUS_ADRERR, addr);
     }
-    if (read_cr3() == V2P(kernel_pml4) && cpumask_test(&vs->cpus, me))
+    if (read_cr3() == V2P(kernel_pml4) && loaded_on(vs, me))
         write_cr3(V2P(vc->pml4)); // uvm_switch could not allocate it
     for (;;) {
         struct vpage *vp = vpage_find(vs, va, false, NULL);

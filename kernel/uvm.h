@@ -37,7 +37,6 @@ struct vmspace {
     struct spinlock brk_lock;      // brk only
     uintptr_t brk_start, brk;
     uintptr_t stack;               // the stack's lowest page, 0 if none (ustack.c)
-    cpumask_t cpus;                // CPUs that have it loaded right now
     int refs;                      // processes using it (vfork and CLONE_VM share it)
     // The executable (exec.c): a reference and deny-write (fs_deny_write) held
     // as long as this address space exists; fork copies them. NULL if none.
