@@ -354,11 +354,8 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
 static void spawn_signals(struct proc *np, struct thread *t, const struct spawn_child *c)
 {
     struct thread *cur = thread_current();
-    struct proc *p = cur->proc;
-    spin_lock(&p->lock);
-    memcpy(np->sigactions, p->sigactions, sizeof np->sigactions);
-    uint64_t mask = c->setmask ? c->sigmask : cur->sig->blocked;
-    spin_unlock(&p->lock);
+    signal_copy_actions(cur->proc, np->sigactions); // no lock: sibling threads' spawns commute
+    uint64_t mask = c->setmask ? c->sigmask : cur->sig->blocked; // only we write ours
     for (int i = 0; i < NSIG; i++) {
         struct k_sigaction *a = &np->sigactions[i];
         if (a->handler != SIG_IGN || (c->sigdefault >> i & 1))

@@ -55,6 +55,7 @@ struct proc {
     struct capture *capture;
     struct fdtable *fdt;     // file descriptors (fdtable.h); a reference per thread
     struct fs_context *fsc;  // cwd and umask (fs_context.h)
+    int pgid, sid;           // process group and session (pgrp.c); read lock-free
 
     struct spinlock lock __cacheline_aligned; // children, state, threads, signal state, group exit
     int wstatus;             // wait4 status once a zombie
@@ -79,26 +80,33 @@ struct proc {
     struct ksiginfo siginfo[64];
     struct rlimit64 rlim[RLIM_NLIMITS];
     struct proc *hash_next;  // pid table chain (pid.c)
-    int pgid, sid;           // process group and session (pgrp.c); read lock-free
-    struct pgrp *pgrp;       // under the group's lock; NULL once reaped
-    struct list pgrp_link;   // the group's member list
     bool did_exec;           // setpgid on a child that exec'd: EACCES
     struct epoch_cb free_cb;
     char name[16];
+
+    // Written when a neighbour on the group's member list joins or leaves: a
+    // line of its own, away from what open/rlimit/getpgid read.
+    struct pgrp *pgrp __cacheline_aligned; // under the group's lock; NULL once reaped
+    struct list pgrp_link;   // the group's member list
 };
 
-// Per-thread signal state (signal.c). blocked is written only by the thread
-// itself; pending and info[] under lock (inside the process lock when both are
-// held); the rest belongs to the thread.
+// Per-thread signal state (signal.c), on three kinds of line so that a sender
+// (another process's SIGCHLD, kill) and the thread's own fault signals share only
+// what they must: blocked, written only by the thread itself when its mask
+// changes and read by senders; the thread's own bookkeeping, written on its
+// deliveries and read by nobody else; and what senders write (pending and info[]
+// under lock, inside the process lock when both are held).
 struct usig {
     uint64_t blocked;
-    uint64_t pending;
-    struct spinlock lock;
-    uint64_t saved_blocked;  // rt_sigsuspend: restored after the handler runs
+
+    uint64_t saved_blocked __cacheline_aligned; // rt_sigsuspend: restored after the handler runs
     bool restore_blocked;
-    bool vfork_done;         // our vfork child has exec'd or exited
     uint64_t ss_sp, ss_size; // sigaltstack
     int ss_flags;
+
+    struct spinlock lock __cacheline_aligned;
+    uint64_t pending;
+    bool vfork_done;         // our vfork child has exec'd or exited (written by it)
     struct ksiginfo info[64];
 };
 
@@ -182,6 +190,7 @@ void signal_deliver(struct trapframe *tf);
 struct usig *usig_alloc(void);
 void usig_free(struct usig *s);
 void signal_exec_reset(struct proc *p); // handlers back to SIG_DFL at exec
+void signal_copy_actions(struct proc *p, struct k_sigaction out[NSIG]); // lock-free
 void vfork_release(struct proc *child); // at the child's exec or exit (proc.c)
 #define ERESTARTSYS 512 // internal: restart the call or fail with EINTR
 

@@ -145,6 +145,23 @@ static uint32_t read_action(struct proc *p, int sig, struct k_sigaction *act)
     }
 }
 
+// All of p's actions without the lock (posix_spawn's child starts from them).
+void signal_copy_actions(struct proc *p, struct k_sigaction out[NSIG])
+{
+    for (;;) {
+        uint32_t seq = READ_ONCE(p->act_seq);
+        if (seq & 1) {
+            pause();
+            continue;
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        memcpy(out, p->sigactions, NSIG * sizeof *out);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (READ_ONCE(p->act_seq) == seq)
+            return;
+    }
+}
+
 // What sending sig does at once, whatever its action: SIGCONT resumes a stopped
 // process and cancels pending stops; a stop cancels a pending SIGCONT. Locked;
 // true if p was stopped (the caller reports it once unlocked).
