@@ -145,6 +145,13 @@ static uint32_t read_action(struct proc *p, int sig, struct k_sigaction *act)
     }
 }
 
+struct k_sigaction signal_action(struct proc *p, int sig)
+{
+    struct k_sigaction a;
+    read_action(p, sig, &a);
+    return a;
+}
+
 // All of p's actions without the lock (posix_spawn's child starts from them).
 void signal_copy_actions(struct proc *p, struct k_sigaction out[NSIG])
 {
