@@ -159,10 +159,21 @@ static struct thread *uthread_new(struct proc *p)
 // Locked (or p not yet published). t takes a child list a thread that left
 // gave back, if there is one: then t's own fresh one is returned, for the caller
 // to free once unlocked (else NULL).
+// After a change to p's thread list (locked): main_sig follows the first thread.
+static void main_changed(struct proc *p)
+{
+    struct usig *s = list_empty(&p->threads)
+                         ? NULL
+                         : list_entry(p->threads.next, struct thread, group_link)->sig;
+    if (p->main_sig != s)
+        WRITE_ONCE(p->main_sig, s);
+}
+
 static struct childlist *add_thread(struct proc *p, struct thread *t)
 {
     list_push_back(&p->threads, &t->group_link);
     p->nthreads++;
+    main_changed(p);
     struct childlist *cl = p->spare;
     if (!cl) {
         t->children->next = p->lists;
@@ -650,6 +661,7 @@ static __noreturn void thread_leave(int wstatus)
     fdtable_release(p->fdt);
     spin_lock(&p->lock);
     list_remove(&t->group_link);
+    main_changed(p);
     bool last = --p->nthreads == 0;
     if (!last) { // our children stay on our list; the next new thread takes it
         t->children->next_spare = p->spare;

@@ -56,6 +56,7 @@ struct proc {
     struct fdtable *fdt;     // file descriptors (fdtable.h); a reference per thread
     struct fs_context *fsc;  // cwd and umask (fs_context.h)
     int pgid, sid;           // process group and session (pgrp.c); read lock-free
+    struct usig *main_sig;   // the first thread's (under lock; read lock-free, see usig)
 
     struct spinlock lock __cacheline_aligned; // child lists, state, threads, signal state, group exit
     int wstatus;             // wait4 status once a zombie
@@ -126,6 +127,7 @@ struct usig {
     uint64_t pending;
     bool vfork_done;         // our vfork child has exec'd or exited (written by it)
     struct ksiginfo info[64];
+    struct epoch_cb free_cb; // freed a grace period after its thread left (main_sig)
 };
 
 struct exec_info {
