@@ -94,7 +94,8 @@ struct proc {
     // Written when a neighbour on the group's member list joins or leaves: a
     // line of its own, away from what open/rlimit/getpgid read.
     struct pgrp *pgrp __cacheline_aligned; // under the group's lock; NULL once reaped
-    struct list pgrp_link;   // the group's member list
+    struct list pgrp_link;   // on a member list of the group
+    int pgrp_part;           // which one (pgrp.c)
 };
 
 // The children one thread created with fork or posix_spawn (proc.c). Each thread
