@@ -201,8 +201,14 @@ void pgrp_leave(struct proc *p)
     list_remove(&p->pgrp_link);
     bool empty = --pt->n == 0;
     p->pgrp = NULL;
+    // Reaped by a member of the group (usually its parent): the group lives on,
+    // and nobody else's partition need be looked at. Read under our partition's
+    // lock: a concurrent move of the reaper out of g wrote its pgrp before its
+    // maybe_free locked this partition, so we see the move or it sees p gone.
+    struct proc *me = proc_current();
+    bool last = empty && !(me && me != p && READ_ONCE(me->pgrp) == g);
     spin_unlock(&pt->lock);
-    if (empty)
+    if (last)
         maybe_free(g);
 }
 
