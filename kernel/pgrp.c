@@ -2,27 +2,41 @@
 // the member lists kill(-pgid) walks.
 //
 // Commute: everything that does not name a group: kill to one pid, wait for a
-// child, fork and exit of processes in different groups. A process keeps its
-// group and session ids in its own struct proc (read lock-free by getpgid, wait
-// and the tty); a group is a struct pgrp with its own lock and member list,
-// found by pgid in a hash table with a lock per bucket (no global lock). fork
-// joins the parent's group under that group's lock only; a group is unhashed
-// and freed when its last member is reaped. Lock order: bucket, then group (two
-// groups: by address). No proc lock is held with either, so senders walk a
-// snapshot of the members' pids (pgrp_pids) and signal them one by one.
+// child, fork and exit of processes in different groups, and fork, posix_spawn
+// and exit in one group on different CPUs. A process keeps its group and
+// session ids in its own struct proc (read lock-free by getpgid, wait and the
+// tty); a group is a struct pgrp found by pgid in a hash table with a lock per
+// bucket (no global lock). Its members are kept in PGRP_PARTS partitions, each
+// with its own lock, list and count on its own cache line: a new process joins
+// the partition of the CPU it is created on, so two threads of one process that
+// fork or spawn on different CPUs add their children to different lines. Only
+// what concerns the whole group (setsid/setpgid moves, emptiness, kill(-pgid)'s
+// snapshot) locks every partition. A group is unhashed when its last member is
+// reaped and freed a grace period later, so lock_own can chase p->pgrp without
+// a lock. Lock order: bucket, then partition locks by address. No proc lock is
+// held with either, so senders walk a snapshot of the members' pids
+// (pgrp_pids) and signal them one by one.
+#include "epoch.h"
 #include "mm.h"
+#include "percpu.h"
 #include "proc.h"
 #include "spinlock.h"
 #include "uapi/errno.h"
 
 #define PGRP_BUCKETS 256
+#define PGRP_PARTS 8
+
+struct pgrp_part {
+    struct spinlock lock;
+    struct list members;   // struct proc.pgrp_link
+    int n;
+} __cacheline_aligned;
 
 struct pgrp {
     int pgid, sid;
-    struct spinlock lock;  // members, nmembers
-    struct list members;   // struct proc.pgrp_link
-    int nmembers;
     struct pgrp *hash_next; // under the bucket's lock
+    struct epoch_cb free_cb;
+    struct pgrp_part part[PGRP_PARTS];
 };
 
 static struct bucket {
@@ -31,6 +45,10 @@ static struct bucket {
 } __cacheline_aligned buckets[PGRP_BUCKETS];
 
 static struct bucket *bucket_of(int pgid) { return &buckets[(unsigned)pgid % PGRP_BUCKETS]; }
+
+// The partition a process created (or moved) here joins: only a placement
+// choice, so no need to stay on this CPU.
+static int my_part(void) { return cpu_id() % PGRP_PARTS; }
 
 void pgrp_init(void)
 {
@@ -54,59 +72,90 @@ static struct pgrp *pgrp_new(int pgid, int sid)
         return NULL;
     g->pgid = pgid;
     g->sid = sid;
-    spin_init(&g->lock, "pgrp");
-    list_init(&g->members);
+    for (int i = 0; i < PGRP_PARTS; i++) {
+        spin_init(&g->part[i].lock, "pgrp");
+        list_init(&g->part[i].members);
+    }
     return g;
 }
 
-// Lock p's current group (it may be moved meanwhile: retry).
-static struct pgrp *lock_own(struct proc *p)
+static void free_cb(struct epoch_cb *cb) { kfree(container_of(cb, struct pgrp, free_cb)); }
+
+static void lock_all(struct pgrp *g)
+{
+    for (int i = 0; i < PGRP_PARTS; i++)
+        spin_lock(&g->part[i].lock);
+}
+
+static void unlock_all(struct pgrp *g)
+{
+    for (int i = 0; i < PGRP_PARTS; i++)
+        spin_unlock(&g->part[i].lock);
+}
+
+static int members(struct pgrp *g) // all partitions locked
+{
+    int n = 0;
+    for (int i = 0; i < PGRP_PARTS; i++)
+        n += g->part[i].n;
+    return n;
+}
+
+// Lock the partition p is on (p may be moved meanwhile: retry). The group stays
+// allocated while we chase it: it is freed a grace period after it was emptied.
+static struct pgrp_part *lock_own(struct proc *p)
 {
     for (;;) {
+        epoch_enter();
         struct pgrp *g = READ_ONCE(p->pgrp);
-        spin_lock(&g->lock);
-        if (READ_ONCE(p->pgrp) == g)
-            return g;
-        spin_unlock(&g->lock);
+        struct pgrp_part *pt = &g->part[READ_ONCE(p->pgrp_part)];
+        spin_lock(&pt->lock);
+        epoch_exit();
+        if (READ_ONCE(p->pgrp) == g && &g->part[READ_ONCE(p->pgrp_part)] == pt)
+            return pt;
+        spin_unlock(&pt->lock);
     }
 }
 
-static void add_member(struct pgrp *g, struct proc *p)
+// p joins partition i of g (locked).
+static void add_member(struct pgrp *g, int i, struct proc *p)
 {
-    list_push_back(&g->members, &p->pgrp_link);
-    g->nmembers++;
+    list_push_back(&g->part[i].members, &p->pgrp_link);
+    g->part[i].n++;
     WRITE_ONCE(p->pgrp, g);
+    WRITE_ONCE(p->pgrp_part, i);
     WRITE_ONCE(p->pgid, g->pgid);
     WRITE_ONCE(p->sid, g->sid);
 }
 
 // Drop an empty group from the hash table and free it, unless somebody joined
-// it in the meantime (setpgid found it through the table).
+// it in the meantime (setpgid found it through the table, or a fork by a member).
 static void maybe_free(struct pgrp *g)
 {
     struct bucket *b = bucket_of(g->pgid);
     spin_lock(&b->lock);
-    spin_lock(&g->lock);
-    bool empty = g->nmembers == 0;
+    lock_all(g);
+    bool empty = members(g) == 0;
     if (empty) {
         struct pgrp **pp = &b->head;
         while (*pp != g)
             pp = &(*pp)->hash_next;
         *pp = g->hash_next;
     }
-    spin_unlock(&g->lock);
+    unlock_all(g);
     spin_unlock(&b->lock);
     if (empty)
-        kfree(g);
+        epoch_defer(&g->free_cb, free_cb);
 }
 
-// Move p from its group into g (locked by the caller, as is p's group `old`).
-static bool move_locked(struct proc *p, struct pgrp *old, struct pgrp *g)
+// Move p from partition `from` (locked) into partition i of g (locked); true if
+// `from` is left empty.
+static bool move_locked(struct proc *p, struct pgrp_part *from, struct pgrp *g, int i)
 {
     list_remove(&p->pgrp_link);
-    old->nmembers--;
-    add_member(g, p);
-    return old->nmembers == 0;
+    from->n--;
+    add_member(g, i, p);
+    return from->n == 0;
 }
 
 int pgrp_create(struct proc *p)
@@ -118,32 +167,52 @@ int pgrp_create(struct proc *p)
     spin_lock(&b->lock);
     g->hash_next = b->head;
     b->head = g;
-    add_member(g, p);
+    add_member(g, my_part(), p); // nobody else can see g's partitions yet
     spin_unlock(&b->lock);
     return 0;
 }
 
+// The child joins this CPU's partition of the parent's group. Locking that
+// partition keeps the group from being freed (the parent in it keeps it from
+// being empty); if the parent moved meanwhile, try its new group.
 void pgrp_join_parent(struct proc *child, struct proc *parent)
 {
-    struct pgrp *g = lock_own(parent); // parent is alive, so its group too
-    add_member(g, child);
-    spin_unlock(&g->lock);
+    int i = my_part();
+    for (;;) {
+        epoch_enter();
+        struct pgrp *g = READ_ONCE(parent->pgrp);
+        spin_lock(&g->part[i].lock);
+        epoch_exit();
+        if (READ_ONCE(parent->pgrp) == g) {
+            add_member(g, i, child);
+            spin_unlock(&g->part[i].lock);
+            return;
+        }
+        spin_unlock(&g->part[i].lock);
+    }
 }
 
 void pgrp_leave(struct proc *p)
 {
     if (!p->pgrp)
         return;
-    struct pgrp *g = lock_own(p);
+    struct pgrp_part *pt = lock_own(p);
+    struct pgrp *g = p->pgrp;
     list_remove(&p->pgrp_link);
-    bool empty = --g->nmembers == 0;
+    bool empty = --pt->n == 0;
     p->pgrp = NULL;
-    spin_unlock(&g->lock);
-    if (empty)
+    // Reaped by a member of the group (usually its parent): the group lives on,
+    // and nobody else's partition need be looked at. Read under our partition's
+    // lock: a concurrent move of the reaper out of g wrote its pgrp before its
+    // maybe_free locked this partition, so we see the move or it sees p gone.
+    struct proc *me = proc_current();
+    bool last = empty && !(me && me != p && READ_ONCE(me->pgrp) == g);
+    spin_unlock(&pt->lock);
+    if (last)
         maybe_free(g);
 }
 
-static void lock_two(struct pgrp *a, struct pgrp *b)
+static void lock_two(struct pgrp_part *a, struct pgrp_part *b)
 {
     if (a == b) {
         spin_lock(&a->lock);
@@ -156,25 +225,30 @@ static void lock_two(struct pgrp *a, struct pgrp *b)
     }
 }
 
-static void unlock_two(struct pgrp *a, struct pgrp *b)
+static void unlock_two(struct pgrp_part *a, struct pgrp_part *b)
 {
     spin_unlock(&a->lock);
     if (a != b)
         spin_unlock(&b->lock);
 }
 
-// Lock p's group and g; NULL if p has been reaped meanwhile (then only g is
+// Lock p's partition and `to`; NULL if p has been reaped meanwhile (then
 // nothing is locked).
-static struct pgrp *lock_with(struct proc *p, struct pgrp *g)
+static struct pgrp_part *lock_with(struct proc *p, struct pgrp_part *to)
 {
     for (;;) {
+        epoch_enter();
         struct pgrp *old = READ_ONCE(p->pgrp);
-        if (!old)
+        if (!old) {
+            epoch_exit();
             return NULL;
-        lock_two(old, g);
-        if (READ_ONCE(p->pgrp) == old)
-            return old;
-        unlock_two(old, g);
+        }
+        struct pgrp_part *pt = &old->part[READ_ONCE(p->pgrp_part)];
+        lock_two(pt, to);
+        epoch_exit();
+        if (READ_ONCE(p->pgrp) == old && &old->part[READ_ONCE(p->pgrp_part)] == pt)
+            return pt;
+        unlock_two(pt, to);
     }
 }
 
@@ -192,9 +266,11 @@ int pgrp_setsid(struct proc *p)
     }
     g->hash_next = b->head;
     b->head = g;
-    struct pgrp *old = lock_with(p, g); // never NULL: p is the caller or its unborn child
-    bool empty = move_locked(p, old, g);
-    unlock_two(old, g);
+    int i = my_part();
+    struct pgrp_part *from = lock_with(p, &g->part[i]); // never NULL: p is the caller or its unborn child
+    struct pgrp *old = p->pgrp;
+    bool empty = move_locked(p, from, g, i);
+    unlock_two(from, &g->part[i]);
     spin_unlock(&b->lock);
     if (empty)
         maybe_free(old);
@@ -226,17 +302,17 @@ int pgrp_move(struct proc *p, int pgid, int sid)
         g->hash_next = b->head;
         b->head = g;
     }
-    struct pgrp *old = lock_with(p, g);
-    if (!old) { // reaped meanwhile; g may be the new empty group
-        bool unused = fresh == NULL && g->nmembers == 0;
+    int i = my_part();
+    struct pgrp_part *from = lock_with(p, &g->part[i]);
+    if (!from) { // reaped meanwhile; g may be the new empty group
         spin_unlock(&b->lock);
         kfree(fresh);
-        if (unused)
-            maybe_free(g);
+        maybe_free(g);
         return -ESRCH;
     }
-    bool empty = old != g && move_locked(p, old, g);
-    unlock_two(old, g);
+    struct pgrp *old = p->pgrp;
+    bool empty = old != g && move_locked(p, from, g, i);
+    unlock_two(from, &g->part[i]);
     spin_unlock(&b->lock);
     kfree(fresh);
     if (empty)
@@ -258,14 +334,15 @@ int pgrp_pids(int pgid, int **pids)
             *pids = NULL;
             return -ESRCH;
         }
-        spin_lock(&g->lock);
-        int n = g->nmembers;
+        lock_all(g);
+        int n = members(g);
         if (n <= cap) {
-            int i = 0;
-            list_for_each(it, &g->members)
-                (*pids)[i++] = list_entry(it, struct proc, pgrp_link)->pid;
+            int k = 0;
+            for (int i = 0; i < PGRP_PARTS; i++)
+                list_for_each(it, &g->part[i].members)
+                    (*pids)[k++] = list_entry(it, struct proc, pgrp_link)->pid;
         }
-        spin_unlock(&g->lock);
+        unlock_all(g);
         spin_unlock(&b->lock);
         if (n <= cap)
             return n;

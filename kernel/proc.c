@@ -4,9 +4,13 @@
 //
 // Commute: creating, exiting and reaping unrelated processes, and creating or
 // exiting threads of different processes. Each process has its own lock, guarding
-// its children and their parent links, its thread list and its signal state; exit
-// touches only the exiting process, its children and its parent; a new thread or
-// child starts on its creator's CPU. pids come from per-CPU
+// its thread list and its signal state; exit touches only the exiting process,
+// its children and its parent; a new thread or child starts on its creator's CPU.
+// Children are kept on per-thread lists (struct childlist, each with its own lock
+// and wait queue): two threads of one process that each fork or posix_spawn a
+// child and wait for it by pid share no line, and neither does the children's
+// exit. Only waits for any child (or a group) look at every list, under the
+// process lock; a child's exit wakes them only while there are such waiters. pids come from per-CPU
 // ranges and the pid table is lock-free for readers (pid.c). A reaped process is
 // freed after an epoch grace period, so a child reading its parent pointer (or
 // anybody holding a pid_lookup result) inside an epoch section never sees freed
@@ -35,7 +39,6 @@ static struct proc *proc_alloc(const char *name)
     if (!p)
         return NULL;
     spin_init(&p->lock, "proc");
-    list_init(&p->children);
     list_init(&p->sibling);
     list_init(&p->threads);
     list_init(&p->pgrp_link);
@@ -85,7 +88,28 @@ static void release_files(struct proc *p)
     p->fsc = NULL;
 }
 
-static void free_proc_cb(struct epoch_cb *cb) { kfree(container_of(cb, struct proc, free_cb)); }
+static struct childlist *childlist_new(void)
+{
+    struct childlist *cl = kzalloc(sizeof *cl);
+    if (cl) {
+        spin_init(&cl->lock, "children");
+        list_init(&cl->list);
+        waitq_init(&cl->wq, "wait4 pid");
+    }
+    return cl;
+}
+
+// The child lists go with the process: a child's exit may be chasing one inside
+// an epoch section.
+static void free_proc_cb(struct epoch_cb *cb)
+{
+    struct proc *p = container_of(cb, struct proc, free_cb);
+    for (struct childlist *cl = p->lists, *next; cl; cl = next) {
+        next = cl->next;
+        kfree(cl);
+    }
+    kfree(p);
+}
 
 // Unpublish a zombie and free it once no lock-free reader can hold it.
 static void proc_reap(struct proc *p)
@@ -108,6 +132,7 @@ static void user_thread_entry(void *arg)
 static void uthread_discard(struct thread *t)
 {
     usig_free(t->sig);
+    kfree(t->children);
     if (t->fpu)
         fpu_free(t);
     kstack_free(t->kstack);
@@ -121,7 +146,8 @@ static struct thread *uthread_new(struct proc *p)
     if (!t)
         return NULL;
     t->sig = usig_alloc();
-    if (!t->sig || fpu_alloc(t) < 0) {
+    t->children = childlist_new();
+    if (!t->sig || !t->children || fpu_alloc(t) < 0) {
         uthread_discard(t);
         return NULL;
     }
@@ -130,10 +156,46 @@ static struct thread *uthread_new(struct proc *p)
     return t;
 }
 
-static void add_thread(struct proc *p, struct thread *t)
+// Locked (or p not yet published). t takes a child list a thread that left
+// gave back, if there is one: then t's own fresh one is returned, for the caller
+// to free once unlocked (else NULL).
+// After a change to p's thread list (locked): main_sig follows the first thread.
+static void main_changed(struct proc *p)
+{
+    struct usig *s = list_empty(&p->threads)
+                         ? NULL
+                         : list_entry(p->threads.next, struct thread, group_link)->sig;
+    if (p->main_sig != s)
+        WRITE_ONCE(p->main_sig, s);
+}
+
+static struct childlist *add_thread(struct proc *p, struct thread *t)
 {
     list_push_back(&p->threads, &t->group_link);
     p->nthreads++;
+    main_changed(p);
+    struct childlist *cl = p->spare;
+    if (!cl) {
+        t->children->next = p->lists;
+        p->lists = t->children;
+        return NULL;
+    }
+    p->spare = cl->next_spare;
+    struct childlist *fresh = t->children;
+    t->children = cl;
+    return fresh;
+}
+
+// np becomes a child of the current thread's process, on the thread's list.
+static void link_child(struct proc *np)
+{
+    struct thread *cur = thread_current();
+    struct childlist *cl = cur->children;
+    spin_lock(&cl->lock);
+    np->parent = cur->proc;
+    np->kin = cl;
+    list_push_back(&cl->list, &np->sibling);
+    spin_unlock(&cl->lock);
 }
 
 // A new program's first registers: user mode at its entry, on its stack.
@@ -182,7 +244,7 @@ int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
         kfree(p);
         return err;
     }
-    add_thread(p, t);
+    kfree(add_thread(p, t));
     pid_insert(p);
     *out = p;
     thread_start(t, affinity);
@@ -249,9 +311,9 @@ static long clone_thread(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t
     fdtable_hold(p->fdt); // the new thread's own reference (fdtable.h)
     spin_lock(&p->lock);
     bool dying = p->group_exiting;
-    if (!dying)
-        add_thread(p, t);
+    struct childlist *unused = dying ? NULL : add_thread(p, t);
     spin_unlock(&p->lock);
+    kfree(unused);
     if (dying) {
         fdtable_release(p->fdt);
         uthread_discard(t);
@@ -329,16 +391,13 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     }
     if (flags & CLONE_CHILD_CLEARTID)
         t->clear_child_tid = ctid;
-    add_thread(np, t);
+    kfree(add_thread(np, t));
     if (flags & CLONE_VFORK) {
         cur->sig->vfork_done = false;
         np->vfork_waiter = cur;
     }
     pgrp_join_parent(np, p);
-    spin_lock(&p->lock);
-    np->parent = p;
-    list_push_back(&p->children, &np->sibling);
-    spin_unlock(&p->lock);
+    link_child(np);
     pid_insert(np);
     thread_start(t, &t->affinity);
     // np may be gone from here on (exited and reaped by another of our threads).
@@ -354,11 +413,8 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
 static void spawn_signals(struct proc *np, struct thread *t, const struct spawn_child *c)
 {
     struct thread *cur = thread_current();
-    struct proc *p = cur->proc;
-    spin_lock(&p->lock);
-    memcpy(np->sigactions, p->sigactions, sizeof np->sigactions);
-    uint64_t mask = c->setmask ? c->sigmask : cur->sig->blocked;
-    spin_unlock(&p->lock);
+    signal_copy_actions(cur->proc, np->sigactions); // no lock: sibling threads' spawns commute
+    uint64_t mask = c->setmask ? c->sigmask : cur->sig->blocked; // only we write ours
     for (int i = 0; i < NSIG; i++) {
         struct k_sigaction *a = &np->sigactions[i];
         if (a->handler != SIG_IGN || (c->sigdefault >> i & 1))
@@ -416,11 +472,8 @@ long proc_spawn_child(const struct spawn_child *c)
     np->vm->brk_start = np->vm->brk = c->ei.brk;
     np->fdt = c->fdt;
     np->fsc = c->fsc;
-    add_thread(np, t);
-    spin_lock(&p->lock);
-    np->parent = p;
-    list_push_back(&p->children, &np->sibling);
-    spin_unlock(&p->lock);
+    kfree(add_thread(np, t));
+    link_child(np);
     int pid = np->pid;
     pid_insert(np);
     thread_start(t, &t->affinity);
@@ -466,19 +519,34 @@ void vfork_release(struct proc *child)
 
 // ---- exit -----------------------------------------------------------------------
 
-// The parent of the current process, locked; NULL if it has none. Runs inside an
-// epoch section: the parent cannot be freed while we chase it.
-static struct proc *lock_parent(struct proc *p)
+// The parent of p, with the child list p is on locked (*clp); NULL if it has
+// none. Runs inside an epoch section: the parent and its lists cannot be freed
+// while we chase them. parent and kin only ever change to NULL (orphaned).
+static struct proc *lock_parent(struct proc *p, struct childlist **clp)
 {
     for (;;) {
         struct proc *par = READ_ONCE(p->parent);
-        if (!par)
+        struct childlist *cl = READ_ONCE(p->kin);
+        if (!par || !cl)
             return NULL;
-        spin_lock(&par->lock);
-        if (READ_ONCE(p->parent) == par)
+        spin_lock(&cl->lock);
+        if (READ_ONCE(p->parent) == par && READ_ONCE(p->kin) == cl) {
+            *clp = cl;
             return par;
-        spin_unlock(&par->lock); // reparented meanwhile: try again
+        }
+        spin_unlock(&cl->lock); // orphaned meanwhile
     }
+}
+
+// A child on cl has something new to report (or left): wake who waits for it by
+// pid, and the waits for any child if there are some. cl is locked: a waiter for
+// any child counted itself before it locked cl to look (wait_child), so either it
+// saw the change or we see it counted.
+static void wake_waiters(struct proc *par, struct childlist *cl)
+{
+    waitq_wake_all(&cl->wq);
+    if (__atomic_load_n(&par->any_waiters, __ATOMIC_SEQ_CST))
+        waitq_wake_all(&par->child_wq);
 }
 
 // Orphans have no one to wait for them: zombies among them are reaped now, the
@@ -486,12 +554,17 @@ static struct proc *lock_parent(struct proc *p)
 static void abandon_children(struct proc *p)
 {
     spin_lock(&p->lock);
-    while (!list_empty(&p->children)) {
-        struct proc *c = list_entry(p->children.next, struct proc, sibling);
-        list_remove(&c->sibling);
-        WRITE_ONCE(c->parent, NULL);
-        if (c->state == P_ZOMBIE)
-            proc_reap(c);
+    for (struct childlist *cl = p->lists; cl; cl = cl->next) {
+        spin_lock(&cl->lock);
+        while (!list_empty(&cl->list)) {
+            struct proc *c = list_entry(cl->list.next, struct proc, sibling);
+            list_remove(&c->sibling);
+            WRITE_ONCE(c->parent, NULL);
+            WRITE_ONCE(c->kin, NULL);
+            if (c->state == P_ZOMBIE)
+                proc_reap(c);
+        }
+        spin_unlock(&cl->lock);
     }
     spin_unlock(&p->lock);
 }
@@ -535,15 +608,17 @@ static __noreturn void proc_finish(struct thread *t, int wstatus)
     // Publish the status. After the unlock the process may be freed at any time
     // by whoever reaps it: touch nothing of it afterwards.
     epoch_enter();
-    struct proc *par = lock_parent(p);
+    struct childlist *cl = NULL;
+    struct proc *par = lock_parent(p, &cl);
     // A parent that ignores SIGCHLD (or asked SA_NOCLDWAIT) never waits: no zombie.
+    struct k_sigaction chld = par ? signal_action(par, SIGCHLD) : (struct k_sigaction){0};
     if (par && exit_signal == SIGCHLD &&
-        (par->sigactions[SIGCHLD - 1].handler == SIG_IGN ||
-         (par->sigactions[SIGCHLD - 1].flags & SA_NOCLDWAIT))) {
+        (chld.handler == SIG_IGN || (chld.flags & SA_NOCLDWAIT))) {
         list_remove(&p->sibling);
         WRITE_ONCE(p->parent, NULL);
-        waitq_wake_all(&par->child_wq); // a waiter may now have no children left
-        spin_unlock(&par->lock);
+        WRITE_ONCE(p->kin, NULL);
+        wake_waiters(par, cl); // a waiter may now have no children left
+        spin_unlock(&cl->lock);
         par = NULL;
     }
     spin_lock(&p->lock);
@@ -556,8 +631,8 @@ static __noreturn void proc_finish(struct thread *t, int wstatus)
         waitq_wake_all(&p->exit_wq);
     spin_unlock(&p->lock);
     if (par) {
-        waitq_wake_all(&par->child_wq);
-        spin_unlock(&par->lock);
+        wake_waiters(par, cl);
+        spin_unlock(&cl->lock);
         if (exit_signal)
             signal_send_proc(par, exit_signal, &info); // par stays valid: epoch
     }
@@ -586,7 +661,13 @@ static __noreturn void thread_leave(int wstatus)
     fdtable_release(p->fdt);
     spin_lock(&p->lock);
     list_remove(&t->group_link);
+    main_changed(p);
     bool last = --p->nthreads == 0;
+    if (!last) { // our children stay on our list; the next new thread takes it
+        t->children->next_spare = p->spare;
+        p->spare = t->children;
+        t->children = NULL;
+    }
     if (p->group_exiting)
         wstatus = p->group_status;
     // Our pending signals die with us; a process-wide one stays for the others.
@@ -674,14 +755,14 @@ int proc_wait_kernel(struct proc *p)
     return st;
 }
 
-// A child matching pid (-1: any) with something to report: its exit (WEXITED;
-// unlinked, to be reaped, unless WNOWAIT), or its stop (WUNTRACED) or
-// continuation (WCONTINUED). *any says whether a match exists at all. Locked by the caller.
-static struct proc *find_report(struct proc *p, int pid, int pgid, int options, int *st,
+// A child on list l matching pid (0: any) or group pgid (0: any) with something
+// to report: its exit (WEXITED; unlinked, to be reaped, unless WNOWAIT), or its
+// stop (WUNTRACED) or continuation (WCONTINUED). *any is set if a match exists at
+// all. l's child list is locked by the caller.
+static struct proc *find_report(struct list *l, int pid, int pgid, int options, int *st,
                                 bool *any, bool *reap)
 {
-    *any = *reap = false;
-    list_for_each(it, &p->children) {
+    list_for_each(it, l) {
         struct proc *c = list_entry(it, struct proc, sibling);
         if ((pid > 0 && c->pid != pid) || (pgid > 0 && READ_ONCE(c->pgid) != pgid))
             continue;
@@ -708,23 +789,61 @@ static struct proc *find_report(struct proc *p, int pid, int pgid, int options, 
     return NULL;
 }
 
+// Look for a report on child list cl (if not NULL) or on every list of p.
+static struct proc *look(struct proc *p, struct childlist *cl, int pid, int pgid, int options,
+                         int *st, bool *any, bool *reap)
+{
+    struct proc *c = NULL;
+    *any = *reap = false;
+    if (cl) {
+        spin_lock(&cl->lock);
+        c = find_report(&cl->list, pid, pgid, options, st, any, reap);
+        spin_unlock(&cl->lock);
+        return c;
+    }
+    spin_lock(&p->lock);
+    for (cl = p->lists; cl && !c; cl = cl->next) {
+        spin_lock(&cl->lock);
+        c = find_report(&cl->list, pid, pgid, options, st, any, reap);
+        spin_unlock(&cl->lock);
+    }
+    spin_unlock(&p->lock);
+    return c;
+}
+
+// The list child pid is on if it is a child of p (it stays there until reaped).
+static struct childlist *list_of(struct proc *p, int pid)
+{
+    epoch_enter();
+    struct proc *c = pid_lookup(pid);
+    struct childlist *cl = c && READ_ONCE(c->parent) == p ? READ_ONCE(c->kin) : NULL;
+    epoch_exit();
+    return cl;
+}
+
 // Wait for a child matching pid (> 0), or in group pgid (> 0), or any (both
 // 0), to have something to report. Returns its pid with its wait status in *st,
-// 0 (WNOHANG, none yet), -ECHILD, or -ERESTARTSYS (a signal).
+// 0 (WNOHANG, none yet), -ECHILD, or -ERESTARTSYS (a signal). A wait for one pid
+// looks at and sleeps on that child's list only; the others count themselves
+// in any_waiters (before they look, see wake_waiters) and sleep on child_wq.
 static long wait_child(int pid, int pgid, int options, int *st)
 {
     struct thread *t = thread_current();
     struct proc *p = t->proc;
+    struct childlist *cl = NULL;
+    if (pid > 0 && !(cl = list_of(p, pid)))
+        return -ECHILD;
+    struct waitq *q = cl ? &cl->wq : &p->child_wq;
+    if (!cl)
+        __atomic_fetch_add(&p->any_waiters, 1, __ATOMIC_SEQ_CST);
     struct proc *c = NULL;
     bool any = false, reap = false;
     long ret = 0;
     for (;;) {
-        waitq_prepare(&p->child_wq);
-        spin_lock(&p->lock);
-        c = find_report(p, pid, pgid, options, st, &any, &reap);
+        waitq_prepare(q);
+        c = look(p, cl, pid, pgid, options, st, &any, &reap);
         if (c)
             ret = c->pid;
-        spin_unlock(&p->lock);
         if (c || !any || (options & WNOHANG))
             break;
         if (signal_pending(t)) {
@@ -733,7 +852,9 @@ static long wait_child(int pid, int pgid, int options, int *st)
         }
         schedule();
     }
-    waitq_finish(&p->child_wq);
+    waitq_finish(q);
+    if (!cl)
+        __atomic_fetch_sub(&p->any_waiters, 1, __ATOMIC_RELAXED);
     if (reap)
         proc_reap(c);
     if (!c && ret == 0 && !any)
@@ -744,12 +865,13 @@ static long wait_child(int pid, int pgid, int options, int *st)
 void proc_report_stop(struct proc *p, int report)
 {
     epoch_enter(); // the parent stays allocated while we use it
-    struct proc *par = lock_parent(p);
+    struct childlist *cl = NULL;
+    struct proc *par = lock_parent(p, &cl);
     if (par) {
         p->wait_report = report;
-        waitq_wake_all(&par->child_wq);
-        bool quiet = par->sigactions[SIGCHLD - 1].flags & SA_NOCLDSTOP;
-        spin_unlock(&par->lock);
+        wake_waiters(par, cl);
+        bool quiet = signal_action(par, SIGCHLD).flags & SA_NOCLDSTOP;
+        spin_unlock(&cl->lock);
         struct ksiginfo info = {.signo = SIGCHLD, .pid = p->pid};
         info.code = report == W_CONTINUED ? CLD_CONTINUED : CLD_STOPPED;
         info.status = report == W_CONTINUED ? SIGCONT : report >> 8;

@@ -55,14 +55,17 @@ struct proc {
     struct capture *capture;
     struct fdtable *fdt;     // file descriptors (fdtable.h); a reference per thread
     struct fs_context *fsc;  // cwd and umask (fs_context.h)
+    int pgid, sid;           // process group and session (pgrp.c); read lock-free
+    struct usig *main_sig;   // the first thread's (under lock; read lock-free, see usig)
 
-    struct spinlock lock __cacheline_aligned; // children, state, threads, signal state, group exit
+    struct spinlock lock __cacheline_aligned; // child lists, state, threads, signal state, group exit
     int wstatus;             // wait4 status once a zombie
     struct proc *parent;     // NULL: the kernel (kernel_waited) or orphaned (reaped at exit)
+    struct childlist *kin;   // the parent's list we are on (with parent, under its lock)
     bool kernel_waited;      // a kernel thread will reap it with proc_wait_kernel
-    struct list children;    // struct proc.sibling
-    struct list sibling;
-    struct waitq child_wq;   // this process waiting for its children
+    struct list sibling;     // on kin->list
+    struct childlist *lists; // every child list of ours (childlist.next), under lock
+    struct childlist *spare; // those of threads that left, for new threads (next_spare)
     struct waitq exit_wq;    // the kernel waiting for this process; de_thread in exec
     struct list threads;     // live threads, struct thread.group_link
     int nthreads;
@@ -73,33 +76,59 @@ struct proc {
                              // the parent's lock; 0 once reported
     struct thread *vfork_waiter; // the vfork parent, released at our exec or exit
 
+    // Waiting for any child (or a vfork child's exec): written by those waits only,
+    // read by every child's exit.
+    struct waitq child_wq __cacheline_aligned;
+    int any_waiters;         // threads in a wait for any child or a group of them
+
     uint32_t act_seq __cacheline_aligned; // odd while sigactions change (under lock): lock-free readers retry
     struct k_sigaction sigactions[64];
     uint64_t sigpending;     // sent to the process: any thread not blocking may take it
     struct ksiginfo siginfo[64];
     struct rlimit64 rlim[RLIM_NLIMITS];
     struct proc *hash_next;  // pid table chain (pid.c)
-    int pgid, sid;           // process group and session (pgrp.c); read lock-free
-    struct pgrp *pgrp;       // under the group's lock; NULL once reaped
-    struct list pgrp_link;   // the group's member list
     bool did_exec;           // setpgid on a child that exec'd: EACCES
     struct epoch_cb free_cb;
     char name[16];
+
+    // Written when a neighbour on the group's member list joins or leaves: a
+    // line of its own, away from what open/rlimit/getpgid read.
+    struct pgrp *pgrp __cacheline_aligned; // under the group's lock; NULL once reaped
+    struct list pgrp_link;   // on a member list of the group
+    int pgrp_part;           // which one (pgrp.c)
 };
 
-// Per-thread signal state (signal.c). blocked is written only by the thread
-// itself; pending and info[] under lock (inside the process lock when both are
-// held); the rest belongs to the thread.
+// The children one thread created with fork or posix_spawn (proc.c). Each thread
+// adds to its own list, so two threads creating, reaping and waiting for their
+// own children share no line. A list lives as long as its process: a thread that
+// leaves hands it, children and all, to the next thread the process creates.
+struct childlist {
+    struct spinlock lock;    // list, and the children's parent, kin and wait_report
+    struct list list;        // struct proc.sibling
+    struct waitq wq;         // waiting for a particular child on this list
+    struct childlist *next;  // proc.lists
+    struct childlist *next_spare; // proc.spare
+};
+
+// Per-thread signal state (signal.c), on three kinds of line so that a sender
+// (another process's SIGCHLD, kill) and the thread's own fault signals share only
+// what they must: blocked, written only by the thread itself when its mask
+// changes and read by senders; the thread's own bookkeeping, written on its
+// deliveries and read by nobody else; and what senders write (pending and info[]
+// under lock, inside the process lock when both are held).
 struct usig {
     uint64_t blocked;
-    uint64_t pending;
-    struct spinlock lock;
-    uint64_t saved_blocked;  // rt_sigsuspend: restored after the handler runs
+
+    uint64_t saved_blocked __cacheline_aligned; // rt_sigsuspend: restored after the handler runs
     bool restore_blocked;
-    bool vfork_done;         // our vfork child has exec'd or exited
     uint64_t ss_sp, ss_size; // sigaltstack
     int ss_flags;
+
+    struct spinlock lock __cacheline_aligned;
+    uint64_t pending;
+    bool vfork_done;         // our vfork child has exec'd or exited (written by it)
     struct ksiginfo info[64];
+    struct epoch_cb free_cb; // freed a grace period after its thread left (main_sig)
 };
 
 struct exec_info {
@@ -182,6 +211,8 @@ void signal_deliver(struct trapframe *tf);
 struct usig *usig_alloc(void);
 void usig_free(struct usig *s);
 void signal_exec_reset(struct proc *p); // handlers back to SIG_DFL at exec
+void signal_copy_actions(struct proc *p, struct k_sigaction out[NSIG]); // lock-free
+struct k_sigaction signal_action(struct proc *p, int sig);             // likewise
 void vfork_release(struct proc *child); // at the child's exec or exit (proc.c)
 #define ERESTARTSYS 512 // internal: restart the call or fail with EINTR
 

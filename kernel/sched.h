@@ -56,6 +56,7 @@ struct thread {
     struct list group_link; // on proc->threads, under proc->lock
     uint64_t clear_child_tid; // CLONE_CHILD_CLEARTID / set_tid_address
     struct usig *sig;      // signal state (signal.c)
+    struct childlist *children; // those it created (proc.c)
     void *fpu;             // user threads: FP/vector registers while switched out (fpu.c)
     // Written by the thread at every system call: a line of its own, away from
     // what signal senders and other threads read (sig, group_link, proc).

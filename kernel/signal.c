@@ -17,7 +17,10 @@
 // (SIGSEGV and friends, signal_force) and the delivery of its own pending
 // signal to a handler take only the thread's own lock (usig.lock, which senders
 // take inside the process lock) and read the action lock-free (act_seq), so
-// faults in different threads of one process commute too.
+// faults in different threads of one process commute too. A signal its target
+// ignores and its main thread does not block (the SIGCHLD of exiting children,
+// by default) is discarded without the lock (discard_at_once), so children
+// exiting on different CPUs write nothing of their parent's.
 //
 // Standard and real-time signals alike are pending at most once (no queue of
 // real-time signals). A stop signal's default action stops every thread of the
@@ -46,7 +49,14 @@ struct usig *usig_alloc(void)
         spin_init(&s->lock, "usig");
     return s;
 }
-void usig_free(struct usig *s) { kfree(s); }
+static void usig_free_cb(struct epoch_cb *cb) { kfree(container_of(cb, struct usig, free_cb)); }
+
+// Senders may still be reading blocked through proc.main_sig (discard_at_once).
+void usig_free(struct usig *s)
+{
+    if (s)
+        epoch_defer(&s->free_cb, usig_free_cb);
+}
 
 enum { ACT_TERM, ACT_CORE, ACT_IGN, ACT_STOP };
 
@@ -145,6 +155,30 @@ static uint32_t read_action(struct proc *p, int sig, struct k_sigaction *act)
     }
 }
 
+struct k_sigaction signal_action(struct proc *p, int sig)
+{
+    struct k_sigaction a;
+    read_action(p, sig, &a);
+    return a;
+}
+
+// All of p's actions without the lock (posix_spawn's child starts from them).
+void signal_copy_actions(struct proc *p, struct k_sigaction out[NSIG])
+{
+    for (;;) {
+        uint32_t seq = READ_ONCE(p->act_seq);
+        if (seq & 1) {
+            pause();
+            continue;
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        memcpy(out, p->sigactions, NSIG * sizeof *out);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (READ_ONCE(p->act_seq) == seq)
+            return;
+    }
+}
+
 // What sending sig does at once, whatever its action: SIGCONT resumes a stopped
 // process and cancels pending stops; a stop cancels a pending SIGCONT. Locked;
 // true if p was stopped (the caller reports it once unlocked).
@@ -203,10 +237,34 @@ static void kick_one(struct proc *p, int sig)
     }
 }
 
+// Would sig be discarded at once, as ignored and not blocked by p's main thread?
+// Decided without p's lock, so that the SIGCHLD of children exiting on different
+// CPUs (ignored by default) writes nothing of the parent's: the action is read
+// lock-free and must not have changed by the time we have read the main thread's
+// mask (whose usig stays allocated for a grace period after it leaves). Signals
+// with side effects on sending always take the lock.
+static bool discard_at_once(struct proc *p, int sig)
+{
+    if (sig == SIGKILL || sig == SIGCONT || (BIT(sig) & STOP_SIGNALS))
+        return false;
+    struct k_sigaction a;
+    uint32_t seq = read_action(p, sig, &a);
+    if (a.handler != SIG_IGN && !(a.handler == SIG_DFL && default_action(sig) == ACT_IGN))
+        return false;
+    epoch_enter();
+    struct usig *s = READ_ONCE(p->main_sig);
+    bool discard = s && !(READ_ONCE(s->blocked) & BIT(sig));
+    epoch_exit();
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return discard && READ_ONCE(p->act_seq) == seq;
+}
+
 int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info)
 {
     if (sig < 1 || sig > NSIG)
         return -EINVAL;
+    if (discard_at_once(p, sig))
+        return 0;
     push_off(); // signal_kick compares with this CPU
     spin_lock(&p->lock);
     bool continued = false;

@@ -6,10 +6,11 @@
 // and returns its errno, and no child ever existed.
 //
 // Commute: spawns by different processes or threads share nothing but what
-// fork would: the parent's children list (under the parent's lock, at the very
-// end) and the process group's member list (its own lock, pgrp.c), so spawns
-// from processes in different groups share no cache line. The caller's address space is never written or copied, not even its
-// page tables: it is read through the usercopy helpers, and only *pid is
+// fork would: the calling thread's own children list (proc.c) and this CPU's
+// partition of the process group's members (pgrp.c), so spawns by threads on
+// different CPUs, of one process too, add their children on different lines
+// (the executable's deny-write count is still shared, fs/writecount.c). The
+// caller's address space is never written or copied, not even its page tables: it is read through the usercopy helpers, and only *pid is
 // written. The file actions touch only the child's new fd table; opens and
 // lookups go through ScaleFS's lock-free paths; the new address space is private.
 #include "dev.h"

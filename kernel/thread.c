@@ -3,14 +3,28 @@
 //
 // Scalability: creating, exiting and joining threads on different CPUs share no
 // cache line: the thread structure and stack come from per-CPU allocator caches
-// (kmalloc, kstack.c), and a new thread is queued on its creator's CPU.
+// (kmalloc, kstack.c), kernel thread ids from per-CPU ranges, and a new thread is
+// queued on its creator's CPU.
 #include "mm.h"
 #include "percpu.h"
 #include "sched.h"
 #include "trap.h"
 #include "x86.h"
 
-static int next_ktid = -1; // kernel threads get negative ids; user ones their pid
+// Kernel threads get negative ids, -(CPU << 22 | that CPU's counter); user
+// threads then get their pid (proc.c).
+#define KTID_CPU_SHIFT 22
+static DEFINE_PERCPU(uint32_t, ktid_counter);
+
+static int ktid_alloc(void)
+{
+    preempt_disable();
+    uint32_t n = this_cpu_read(ktid_counter) % ((1u << KTID_CPU_SHIFT) - 1) + 1; // wraps
+    this_cpu_write(ktid_counter, n);
+    int id = -(int)((uint32_t)cpu_id() << KTID_CPU_SHIFT | n);
+    preempt_enable();
+    return id;
+}
 
 // The frame swtch pops on a thread's first run (see swtch.S), placed so that %rsp
 // is 16-byte aligned when thread_trampoline starts. The trapframe for a user
@@ -39,7 +53,7 @@ struct thread *thread_alloc(const char *name, void (*entry)(void *), void *arg, 
     strlcpy(t->name, name, sizeof t->name);
     t->state = T_RUNNABLE;
     t->refs = 1 + joinable;
-    t->tid = __atomic_fetch_sub(&next_ktid, 1, __ATOMIC_RELAXED);
+    t->tid = ktid_alloc();
     list_init(&t->rq_link);
     list_init(&t->wq_link);
     list_init(&t->timer_link);

@@ -1,8 +1,9 @@
 // Process groups and sessions: getpgrp/getpgid/getsid, setpgid and setsid with
-// Linux's errors, kill(0) and kill(-pgid), wait4 with 0 and -pgid, waitid with
-// P_PGID. The suite runs in a forked child (our kernel starts suites as session
+// Linux's errors, kill(0) and kill(-pgid) (also of a group whose members were
+// made on different CPUs), wait4 with 0 and -pgid, waitid with P_PGID. The suite runs in a forked child (our kernel starts suites as session
 // leaders, which may not change group).
 #include "suite.h"
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -136,6 +137,44 @@ static void test_kill_group(void)
     check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "kill(0, sig) signals our group");
 }
 
+// Members made on every CPU (our kernel keeps a group's members per CPU): all of
+// them are in the group, all get kill(-pgid)'s signal, and the group goes with
+// the last of them.
+static void test_group_across_cpus(void)
+{
+    enum { N = 9 };
+    int gate[2];
+    cpu_set_t old;
+    if (pipe(gate) < 0 || sched_getaffinity(0, sizeof old, &old) < 0)
+        return;
+    int ncpu = CPU_COUNT(&old), cpus[64], k = 0;
+    for (int c = 0; c < 64 && k < ncpu; c++)
+        if (CPU_ISSET(c, &old))
+            cpus[k++] = c;
+    pid_t kid[N];
+    int ok = 1;
+    for (int i = 0; i < N; i++) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[i % k], &one);
+        sched_setaffinity(0, sizeof one, &one);
+        kid[i] = gated_child(gate);
+        ok &= kid[i] > 0 && setpgid(kid[i], kid[0]) == 0 && getpgid(kid[i]) == kid[0];
+    }
+    sched_setaffinity(0, sizeof old, &old);
+    check(ok, "nine children made on every CPU join one new group");
+    check(kill(-kid[0], SIGTERM) == 0, "kill(-pgid, SIGTERM) of that group");
+    int all = 1;
+    for (int i = 0; i < N; i++) {
+        int st = status_of(kid[i]);
+        all &= WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM;
+    }
+    check(all, "every member, whatever its CPU, got the signal");
+    CHECK_ERR(kill(-kid[0], 0), ESRCH, "the group is gone with its last member");
+    close(gate[0]);
+    close(gate[1]);
+}
+
 static void test_wait_group(void)
 {
     int gate[2];
@@ -172,6 +211,7 @@ int main(int argc, char **argv)
         test_ids();
         test_setpgid_setsid();
         test_kill_group();
+        test_group_across_cpus();
         test_wait_group();
         exit(suite_end());
     }

@@ -2,7 +2,7 @@
 // join through CLONE_CHILD_CLEARTID, mutexes and condition variables under
 // contention, exit of one thread vs exit_group, the futex call itself, and
 // each thread's own GS base (arch_prctl) across switches, migration, fork,
-// clone and execve.
+// clone and execve, and children of one thread waited for by another.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -453,6 +453,53 @@ static void test_gs_base_bad_input(void)
     check(set_gs(NULL) == 0 && get_gs() == 0, "ARCH_SET_GS to 0");
 }
 
+// A child belongs to the process, whichever thread forked it: another thread
+// (here main) waits for it by pid and for any child, also after the forking
+// thread has exited, and a thread that waits for its own child by pid sees it.
+static void *fork_child(void *arg)
+{
+    int code = (int)(intptr_t)arg;
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(code);
+    return (void *)(intptr_t)pid;
+}
+
+static void *fork_and_wait(void *arg)
+{
+    int code = (int)(intptr_t)arg, st = 0;
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(code);
+    if (pid < 0 || waitpid(pid, &st, 0) != pid)
+        return (void *)0;
+    return (void *)(intptr_t)(WIFEXITED(st) && WEXITSTATUS(st) == code);
+}
+
+static void test_children_of_threads(void)
+{
+    pthread_t a, b, c, d;
+    void *ra = 0, *rb = 0, *rc = 0, *rd = 0;
+    pthread_create(&a, NULL, fork_child, (void *)11);
+    pthread_create(&b, NULL, fork_child, (void *)12);
+    pthread_join(a, &ra);
+    pthread_join(b, &rb);
+    pid_t pa = (pid_t)(intptr_t)ra, pb = (pid_t)(intptr_t)rb;
+    int st = 0;
+    check(pa > 0 && waitpid(pa, &st, 0) == pa && WIFEXITED(st) && WEXITSTATUS(st) == 11,
+          "waitpid(pid) for the child of a thread that has exited");
+    st = 0;
+    pid_t w = waitpid(-1, &st, 0);
+    check(pb > 0 && w == pb && WIFEXITED(st) && WEXITSTATUS(st) == 12,
+          "waitpid(-1) finds the child of another (exited) thread");
+    check(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "then no children are left");
+    pthread_create(&c, NULL, fork_and_wait, (void *)21);
+    pthread_create(&d, NULL, fork_and_wait, (void *)22);
+    pthread_join(c, &rc);
+    pthread_join(d, &rd);
+    check(rc == (void *)1 && rd == (void *)1, "two threads each fork and wait for their own child");
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -469,6 +516,7 @@ int main(int argc, char **argv)
     test_thread_exit_leaves_process();
     test_exec_from_thread();
     test_threads_fork_concurrently();
+    test_children_of_threads();
     test_vector_registers_private();
     test_futex();
     test_thread_affinity();
