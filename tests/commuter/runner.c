@@ -367,6 +367,11 @@ static void *execute(void *arg)
     shm->out[e->call].done = 1;
     __sync_synchronize();
     shm->turn = e->pos + 1;
+    // Stay parked until the other call is done too: a thread that exits now
+    // would hand its malloc cache to the central pools in the middle of the
+    // test, and the other call's thread would then allocate from this one's
+    // pages (sharing lines the calls themselves do not).
+    wait_turn(2);
     return NULL;
 }
 
