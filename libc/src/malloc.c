@@ -352,6 +352,9 @@ void __malloc_thread_exit(struct pthread *t)
 
 // fork() copies only the calling thread: hold every central lock across it so
 // the child does not inherit a lock some other thread held.
+// After the fork, parent and child both skip to the next page of the chunk: the
+// page the bump pointer is in is now shared copy-on-write, and carving from it
+// would copy it (a child's first malloc, a page fault on a shared page).
 void __malloc_atfork(int phase)
 {
     for (unsigned c = 0; c < NCLASS; c++) {
@@ -361,5 +364,10 @@ void __malloc_atfork(int phase)
             __unlock(&central[c].lock);
         else
             central[c].lock.v = 0;
+    }
+    struct pthread *t = __self();
+    if (phase != 0 && t->bump) {
+        uintptr_t next = ((uintptr_t)t->bump + __page_size - 1) & ~(uintptr_t)(__page_size - 1);
+        t->bump = next < (uintptr_t)t->bump_end ? (char *)next : t->bump_end;
     }
 }
