@@ -1,21 +1,31 @@
 // Kernel heap: kmalloc/kzalloc/kfree for objects of any size.
 //
 // Small objects (1..2048 bytes) come from eight power-of-two size classes, 16 to
-// 2048 bytes. Each class has slabs (runs of 1-8 pages cut into equal objects) on a
-// shared list of partially free slabs, and every CPU keeps a magazine of up to
-// KMAG_MAX free objects per class in its per-CPU area in front of that list.
-// Larger requests get whole pages from page_alloc_contig.
+// 2048 bytes. Each class has slabs (runs of 1-8 pages cut into equal objects);
+// every slab belongs to the CPU that made it, which keeps its partially free
+// slabs on a list of its own, and every CPU keeps a magazine of up to KMAG_MAX
+// free objects per class in its per-CPU area in front of those lists. Larger
+// requests get whole pages from page_alloc_contig.
 //
 // Scalability. kmalloc and kfree on different CPUs commute (each hands out or takes
 // back an object nobody else holds), so in the common case they touch only the
 // calling CPU's lines: its magazine (per-CPU area, lock included), the class's
 // read-only constants, and the object's page owner word, which is only read here.
 // kfree puts the object into the *freeing* CPU's magazine, wherever it was
-// allocated, and does not look at the slab header. A magazine goes to its class's
-// shared lock only to refill (empty) or flush (full), KMAG_BATCH objects at a
-// time. Each class's shared state sits on a cache line of its own.
-// The owner words (page.c) are shared, 8 pages per cache line, but written only
-// when a slab or large allocation is created or destroyed.
+// allocated, and does not look at the slab header. A magazine goes to the slabs
+// only to refill (empty) or flush (full), KMAG_BATCH objects at a time, and a
+// refill takes objects only from the CPU's own slabs: objects another CPU
+// flushed into its own slabs never come back to this one, so neither do the
+// lines it wrote. (An object flushed by a CPU other than its slab's owner goes
+// back to the owner's slab, under the owner's lock: the one remote write, and
+// only for objects that were passed between CPUs anyway.) The per-CPU slab lists
+// and their lock sit on a cache line of their own in the per-CPU area.
+// The owner words (page.c) are written only when a slab or large allocation is
+// created or destroyed, each on a cache line of its own.
+//
+// Running out: before kmalloc returns NULL it flushes every CPU's magazines (so
+// cached objects and the pages of empty slabs are used first) and then takes
+// objects from any CPU's partially free slabs.
 //
 // Slab layout: a 128-byte header at the start of the slab's first page, objects
 // after it from offset max(128, size), so each object is aligned to its class size.
@@ -29,7 +39,8 @@
 //  - kmalloc(n), n > 2048: whole pages, page aligned (up to 4 MiB; larger is NULL).
 //  - kmalloc(0) returns a unique 16-byte object that must be passed to kfree.
 //  - Exhaustion returns NULL; before that, every CPU's magazines are flushed so
-//    that cached objects and the pages of empty slabs are used first.
+//    that cached objects and the pages of empty slabs are used first, and other
+//    CPUs' partially free slabs are drawn on.
 //  - kfree(NULL) does nothing; kfree of anything kmalloc did not return panics.
 //    A double free is caught (panic) when the second copy reaches its slab.
 #include "mm.h"
@@ -51,24 +62,24 @@ struct slab {
     uint32_t magic;
     uint16_t nobj;           // objects in this slab
     uint16_t nfree;          // of which on the free list
-    int cls;
+    int16_t cls;
+    int16_t owner;           // the CPU whose partial list it is on
     void *freelist;          // free objects, linked through their first word
-    struct slab *next, *prev; // on the class's partial list while 0 < nfree < nobj
+    struct slab *next, *prev; // on the owner's partial list while 0 < nfree < nobj
     uint64_t freemap[4];     // bit i: object i is on the free list (double-free check)
 };
 _Static_assert(sizeof(struct slab) <= SLAB_HDR, "slab header too big");
 
-// Shared state of a size class.
-struct kclass {
+// A CPU's slabs: the partially free ones of each class. Used by that CPU, and by
+// others to give back objects of its slabs (mag_flush) or, when memory runs out,
+// to take objects from them (mag_steal).
+struct kslabs {
     struct spinlock lock;
-    struct slab *partial;    // slabs with some, but not all, objects free
+    struct slab *partial[KM_NCLASS]; // slabs with some, but not all, objects free
     size_t nslabs;
-    uint64_t locks;          // times locked (test statistic)
+    uint64_t locks;                  // times locked (test statistic)
 } __cacheline_aligned;
-
-static struct kclass kclass[KM_NCLASS] = {
-    [0 ... KM_NCLASS - 1] = {.lock = SPINLOCK_INIT("kmalloc class")},
-};
+static DEFINE_PERCPU(struct kslabs, kslabs) = {.lock = SPINLOCK_INIT("kmalloc slabs")};
 
 // A CPU's magazines. Only that CPU uses them, except when another CPU flushes
 // them to reclaim memory (kmalloc_drain_all); the lock is for that.
@@ -100,28 +111,30 @@ static size_t obj_index(struct slab *s, void *obj)
     return ((uintptr_t)obj - (uintptr_t)s - obj_start(s->cls)) / class_size(s->cls);
 }
 
-// ---- slabs; the class lock is held unless said otherwise -------------------------
+// ---- slabs; the owner's kslabs lock is held unless said otherwise -----------------
 
-static void partial_add(struct kclass *k, struct slab *s)
+static void partial_add(struct kslabs *k, struct slab *s)
 {
+    struct slab **head = &k->partial[s->cls];
     s->prev = NULL;
-    s->next = k->partial;
+    s->next = *head;
     if (s->next)
         s->next->prev = s;
-    k->partial = s;
+    *head = s;
 }
 
-static void partial_remove(struct kclass *k, struct slab *s)
+static void partial_remove(struct kslabs *k, struct slab *s)
 {
     if (s->prev)
         s->prev->next = s->next;
     else
-        k->partial = s->next;
+        k->partial[s->cls] = s->next;
     if (s->next)
         s->next->prev = s->prev;
 }
 
-// A new slab with every object free. No lock needed: nobody else sees it yet.
+// A new slab of this CPU's with every object free. No lock needed: nobody else
+// sees it yet.
 static struct slab *slab_new(int c)
 {
     size_t npages = class_pages(c), size = class_size(c);
@@ -131,6 +144,7 @@ static struct slab *slab_new(int c)
     memset(s, 0, sizeof *s);
     s->magic = SLAB_MAGIC;
     s->cls = c;
+    s->owner = cpu_id();
     s->nobj = (npages * PGSIZE - obj_start(c)) / size;
     for (int i = s->nobj - 1; i >= 0; i--) {
         void **obj = (void **)((char *)s + obj_start(c) + i * size);
@@ -154,7 +168,7 @@ static void slab_destroy(struct slab *s)
     page_free_contig(s, npages);
 }
 
-static void *slab_take(struct kclass *k, struct slab *s)
+static void *slab_take(struct kslabs *k, struct slab *s)
 {
     void **obj = s->freelist;
     size_t i = obj_index(s, obj);
@@ -166,10 +180,8 @@ static void *slab_take(struct kclass *k, struct slab *s)
 }
 
 // Put obj back on its slab; true if the slab is now empty (and off the list).
-static bool slab_put(struct kclass *k, struct slab *s, void *obj)
+static bool slab_put(struct kslabs *k, struct slab *s, void *obj)
 {
-    if (s->magic != SLAB_MAGIC)
-        panic("kfree: slab %p of %p is corrupt", s, obj);
     size_t i = obj_index(s, obj);
     if (s->freemap[i / 64] & (1UL << (i % 64)))
         panic("kfree: double free of %p", obj);
@@ -187,57 +199,75 @@ static bool slab_put(struct kclass *k, struct slab *s, void *obj)
     return false;
 }
 
-static void class_lock(struct kclass *k)
+static struct kslabs *slabs_lock(int cpu)
 {
+    struct kslabs *k = per_cpu_ptr(&kslabs, cpu);
     spin_lock(&k->lock);
     k->locks++;
+    return k;
 }
 
-// ---- magazines; the caller holds the CPU's kcpu lock ------------------------------
+// ---- magazines; the caller holds the magazine's kcpu lock ---------------------------
 
-// Fill an empty magazine with up to KMAG_BATCH objects, from a new slab if need be.
+// Move up to KMAG_BATCH - m->n objects of class c from cpu's partial slabs into m.
+static void mag_take(struct kmag *m, int c, int cpu)
+{
+    struct kslabs *k = slabs_lock(cpu);
+    while (m->n < KMAG_BATCH && k->partial[c])
+        m->obj[m->n++] = slab_take(k, k->partial[c]);
+    spin_unlock(&k->lock);
+}
+
+// Fill an empty magazine with up to KMAG_BATCH objects from this CPU's own slabs,
+// from a new slab if need be, and only when no page is left from other CPUs'.
 static void mag_refill(struct kmag *m, int c)
 {
-    struct kclass *k = &kclass[c];
-    class_lock(k);
-    while (m->n < KMAG_BATCH && k->partial)
-        m->obj[m->n++] = slab_take(k, k->partial);
-    spin_unlock(&k->lock);
+    int me = cpu_id();
+    mag_take(m, c, me);
     if (m->n > 0)
         return;
-    struct slab *s = slab_new(c); // page allocation outside the class lock
-    if (!s)
+    struct slab *s = slab_new(c); // page allocation outside the slabs lock
+    if (s) {
+        struct kslabs *k = slabs_lock(me);
+        k->nslabs++;
+        partial_add(k, s);
+        spin_unlock(&k->lock);
+        mag_take(m, c, me);
         return;
-    class_lock(k);
-    k->nslabs++;
-    partial_add(k, s);
-    while (m->n < KMAG_BATCH && k->partial)
-        m->obj[m->n++] = slab_take(k, k->partial);
-    spin_unlock(&k->lock);
+    }
+    for (int cpu = 0; cpu < NCPU_MAX && m->n == 0; cpu++)
+        if (cpu != me && READ_ONCE(percpu_offset[cpu]))
+            mag_take(m, c, cpu);
 }
 
-// Return the n coldest objects (the bottom of the magazine) to their slabs.
-static void mag_flush(struct kmag *m, int c, unsigned n)
+// Return the n coldest objects (the bottom of the magazine) to their slabs, each
+// under its owner's lock (taken once per run of objects of one owner).
+static void mag_flush(struct kmag *m, unsigned n)
 {
-    struct kclass *k = &kclass[c];
+    struct kslabs *k = NULL;
     struct slab *empty = NULL;
     n = MIN(n, m->n);
-    if (n == 0)
-        return;
-    class_lock(k);
     for (unsigned i = 0; i < n; i++) {
         void *obj = m->obj[i];
         struct slab *s = (struct slab *)(page_owner_get(obj) & ~(PGSIZE - 1));
+        if (s->magic != SLAB_MAGIC)
+            panic("kfree: slab %p of %p is corrupt", s, obj);
+        if (!k || k != per_cpu_ptr(&kslabs, s->owner)) {
+            if (k)
+                spin_unlock(&k->lock);
+            k = slabs_lock(s->owner);
+        }
         if (slab_put(k, s, obj)) {
             k->nslabs--;
             s->next = empty;
             empty = s;
         }
     }
-    spin_unlock(&k->lock);
+    if (k)
+        spin_unlock(&k->lock);
     memmove(m->obj, m->obj + n, (m->n - n) * sizeof m->obj[0]);
     m->n -= n;
-    while (empty) { // free pages outside the class lock
+    while (empty) { // free pages outside the slabs lock
         struct slab *s = empty;
         empty = s->next;
         slab_destroy(s);
@@ -248,7 +278,7 @@ static void kcpu_flush(struct kcpu *kc)
 {
     spin_lock(&kc->lock);
     for (int c = 0; c < KM_NCLASS; c++)
-        mag_flush(&kc->mag[c], c, kc->mag[c].n);
+        mag_flush(&kc->mag[c], kc->mag[c].n);
     spin_unlock(&kc->lock);
 }
 
@@ -264,12 +294,13 @@ void kmalloc_drain_all(void)
             kcpu_flush(per_cpu_ptr(&kcpu, c));
 }
 
-// Test statistic: how often any class lock has been taken. Not in mm.h on purpose.
+// Test statistic: how often any CPU's slab lists were locked. Not in mm.h on purpose.
 uint64_t kmalloc_stat_class_locks(void)
 {
     uint64_t n = 0;
-    for (int c = 0; c < KM_NCLASS; c++)
-        n += READ_ONCE(kclass[c].locks);
+    for (int c = 0; c < NCPU_MAX; c++)
+        if (READ_ONCE(percpu_offset[c]))
+            n += READ_ONCE(per_cpu_ptr(&kslabs, c)->locks);
     return n;
 }
 
@@ -291,7 +322,7 @@ static void mag_push(int c, void *obj)
     spin_lock(&kc->lock);
     struct kmag *m = &kc->mag[c];
     if (m->n == KMAG_MAX)
-        mag_flush(m, c, KMAG_BATCH);
+        mag_flush(m, KMAG_BATCH);
     m->obj[m->n++] = obj;
     spin_unlock(&kc->lock);
 }

@@ -32,8 +32,14 @@ struct kstack_cache {
 };
 static DEFINE_PERCPU(struct kstack_cache, kstack_cache);
 
-static struct spinlock overflow_lock = SPINLOCK_INIT("kstack");
-static struct free_stack *overflow;
+// The shared overflow list, on a line of its own: its lock is written by every
+// CPU whose cache overflows or runs dry, and must not share a line with
+// read-mostly globals (ncpu, say) that everyone reads.
+struct kstack_overflow {
+    struct spinlock lock;
+    struct free_stack *head;
+} __cacheline_aligned; // the type: padded to a whole line
+static struct kstack_overflow overflow = {.lock = SPINLOCK_INIT("kstack")};
 static uint64_t next_slot __cacheline_aligned;
 
 bool kstack_is_guard(uintptr_t va)
@@ -75,11 +81,11 @@ void *kstack_alloc(void)
     pop_off();
     if (s)
         return s;
-    spin_lock(&overflow_lock);
-    s = overflow;
+    spin_lock(&overflow.lock);
+    s = overflow.head;
     if (s)
-        overflow = s->next;
-    spin_unlock(&overflow_lock);
+        overflow.head = s->next;
+    spin_unlock(&overflow.lock);
     return s ? (void *)s : new_stack();
 }
 
@@ -96,8 +102,8 @@ void kstack_free(void *stack)
         return;
     }
     pop_off();
-    spin_lock(&overflow_lock);
-    s->next = overflow;
-    overflow = s;
-    spin_unlock(&overflow_lock);
+    spin_lock(&overflow.lock);
+    s->next = overflow.head;
+    overflow.head = s;
+    spin_unlock(&overflow.lock);
 }

@@ -2,41 +2,49 @@
 //
 // Scalability. page_alloc() and page_free() on different CPUs commute (each hands
 // out or takes back a page nobody else holds), so in the common case they touch
-// only the calling CPU's own cache lines:
+// only the calling CPU's own cache lines -- and the pages themselves stay with
+// the CPU that freed them, so a page one CPU just used (and wrote) is not what
+// another CPU is handed next:
 //  - Each CPU keeps up to PCACHE_MAX free pages in a `struct pcache` array in its
-//    per-CPU area. Alloc pops, free pushes; the lock guarding it lives in the same
-//    per-CPU area and is only ever contended when memory runs out (below).
-//  - The cache talks to the shared pools in batches of PCACHE_BATCH pages (refill
-//    when empty, drain the coldest batch when full), so a CPU takes a pool lock at
-//    most once per PCACHE_BATCH operations.
+//    per-CPU area, and behind it a spill: a list of colder pages it freed, linked
+//    through the free pages themselves. Alloc pops, free pushes; the lock guarding
+//    both lives in the same per-CPU area and is only ever contended when memory
+//    runs out (below).
+//  - When the array is full, its coldest PCACHE_BATCH pages go to the spill; when
+//    it is empty, it refills from the spill first. Only a spill grown past an
+//    eighth of memory per CPU (spill_max) sends pages back to the shared pools,
+//    and only an empty spill takes pages from them: the pools see traffic when a
+//    CPU frees more than it allocates (or the reverse) for a long time, not every
+//    time a process comes and goes.
 //  - The shared memory is split into up to PAGE_NPOOL pools, each a buddy allocator
 //    for its own physical range under its own lock, on its own cache lines. CPU c
 //    refills from pool c % npools first, so refills on different CPUs rarely meet.
 //  - The read-mostly layout (ranges, metadata pointers) sits on lines of its own
 //    that nobody writes after page_init.
-// When a CPU finds every pool empty it drains every CPU's cache into the pools
-// (hence the per-CPU locks) before giving up, so NULL really means "no free page".
+// When a CPU finds every pool empty it drains every CPU's cache and spill into the
+// pools (hence the per-CPU locks) before giving up, so NULL really means "no free
+// page". Contiguous runs come straight from the pools (draining the caches first
+// if none is left).
 //
-// Metadata. A struct page array would put the bookkeeping of 4 neighbouring pages
-// on one cache line and make two CPUs freeing neighbours share it. Instead:
-//  - one state byte per page (pm.state[]): is it RAM we manage, and is it the head
-//    of a free buddy block of which order. Only the pools write it, under their
-//    lock, and the per-CPU fast path never touches it. Pool boundaries are
-//    multiples of 2^PAGE_MAX_ORDER pages, so two pools never share a state line.
-//  - buddy free lists are linked through the free blocks themselves (struct
-//    free_block at the start of the block's first page): a free page is touched by
-//    nobody else, so those links share no line with anyone's live data.
-//  - one owner word per page (pm.owner[]) for kmalloc (slab or large allocation),
-//    written when kmalloc takes or returns pages and read by kfree.
-// The per-CPU cache is an array of pointers, not a list through the pages, so
-// popping one page touches no other page.
+// Metadata. Each page has a struct pmeta on a cache line of its own, so the
+// metadata of neighbouring pages used by different CPUs never shares a line:
+//  - a state byte: is it RAM we manage, and is it the head of a free buddy block
+//    of which order. Only the pools write it, under their lock; the per-CPU fast
+//    path never touches it.
+//  - an owner word for kmalloc (slab or large allocation) and for user pages'
+//    reference counts (uvm.c, fs page caches).
+// Buddy free lists are linked through the free blocks themselves (struct
+// free_block at the start of the block's first page): a free page is touched by
+// nobody else, so those links share no line with anyone's live data. The per-CPU
+// array holds pointers, not a list through the pages, so popping one page touches
+// no other page.
 //
 // Double free (debug check, O(1) in the common case): page_free stamps the page's
 // first word with a cookie derived from its address, page_alloc clears it. Freeing
 // a page whose word already holds the cookie is suspicious; page_free then looks
-// for the page in every CPU cache and in the buddy state, and panics if it is
-// there. Pages going into a pool are also checked against the state bytes, which
-// catches a page that is freed twice through page_free_contig.
+// for the page in every CPU cache and spill and in the buddy state, and panics if
+// it is there. Pages going into a pool are also checked against the state bytes,
+// which catches a page that is freed twice through page_free_contig.
 #include "bootinfo.h"
 #include "kstats.h"
 #include "cpumask.h"
@@ -77,11 +85,17 @@ struct pool {
 
 static struct pool pools[PAGE_NPOOL];
 
+// Each page's metadata, on a cache line of its own (1/64 of memory, as Linux's
+// struct page): neighbouring pages' owners on different CPUs share nothing.
+struct pmeta {
+    uintptr_t owner;     // kmalloc's owner word, or a user page's extra references
+    uint8_t state;       // PS_*
+} __cacheline_aligned;
+
 // Read-mostly layout, written only by page_init.
 static struct {
-    uint8_t *state;      // per-page state, indexed by pfn - base
-    uintptr_t *owner;    // per-page owner word (kmalloc)
-    uint64_t base, end;  // pfn range covered by state[] and owner[]
+    struct pmeta *meta;  // per-page metadata, indexed by pfn - base
+    uint64_t base, end;  // pfn range covered by meta[]
     size_t total;        // pages managed
     int npools;
     uint64_t pool_start[PAGE_NPOOL]; // copy of pools[i].start, off the lock's line
@@ -92,7 +106,9 @@ static struct {
 struct pcache {
     struct spinlock lock;
     unsigned n;
-    void *page[PCACHE_MAX]; // page[n-1] is the most recently freed (hottest)
+    size_t nspill;
+    struct free_block *spill; // colder pages, linked through their free_block
+    void *page[PCACHE_MAX];   // page[n-1] is the most recently freed (hottest)
 };
 DEFINE_PERCPU(struct pcache, pcache) = {.lock = SPINLOCK_INIT("pcache")};
 
@@ -100,7 +116,8 @@ DEFINE_PERCPU(struct pcache, pcache) = {.lock = SPINLOCK_INIT("pcache")};
 
 static inline uint64_t va2pfn(const void *va) { return V2P(va) >> PGSHIFT; }
 static inline void *pfn2va(uint64_t pfn) { return P2V(pfn << PGSHIFT); }
-static inline uint8_t *pstate(uint64_t pfn) { return &pm.state[pfn - pm.base]; }
+static inline struct pmeta *pmeta(uint64_t pfn) { return &pm.meta[pfn - pm.base]; }
+static inline uint8_t *pstate(uint64_t pfn) { return &pmeta(pfn)->state; }
 
 static bool managed_va(const void *va)
 {
@@ -242,9 +259,19 @@ static void pool_lock(struct pool *p)
 // Before page_init (or without any RAM) there are no pools; loops over them run 0 times.
 static int home_pool(void) { return pm.npools ? cpu_id() % pm.npools : 0; }
 
-// Fill an empty cache with up to PCACHE_BATCH pages, home pool first.
+// The spill may hold this many pages: an eighth of memory shared by the CPUs.
+static size_t spill_max(void) { return pm.total / (8 * (size_t)MAX(1, READ_ONCE(ncpu))); }
+
+// Fill an empty cache with up to PCACHE_BATCH pages: the CPU's own spill first
+// (pages it freed itself), then the pools, home pool first.
 static void cache_refill(struct pcache *pc)
 {
+    while (pc->n < PCACHE_BATCH && pc->spill) {
+        struct free_block *b = pc->spill;
+        pc->spill = b->next;
+        pc->nspill--;
+        pc->page[pc->n++] = b;
+    }
     int home = home_pool();
     for (int i = 0; i < pm.npools && pc->n < PCACHE_BATCH; i++) {
         struct pool *p = &pools[(home + i) % pm.npools];
@@ -258,32 +285,64 @@ static void cache_refill(struct pcache *pc)
     }
 }
 
-// Give pages back to the pools they came from, taking each pool lock once per run.
-static void pools_put(void **page, unsigned n)
+// Giving pages back to the pools they came from, taking each pool lock once per run.
+struct pool_putter {
+    struct pool *cur; // locked
+};
+
+static void pool_put(struct pool_putter *pp, void *va)
 {
-    struct pool *cur = NULL;
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t pfn = va2pfn(page[i]);
-        struct pool *p = pool_of(pfn);
-        if (p != cur) {
-            if (cur)
-                spin_unlock(&cur->lock);
-            pool_lock(p);
-            cur = p;
-        }
-        buddy_free(p, pfn, 0);
+    uint64_t pfn = va2pfn(va);
+    struct pool *p = pool_of(pfn);
+    if (p != pp->cur) {
+        if (pp->cur)
+            spin_unlock(&pp->cur->lock);
+        pool_lock(p);
+        pp->cur = p;
     }
-    if (cur)
-        spin_unlock(&cur->lock);
+    buddy_free(p, pfn, 0);
 }
 
-// Move the n coldest pages (the bottom of the stack) to the pools; caller holds pc->lock.
-static void cache_drain(struct pcache *pc, unsigned n)
+static void pool_put_done(struct pool_putter *pp)
+{
+    if (pp->cur)
+        spin_unlock(&pp->cur->lock);
+    pp->cur = NULL;
+}
+
+// Take the n coldest pages (the bottom of the stack) out of the array; caller
+// holds pc->lock. They go to the spill while it has room, else to the pools.
+static void cache_shrink(struct pcache *pc, unsigned n, bool to_pools)
 {
     n = MIN(n, pc->n);
-    pools_put(pc->page, n);
+    struct pool_putter pp = {NULL};
+    for (unsigned i = 0; i < n; i++) {
+        if (!to_pools && pc->nspill < spill_max()) {
+            struct free_block *b = pc->page[i]; // its first word keeps the cookie
+            b->next = pc->spill;
+            pc->spill = b;
+            pc->nspill++;
+        } else {
+            pool_put(&pp, pc->page[i]);
+        }
+    }
+    pool_put_done(&pp);
     memmove(pc->page, pc->page + n, (pc->n - n) * sizeof pc->page[0]);
     pc->n -= n;
+}
+
+// Everything the cache holds, array and spill, to the pools; caller holds pc->lock.
+static void cache_drain(struct pcache *pc)
+{
+    cache_shrink(pc, pc->n, true);
+    struct pool_putter pp = {NULL};
+    while (pc->spill) {
+        struct free_block *b = pc->spill;
+        pc->spill = b->next;
+        pool_put(&pp, b);
+    }
+    pool_put_done(&pp);
+    pc->nspill = 0;
 }
 
 static struct pcache *cpu_cache(int c)
@@ -295,7 +354,7 @@ void page_drain_cpu_cache(void)
 {
     struct pcache *pc = this_cpu_ptr(&pcache);
     spin_lock(&pc->lock);
-    cache_drain(pc, pc->n);
+    cache_drain(pc);
     spin_unlock(&pc->lock);
 }
 
@@ -309,7 +368,7 @@ void page_drain_all_caches(void)
         if (!pc)
             continue;
         spin_lock(&pc->lock);
-        cache_drain(pc, pc->n);
+        cache_drain(pc);
         spin_unlock(&pc->lock);
     }
 }
@@ -330,7 +389,7 @@ static void cache_push(void *va)
     struct pcache *pc = this_cpu_ptr(&pcache);
     spin_lock(&pc->lock);
     if (pc->n == PCACHE_MAX)
-        cache_drain(pc, PCACHE_BATCH);
+        cache_shrink(pc, PCACHE_BATCH, false);
     pc->page[pc->n++] = va;
     spin_unlock(&pc->lock);
 }
@@ -364,6 +423,9 @@ static bool cache_holds(struct pcache *pc, void *va)
     for (unsigned i = 0; i < pc->n; i++)
         if (pc->page[i] == va)
             return true;
+    for (struct free_block *b = pc->spill; b; b = b->next)
+        if (b == va)
+            return true;
     return false;
 }
 
@@ -390,8 +452,8 @@ static void check_double_free(void *va)
 
 void page_free(void *va)
 {
-    // Only the cheap range check here: the state byte is shared with 63 other
-    // pages; the pool checks it when the page leaves the cache.
+    // Only the cheap range check here: the pool checks the state byte when the
+    // page leaves the cache, under its lock.
     if (!managed_va(va))
         panic("page_free: %p is not an allocated page", va);
     uint64_t pa = V2P(va);
@@ -487,7 +549,7 @@ size_t page_count_free(void)
     for (int i = 0; i < pm.npools; i++)
         n += pools[i].nfree;
     for_each_cpu(c, &locked)
-        n += cpu_cache(c)->n;
+        n += cpu_cache(c)->n + cpu_cache(c)->nspill;
     for (int i = pm.npools - 1; i >= 0; i--)
         spin_unlock(&pools[i].lock);
     for_each_cpu(c, &locked)
@@ -511,12 +573,12 @@ uintptr_t page_owner_get(const void *va)
 {
     if (!managed_va((const void *)PGROUNDDOWN(va)))
         return 0;
-    return READ_ONCE(pm.owner[va2pfn(va) - pm.base]);
+    return READ_ONCE(pmeta(va2pfn(va))->owner);
 }
 
 intptr_t page_owner_add(void *va, intptr_t delta)
 {
-    uintptr_t *w = &pm.owner[checked_pfn(va, "page_owner_add") - pm.base];
+    uintptr_t *w = &pmeta(checked_pfn(va, "page_owner_add"))->owner;
     return (intptr_t)__atomic_fetch_add(w, (uintptr_t)delta, __ATOMIC_ACQ_REL);
 }
 
@@ -532,7 +594,7 @@ bool page_free_stamped(const void *va) { return *(const uint64_t *)va == FREE_CO
 
 void page_owner_set(void *va, uintptr_t owner)
 {
-    WRITE_ONCE(pm.owner[checked_pfn(va, "page_owner_set") - pm.base], owner);
+    WRITE_ONCE(pmeta(checked_pfn(va, "page_owner_set"))->owner, owner);
 }
 
 // ---- start-up -------------------------------------------------------------------
@@ -641,13 +703,10 @@ void page_init(const struct bootinfo *bi)
     pm.base = ranges[0].start & ~(align - 1);
     pm.end = ranges[nranges - 1].end;
     uint64_t span = pm.end - pm.base;
-    size_t state_bytes = ROUNDUP(span, sizeof(uintptr_t));
-    uint64_t meta_pages = PGROUNDUP(state_bytes + span * sizeof(uintptr_t)) / PGSIZE;
-    uint64_t meta = carve(meta_pages);
-    pm.state = pfn2va(meta);
-    pm.owner = (uintptr_t *)(pm.state + state_bytes);
-    memset(pm.state, PS_RESERVED, span);
-    memset(pm.owner, 0, span * sizeof(uintptr_t));
+    uint64_t meta_pages = PGROUNDUP(span * sizeof(struct pmeta)) / PGSIZE;
+    pm.meta = pfn2va(carve(meta_pages));
+    for (uint64_t i = 0; i < span; i++)
+        pm.meta[i] = (struct pmeta){.owner = 0, .state = PS_RESERVED};
 
     for (int r = 0; r < nranges; r++)
         pm.total += ranges[r].end - ranges[r].start;

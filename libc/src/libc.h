@@ -128,6 +128,7 @@ struct pthread {
     int has_affinity;              // pthread_attr_setaffinity_np: applied by the new thread
     unsigned long affinity[16];    //   before it runs its start routine
     struct tcache_bin tcache[MALLOC_NCLASS];
+    char *bump, *bump_end;         // malloc: this thread's own chunk to carve blocks from
 };
 enum { THREAD_JOINABLE, THREAD_DETACHED, THREAD_EXITED };
 
@@ -153,6 +154,7 @@ hidden size_t __tls_size(void);  // bytes __tls_setup needs (incl. alignment sla
 
 // ---- hooks between parts -----------------------------------------------------
 hidden extern size_t __page_size;
+hidden void __malloc_thread_init(struct pthread *t);
 hidden void __malloc_thread_exit(struct pthread *t);
 hidden void __malloc_atfork(int phase);  // 0 before fork, 1 parent after, 2 child after
 hidden void __stdio_exit(void);

@@ -9,11 +9,18 @@
 // not meet there either. Blocks freed by a thread other than the allocator go
 // to the freeing thread's cache (memory migrates; no remote writes).
 //
+// New blocks are carved from a chunk of the allocating thread's own, never from
+// a chunk another thread carves from too: two threads' fresh blocks never share
+// a page, so their first touches (page faults, in the kernel: the page's
+// descriptor, its zeroing) do not meet either. Blocks that went through the
+// central pools may of course come back to any thread.
+//
 // Blocks up to 64 KiB come in 43 size classes (16-byte steps to 128, then four
 // per power of two). Each block starts with a 16-byte header naming its class;
 // larger requests are their own anonymous mappings and are unmapped on free.
 // Small-class memory is carved from 256 KiB chunks and never returned to the
-// system.
+// system, except the pages of a chunk no block was carved from (when the thread
+// moves on to a new chunk, or exits).
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,7 +50,6 @@ struct central {
     struct lock lock;
     void *free;       // singly linked through each block's first word after the header
     size_t nfree;
-    char *bump, *bump_end;
 } __attribute__((aligned(64)));
 
 static struct central central[NCLASS];
@@ -73,11 +79,48 @@ static unsigned bin_limit(unsigned c)
 static inline void *next_of(void *b) { return *(void **)((char *)b + HDR); }
 static inline void set_next(void *b, void *n) { *(void **)((char *)b + HDR) = n; }
 
-// Move up to n blocks of class c from the central pool onto list *head.
+// Give back the pages of the thread's chunk that no block was carved from.
+static void bump_trim(struct pthread *t)
+{
+    uintptr_t from = ((uintptr_t)t->bump + __page_size - 1) & ~(uintptr_t)(__page_size - 1);
+    if (t->bump && from < (uintptr_t)t->bump_end)
+        munmap((void *)from, (uintptr_t)t->bump_end - from);
+    t->bump = t->bump_end = NULL;
+}
+
+// A fresh chunk for t, the unused pages of its old one given back. 0 or -1.
+static int bump_refill(struct pthread *t)
+{
+    void *m = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return -1;
+    bump_trim(t);
+    t->bump = m;
+    t->bump_end = (char *)m + CHUNK;
+    return 0;
+}
+
+// pthread_create maps the new thread's first chunk (best effort), so that the
+// thread's first allocations are page faults on its own pages, not a search of
+// the address space for room.
+void __malloc_thread_init(struct pthread *t) { bump_refill(t); }
+
+// A new block of size sz from the calling thread's own chunk, or NULL.
+static struct hdr *bump_carve(size_t sz)
+{
+    struct pthread *t = __self();
+    if ((!t->bump || (size_t)(t->bump_end - t->bump) < sz) && bump_refill(t) < 0)
+        return NULL;
+    struct hdr *h = (struct hdr *)t->bump;
+    t->bump += sz;
+    return h;
+}
+
+// Move up to n blocks of class c onto list *head: freed ones from the central
+// pool, then new ones from the thread's chunk.
 static unsigned central_take(unsigned c, void **head, unsigned n)
 {
     struct central *p = &central[c];
-    size_t sz = class_size(c);
     unsigned got = 0;
     __lock(&p->lock);
     while (got < n && p->free) {
@@ -88,22 +131,16 @@ static unsigned central_take(unsigned c, void **head, unsigned n)
         *head = b;
         got++;
     }
-    while (got < n) {
-        if (p->bump + sz > p->bump_end) {
-            void *m = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (m == MAP_FAILED)
-                break;
-            p->bump = m;
-            p->bump_end = (char *)m + CHUNK;
-        }
-        struct hdr *h = (struct hdr *)p->bump;
-        p->bump += sz;
+    __unlock(&p->lock);
+    size_t sz = class_size(c);
+    for (; got < n; got++) {
+        struct hdr *h = bump_carve(sz);
+        if (!h)
+            break;
         h->cls = c;
         set_next(h, *head);
         *head = h;
-        got++;
     }
-    __unlock(&p->lock);
     return got;
 }
 
@@ -300,7 +337,8 @@ int posix_memalign(void **out, size_t align, size_t n)
 void *memalign(size_t align, size_t n) { return aligned_alloc(align, n); }
 void *valloc(size_t n) { return aligned_alloc(__page_size, n); }
 
-// A thread's cached blocks go back to the central pools when it exits.
+// A thread's cached blocks go back to the central pools when it exits, and the
+// untouched rest of its chunk to the system.
 void __malloc_thread_exit(struct pthread *t)
 {
     for (unsigned c = 0; c < NCLASS; c++) {
@@ -309,10 +347,14 @@ void __malloc_thread_exit(struct pthread *t)
             central_give(c, &bin->head, bin->count);
         bin->count = 0;
     }
+    bump_trim(t);
 }
 
 // fork() copies only the calling thread: hold every central lock across it so
 // the child does not inherit a lock some other thread held.
+// After the fork, parent and child both skip to the next page of the chunk: the
+// page the bump pointer is in is now shared copy-on-write, and carving from it
+// would copy it (a child's first malloc, a page fault on a shared page).
 void __malloc_atfork(int phase)
 {
     for (unsigned c = 0; c < NCLASS; c++) {
@@ -322,5 +364,10 @@ void __malloc_atfork(int phase)
             __unlock(&central[c].lock);
         else
             central[c].lock.v = 0;
+    }
+    struct pthread *t = __self();
+    if (phase != 0 && t->bump) {
+        uintptr_t next = ((uintptr_t)t->bump + __page_size - 1) & ~(uintptr_t)(__page_size - 1);
+        t->bump = next < (uintptr_t)t->bump_end ? (char *)next : t->bump_end;
     }
 }

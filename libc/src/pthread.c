@@ -57,6 +57,7 @@ int pthread_create(pthread_t *restrict out, const pthread_attr_t *restrict attr,
         memcpy(t->affinity, attr->__affinity, sizeof t->affinity);
         t->has_affinity = 1;
     }
+    __malloc_thread_init(t);
     __atomic_add_fetch(&live_threads, 1, __ATOMIC_RELAXED);
 
     int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
@@ -65,6 +66,7 @@ int pthread_create(pthread_t *restrict out, const pthread_attr_t *restrict attr,
                       (int *)&t->tid);
     if (tid < 0) {
         __atomic_sub_fetch(&live_threads, 1, __ATOMIC_RELAXED);
+        __malloc_thread_exit(t); // its chunk
         munmap(map, total);
         return -tid == ENOMEM ? EAGAIN : -tid;
     }

@@ -99,6 +99,46 @@ static int stress(unsigned long seed, int rounds, struct slot *slots, int nslots
     return bad;
 }
 
+// Fresh blocks of two threads never share a page (each carves from a chunk of
+// its own). 3000 bytes: a batch of them does not end on a page boundary.
+#define FRESH 10
+#define FRESH_SIZE 3000
+static char *fresh[2][FRESH];
+
+static void *take_fresh(void *arg)
+{
+    char **out = arg;
+    for (int i = 0; i < FRESH; i++)
+        out[i] = malloc(FRESH_SIZE);
+    return NULL;
+}
+
+static int pages_overlap(char *a, char *b)
+{
+    uintptr_t pg = 4096, a0 = ((uintptr_t)a - 16) / pg, a1 = ((uintptr_t)a + FRESH_SIZE - 1) / pg;
+    uintptr_t b0 = ((uintptr_t)b - 16) / pg, b1 = ((uintptr_t)b + FRESH_SIZE - 1) / pg;
+    return a0 <= b1 && b0 <= a1;
+}
+
+static void fresh_blocks_per_thread(void)
+{
+    take_fresh(fresh[0]);
+    pthread_t t;
+    pthread_create(&t, NULL, take_fresh, fresh[1]);
+    pthread_join(t, NULL);
+    int ok = 1, shared = 0;
+    for (int i = 0; i < FRESH; i++) {
+        ok &= fresh[0][i] && fresh[1][i];
+        for (int j = 0; ok && j < FRESH; j++)
+            shared += pages_overlap(fresh[0][i], fresh[1][j]);
+    }
+    check(ok && shared == 0, "two threads' fresh blocks share no page (%d pairs do)", shared);
+    for (int i = 0; i < FRESH; i++) {
+        free(fresh[0][i]);
+        free(fresh[1][i]);
+    }
+}
+
 #define NSLOTS 512
 static struct slot shared[4][NSLOTS];
 
@@ -122,6 +162,7 @@ static void *freer(void *arg)
 
 int main(void)
 {
+    fresh_blocks_per_thread(); // first: nothing of that size was freed yet
     basics();
     static struct slot slots[1024];
     int bad = stress(42, 200000, slots, 1024);

@@ -365,8 +365,15 @@ static void *execute(void *arg)
     do_call(&e->t->calls[e->call], &shm->out[e->call]);
     mtrace_close(e->call);
     shm->out[e->call].done = 1;
+    // Park on the setup CPU until the other call is done too. Not on this CPU:
+    // the address space would stay loaded here, and the other call's COW breaks
+    // would have to shoot this CPU down. And not by exiting: the thread would
+    // hand its malloc cache to the central pools in the middle of the test, and
+    // the other call's thread would then allocate from this one's pages.
+    pin(setup_cpu);
     __sync_synchronize();
     shm->turn = e->pos + 1;
+    wait_turn(2);
     return NULL;
 }
 

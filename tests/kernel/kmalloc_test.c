@@ -1,7 +1,7 @@
 // Tests for the kernel heap (kernel/kmalloc.c): alignment and disjointness of every
 // size class, zeroing, kmalloc(0), large allocations, conservation of pages,
-// exhaustion, magazine locality, and all CPUs allocating and freeing each other's
-// objects at once.
+// exhaustion, magazine and slab locality, and all CPUs allocating and freeing each
+// other's objects at once.
 #include "epoch.h"
 #include "ktest.h"
 #include "mm.h"
@@ -41,6 +41,15 @@ static size_t settled_free_pages(void)
         n = drained_free_pages();
     } while (n != prev);
     return n;
+}
+
+// Some online CPU other than this one, or -1.
+static int next_other_cpu(void)
+{
+    for (int c = 0; c < NCPU_MAX; c++)
+        if (c != cpu_id() && cpumask_test(&cpu_online_mask, c))
+            return c;
+    return -1;
 }
 
 // Fill an object with bytes derived from tag; check them later. Objects longer
@@ -215,6 +224,68 @@ KTEST(kmalloc_magazine_stays_local)
     KREQUIRE(q);
     KCHECK(kmalloc_stat_class_locks() > drained);
     kfree(q);
+}
+
+// What another CPU leaves in its own slabs: N objects of 64 bytes allocated
+// there, all but one freed and flushed back to their slabs (kept holds the one).
+enum { OTHER_N = 40 };
+struct other_slabs {
+    void *kept;
+    void *slab[OTHER_N]; // the slab of each object it had
+};
+
+static void other_cpu_fills_slabs(void *arg)
+{
+    struct other_slabs *o = arg;
+    void *p[OTHER_N];
+    for (int i = 0; i < OTHER_N; i++) {
+        p[i] = kmalloc(64);
+        o->slab[i] = p[i] ? (void *)PGROUNDDOWN(p[i]) : NULL;
+    }
+    o->kept = p[0];
+    for (int i = 1; i < OTHER_N; i++)
+        kfree(p[i]);
+    kmalloc_drain_cpu_cache(); // the objects go back to the slabs, which stay partial
+}
+
+static void other_cpu_frees_kept(void *arg)
+{
+    struct other_slabs *o = arg;
+    kfree(o->kept);
+    kmalloc_drain_cpu_cache();
+}
+
+// A refill takes objects only from the CPU's own slabs: what another CPU gave
+// back to its slabs (and wrote) stays there while this CPU has pages for its own.
+KTEST(kmalloc_refill_takes_own_slabs)
+{
+    int other = next_other_cpu();
+    if (other < 0) {
+        kprintf("# needs 2 CPUs; nothing to check\n");
+        return;
+    }
+    kmalloc_drain_all();
+    cpumask_t one;
+    cpumask_clear(&one);
+    cpumask_set(&one, other);
+    static struct other_slabs o;
+    memset(&o, 0, sizeof o);
+    xcall(&one, other_cpu_fills_slabs, &o, true);
+    KREQUIRE(o.kept != NULL);
+
+    void *p[OTHER_N];
+    int theirs = 0;
+    for (int i = 0; i < OTHER_N; i++) {
+        KREQUIRE((p[i] = kmalloc(64)));
+        bool from_theirs = false;
+        for (int j = 0; j < OTHER_N; j++)
+            from_theirs |= o.slab[j] == (void *)PGROUNDDOWN(p[i]);
+        theirs += from_theirs;
+    }
+    KCHECK_EQ(theirs, 0); // objects of ours that came from the other CPU's slabs
+    for (int i = 0; i < OTHER_N; i++)
+        kfree(p[i]);
+    xcall(&one, other_cpu_frees_kept, &o, true);
 }
 
 // Leaves 16-byte objects in the calling CPU's magazine.

@@ -149,15 +149,25 @@ static size_t count_max_blocks(void)
     return n;
 }
 
-// Leaves a few free pages in the calling CPU's cache.
+#define PCACHE_MAX 128 // page.c: pages in a CPU's cache array; more go to its spill
+#define SPILLED 64     // past the array: well under any spill limit (memory/8/CPUs)
+
+// Pages linked through a word in their middle (page_free keeps the first words).
+#define LINK(p) (*(void **)((char *)(p) + 2048))
+
+// Leaves free pages in the calling CPU's cache array and in its spill.
 static void fill_cache(void *arg __unused)
 {
-    void *p[4];
-    for (int i = 0; i < 4; i++)
-        p[i] = page_alloc();
-    for (int i = 0; i < 4; i++)
-        if (p[i])
-            page_free(p[i]);
+    void *head = NULL, *p;
+    for (int i = 0; i < PCACHE_MAX + SPILLED && (p = page_alloc()); i++) {
+        LINK(p) = head;
+        head = p;
+    }
+    while (head) {
+        p = head;
+        head = LINK(p);
+        page_free(p);
+    }
 }
 
 KTEST(page_exhaustion_returns_null_and_recovers)
@@ -167,7 +177,7 @@ KTEST(page_exhaustion_returns_null_and_recovers)
     size_t blocks = count_max_blocks();
     KCHECK(blocks > 0);
     KCHECK_EQ(page_count_free(), before);
-    // Every CPU's cache holds pages now: running out must reach them too.
+    // Every CPU's cache and spill hold pages now: running out must reach them too.
     xcall_all(fill_cache, NULL);
     KCHECK_EQ(page_count_free(), before);
 
@@ -261,6 +271,47 @@ KTEST(page_cache_stays_local)
     KREQUIRE(q);
     KCHECK(page_stat_pool_locks() > drained);
     page_free(q);
+}
+
+// Pages a CPU frees beyond its cache array go to its own spill, not to the shared
+// pools, and are what it gets back next: no pool lock either way.
+KTEST(page_spill_keeps_freed_pages_local)
+{
+    enum { N = PCACHE_MAX + SPILLED };
+    const uint64_t tag = 0x5350494c4c454421ULL; // "SPILLED!"
+    void *head = NULL, *p;
+    for (int i = 0; i < N; i++) {
+        KREQUIRE((p = page_alloc()));
+        LINK(p) = head;
+        ((uint64_t *)p)[PGSIZE / 8 - 1] = tag;
+        head = p;
+    }
+    uint64_t locks = page_stat_pool_locks();
+    size_t free_before = page_count_free();
+    while (head) {
+        p = head;
+        head = LINK(p);
+        page_free(p);
+    }
+    KCHECK_EQ(page_count_free(), free_before + N);
+    int tagged = 0;
+    for (int i = 0; i < N; i++) {
+        KREQUIRE((p = page_alloc()));
+        tagged += ((uint64_t *)p)[PGSIZE / 8 - 1] == tag;
+        ((uint64_t *)p)[PGSIZE / 8 - 1] = 0;
+        LINK(p) = head;
+        head = p;
+    }
+    KCHECK_EQ(tagged, N);                     // the same pages came back ...
+    KCHECK_EQ(page_stat_pool_locks(), locks); // ... without the pools taking part
+    while (head) {
+        p = head;
+        head = LINK(p);
+        page_free(p);
+    }
+    // Draining the cache does return the spill to the pools.
+    page_drain_cpu_cache();
+    KCHECK(page_stat_pool_locks() > locks);
 }
 
 // ---- all CPUs at once ------------------------------------------------------------
