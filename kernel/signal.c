@@ -138,8 +138,9 @@ static void act_write_end(struct proc *p)
     WRITE_ONCE(p->act_seq, p->act_seq + 1);
 }
 
-// sig's action without the lock; the sequence it was read at (even).
-static uint32_t read_action(struct proc *p, int sig, struct k_sigaction *act)
+// n actions from signal first+1 on, without the lock; the sequence they were
+// read at (even).
+static uint32_t read_actions(struct proc *p, int first, int n, struct k_sigaction *out)
 {
     for (;;) {
         uint32_t seq = READ_ONCE(p->act_seq);
@@ -148,11 +149,17 @@ static uint32_t read_action(struct proc *p, int sig, struct k_sigaction *act)
             continue;
         }
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        *act = p->sigactions[sig - 1];
+        memcpy(out, &p->sigactions[first], n * sizeof *out);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (READ_ONCE(p->act_seq) == seq)
             return seq;
     }
+}
+
+// sig's action without the lock; the sequence it was read at (even).
+static uint32_t read_action(struct proc *p, int sig, struct k_sigaction *act)
+{
+    return read_actions(p, sig - 1, 1, act);
 }
 
 struct k_sigaction signal_action(struct proc *p, int sig)
@@ -165,18 +172,7 @@ struct k_sigaction signal_action(struct proc *p, int sig)
 // All of p's actions without the lock (posix_spawn's child starts from them).
 void signal_copy_actions(struct proc *p, struct k_sigaction out[NSIG])
 {
-    for (;;) {
-        uint32_t seq = READ_ONCE(p->act_seq);
-        if (seq & 1) {
-            pause();
-            continue;
-        }
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        memcpy(out, p->sigactions, NSIG * sizeof *out);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (READ_ONCE(p->act_seq) == seq)
-            return;
-    }
+    read_actions(p, 0, NSIG, out);
 }
 
 // What sending sig does at once, whatever its action: SIGCONT resumes a stopped
