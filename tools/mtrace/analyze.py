@@ -36,6 +36,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 
 LINE = 64
 KEY_VIRT = 1 << 63
@@ -298,7 +299,8 @@ def remaining_text(summary):
             f"{summary['tests']} commuting tests share a cache line; by reason (a test "
             f"may have several):"]
     for r in summary["remaining"]:
-        rows.append(f"\n{r['tests']:6} tests  {r['reason']}")
+        rows.append("\n" + textwrap.fill(r["reason"], 96, initial_indent=f"{r['tests']:6} tests  ",
+                                           subsequent_indent=" " * 14))
         for s in r["sites"]:
             rows.append(f"        {s['tests']:5}  {s['site']}")
     return "\n".join(rows) + "\n"

@@ -88,6 +88,14 @@ def main():
               "conflict records grouped by code site")
         check(records[1]["site"] == "beta / beta<-alpha",
               "a site names the function's caller when the plugin knew it")
+        rules_path = os.path.join(tmp, "reasons")
+        with open(rules_path, "w") as f:
+            f.write("# a comment\n^beta \tbeta's reason\n")
+        rules = analyze.read_reasons(rules_path)
+        summary, _ = analyze.analyse(tests, syms, "linux", rules)
+        why = {r["reason"]: r["tests"] for r in summary["remaining"]}
+        check(why == {"beta's reason": 2, "unexplained": 1},
+              f"remaining conflicts by reason, the rest unexplained ({why})")
         out = os.path.join(tmp, "out")
         r = subprocess.run([sys.executable, os.path.join(HERE, "analyze.py"), paths["trace"],
                             "--log", paths["log"], "--kallsyms", paths["kallsyms"],
