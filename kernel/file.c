@@ -29,32 +29,21 @@
 #include "uapi/errno.h"
 #include "usercopy.h"
 
-// Freeing, after the release: the hold count's base reference goes a grace
-// period later (drop_holds_base: by then no lookup that found f in a slot
-// before the slots were emptied can still take a reference); once refcache sees
-// that count at zero for good the borrow count's base goes, and once that is at
-// zero for good, f is freed a grace period later (a borrow's end may still be
-// reading `dead`). One epoch_cb serves the three steps in turn.
+// Freeing, after the release: the shared count's base reference goes a grace
+// period later (drop_base: by then no lookup that found f in a slot before the
+// slots were emptied can still take a reference); once refcache has seen the
+// count at zero for good, f is freed a grace period later (a borrow's end may
+// still be reading `dead`). One epoch_cb serves both steps in turn.
 static void free_cb(struct epoch_cb *cb) { kfree(container_of(cb, struct file, free_cb)); }
 
-static void borrows_released(struct refcache_obj *o)
+static void shared_released(struct refcache_obj *o)
 {
-    epoch_defer(&container_of(o, struct file, borrows)->free_cb, free_cb);
+    epoch_defer(&container_of(o, struct file, shared)->free_cb, free_cb);
 }
 
-static void drop_borrows_base(struct epoch_cb *cb)
+static void drop_base(struct epoch_cb *cb)
 {
-    refcache_dec(&container_of(cb, struct file, free_cb)->borrows);
-}
-
-static void holds_released(struct refcache_obj *o)
-{
-    epoch_defer(&container_of(o, struct file, holds)->free_cb, drop_borrows_base);
-}
-
-static void drop_holds_base(struct epoch_cb *cb)
-{
-    refcache_dec(&container_of(cb, struct file, free_cb)->holds);
+    refcache_dec(&container_of(cb, struct file, free_cb)->shared);
 }
 
 struct file *file_alloc(const struct file_ops *ops, uint32_t flags, struct inode *ip, void *priv)
@@ -63,8 +52,7 @@ struct file *file_alloc(const struct file_ops *ops, uint32_t flags, struct inode
     if (!f)
         return NULL;
     f->refs = 1;
-    refcache_init(&f->holds, 1, holds_released);
-    refcache_init(&f->borrows, 1, borrows_released);
+    refcache_init(&f->shared, 1, shared_released);
     f->flags = flags;
     f->ops = ops;
     f->ip = ip;
@@ -90,12 +78,12 @@ bool file_get_unless_zero(struct file *f)
 // sees the other gone. Called inside an epoch section, so that f stays
 // allocated meanwhile.
 
-// No borrows left either: claim the release (true for one caller only).
-static bool claim_release(struct file *f)
+// f is dead: release it unless something borrows it (then the last borrow's
+// end will), once. `shared` is the exact count, read after the fence.
+static bool claim_release(struct file *f, int64_t shared)
 {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (refcache_read_exact(&f->borrows) != 1)
-        return false; // the last borrow's end will release f
+    if (shared != 1)
+        return false;
     int no = 0;
     return __atomic_compare_exchange_n(&f->released, &no, 1, false, __ATOMIC_ACQ_REL,
                                        __ATOMIC_RELAXED);
@@ -107,10 +95,15 @@ static bool claim_death(struct file *f)
 {
     WRITE_ONCE(f->unowned, true); // held drops read this, not refs' busy line
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (refcache_read_exact(&f->holds) != 1)
-        return false; // the last holder's drop will see refs at 0
+    int64_t shared = refcache_read_exact(&f->shared);
+    if (shared >= FILE_HOLD)
+        return false; // the last holder's drop will see unowned
     WRITE_ONCE(f->dead, true);
-    return claim_release(f);
+    if (shared != 1) { // borrowed: look again now that dead is visible
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        shared = refcache_read_exact(&f->shared);
+    }
+    return claim_release(f, shared);
 }
 
 // Outside any epoch section (release may sleep). The base references keep f
@@ -121,7 +114,7 @@ static void release(struct file *f)
         f->ops->release(f);
     if (f->ip)
         fs_iput(f->ip);
-    epoch_defer(&f->free_cb, drop_holds_base);
+    epoch_defer(&f->free_cb, drop_base);
 }
 
 void file_put(struct file *f)
@@ -135,14 +128,14 @@ void file_put(struct file *f)
 
 void file_hold(struct file *f)
 {
-    refcache_inc(&f->holds); // a write to this CPU's refcache only
+    refcache_add(&f->shared, FILE_HOLD); // a write to this CPU's refcache only
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 void file_unhold(struct file *f)
 {
     epoch_enter();
-    refcache_dec(&f->holds);
+    refcache_add(&f->shared, -FILE_HOLD);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     bool rel = READ_ONCE(f->unowned) && claim_death(f);
     epoch_exit();
@@ -152,16 +145,16 @@ void file_unhold(struct file *f)
 
 void file_borrow(struct file *f)
 {
-    refcache_inc(&f->borrows);
+    refcache_inc(&f->shared);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 void file_unborrow(struct file *f)
 {
     epoch_enter();
-    refcache_dec(&f->borrows);
+    refcache_dec(&f->shared);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    bool rel = READ_ONCE(f->dead) && claim_release(f);
+    bool rel = READ_ONCE(f->dead) && claim_release(f, refcache_read_exact(&f->shared));
     epoch_exit();
     if (rel)
         release(f);

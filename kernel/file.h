@@ -41,12 +41,15 @@ struct file_ops {
 //  - owned (refs): the descriptors open/pipe/memfd made, dup'ed ones while any
 //    owned one exists, and in-kernel holders. One shared count; once 0 it
 //    stays 0.
-//  - held (holds, a per-CPU refcache count): the descriptors a forked or
-//    spawned child inherits, and dup'ed ones once no owned reference is left.
-//    Taking or dropping one writes only this CPU's refcache slot.
-//  - borrowed (borrows, also per-CPU): fd lookups in progress in tables shared
-//    by threads, and poll's while it waits. Dropping one reads only `dead`,
-//    set once when neither owned nor held references remain.
+//  - held (per CPU): the descriptors a forked or spawned child inherits, and
+//    dup'ed ones once no owned reference is left. Taking or dropping one
+//    writes only this CPU's refcache slot.
+//  - borrowed (per CPU): fd lookups in progress in tables shared by threads,
+//    and poll's while it waits. Dropping one reads only `dead`, set once when
+//    neither owned nor held references remain.
+// Held and borrowed references share one refcache count (`shared`), a held one
+// weighing FILE_HOLD: one object per file for refcache to track, and one exact
+// read tells both numbers apart.
 struct file {
     // Read by every operation through the description.
     uint32_t flags;            // O_ACCMODE and status flags (O_APPEND, O_NONBLOCK, ...)
@@ -59,13 +62,15 @@ struct file {
     int refs __cacheline_aligned; // owned references; never back from 0
     int released;              // set once, by whoever releases the file
     struct epoch_cb free_cb;
-    struct refcache_obj holds;   // 1 (until released) + held references
-    struct refcache_obj borrows __cacheline_aligned; // 1 (until released) + borrows
+    // 1 (until released) + borrowed + FILE_HOLD * held references.
+    struct refcache_obj shared __cacheline_aligned;
     // The offset and its lock: read, write and lseek through one description are
     // atomic with respect to each other (POSIX 2.9.7), even when they sleep.
     struct sleeplock poslock __cacheline_aligned;
     uint64_t pos;
 };
+
+#define FILE_HOLD (1LL << 32) // a held reference's weight in file.shared
 
 // Status flags F_SETFL may change (Linux: O_APPEND, O_NONBLOCK, O_ASYNC, O_DIRECT,
 // O_NOATIME).

@@ -147,6 +147,7 @@ void refcache_init(struct refcache_obj *o, int64_t initial, void (*release)(stru
 }
 
 void refcache_inc(struct refcache_obj *o) { update(o, 1); }
+void refcache_add(struct refcache_obj *o, int64_t d) { update(o, d); }
 void refcache_dec(struct refcache_obj *o) { update(o, -1); }
 
 // Sum of the sequences of o's slot in every online CPU, waiting out changes in

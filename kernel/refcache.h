@@ -21,6 +21,7 @@ struct refcache_obj {
 void refcache_init(struct refcache_obj *o, int64_t initial, void (*release)(struct refcache_obj *));
 void refcache_inc(struct refcache_obj *o);
 void refcache_dec(struct refcache_obj *o);
+void refcache_add(struct refcache_obj *o, int64_t d); // d references at once (either sign)
 // The exact count now: shared count plus every CPU's cached delta. Costs a visit
 // to each CPU's cache; for callers that must have the number (st_nlink).
 int64_t refcache_read_exact(struct refcache_obj *o);

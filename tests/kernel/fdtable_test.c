@@ -402,12 +402,12 @@ KTEST(fdtable_copy_and_close_on_exec)
     fd_put(r0), fd_put(r1), fd_put(r2);
     KCHECK_EQ(fd_get_cloexec(c, 1), 1);
     KCHECK_EQ(a->refs, 2); // the parent's, untouched by the copy
-    KCHECK_EQ(refcache_read_exact(&a->holds), 3); // the base + the child's two
+    KCHECK_EQ(refcache_read_exact(&a->shared), 1 + 2 * FILE_HOLD); // base + 2 holds
     fdtable_close_on_exec(c);
     KCHECK(fd_get(c, 1).f == NULL);
     KCHECK(fd_get(t, 1).f == b); // the original keeps it
     KCHECK_EQ(b->refs, 1);
-    KCHECK_EQ(refcache_read_exact(&b->holds), 1);
+    KCHECK_EQ(refcache_read_exact(&b->shared), 1);
     KCHECK_EQ(fd_close(c, 2), -EBADF);
     released = 0;
     KCHECK_EQ(fd_close(t, 0), 0); // the parent lets go of a: the child's fds keep it
