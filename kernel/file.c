@@ -12,9 +12,9 @@
 // file). The descriptors a forked or spawned child inherits hold the file in a
 // per-CPU refcache count instead, so a posix_spawn, its child's run and exit,
 // and a sibling thread's calls on those files write no shared line; fd lookups
-// in a table shared by threads borrow it in another per-CPU count, so fstat,
-// pread, pwrite, mmap through one description from two cores write no shared
-// line either. Only a drop that may be the last reads every CPU's count: an
+// in a table shared by threads borrow it in the same count at a lower weight,
+// so fstat, pread, pwrite, mmap through one description from two cores write
+// no shared line either. Only a drop that may be the last reads every CPU's count: an
 // owned or held drop once refs is 0 (a held drop learns that from `unowned`,
 // set once, so it reads nothing that owned dups and closes write), a borrow's
 // end once the file is dead. The last of the three kinds releases the file,
@@ -126,39 +126,32 @@ void file_put(struct file *f)
         release(f);
 }
 
-void file_hold(struct file *f)
+// Held and borrowed references differ only in their weight in f->shared.
+static void take_shared(struct file *f, int64_t weight)
 {
-    refcache_add(&f->shared, FILE_HOLD); // a write to this CPU's refcache only
+    refcache_add(&f->shared, weight); // a write to this CPU's refcache only
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-void file_unhold(struct file *f)
+// Drop one: a held drop may be the last once no owned reference is left, a
+// borrow's end once f is dead.
+static void drop_shared(struct file *f, int64_t weight)
 {
     epoch_enter();
-    refcache_add(&f->shared, -FILE_HOLD);
+    refcache_add(&f->shared, -weight);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    bool rel = READ_ONCE(f->unowned) && claim_death(f);
+    bool rel = weight == FILE_HOLD
+                   ? READ_ONCE(f->unowned) && claim_death(f)
+                   : READ_ONCE(f->dead) && claim_release(f, refcache_read_exact(&f->shared));
     epoch_exit();
     if (rel)
         release(f);
 }
 
-void file_borrow(struct file *f)
-{
-    refcache_inc(&f->shared);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-
-void file_unborrow(struct file *f)
-{
-    epoch_enter();
-    refcache_dec(&f->shared);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    bool rel = READ_ONCE(f->dead) && claim_release(f, refcache_read_exact(&f->shared));
-    epoch_exit();
-    if (rel)
-        release(f);
-}
+void file_hold(struct file *f) { take_shared(f, FILE_HOLD); }
+void file_unhold(struct file *f) { drop_shared(f, FILE_HOLD); }
+void file_borrow(struct file *f) { take_shared(f, 1); }
+void file_unborrow(struct file *f) { drop_shared(f, 1); }
 
 // ---- bounce buffers --------------------------------------------------------------
 

@@ -267,7 +267,8 @@ int pgrp_setsid(struct proc *p)
     g->hash_next = b->head;
     b->head = g;
     int i = my_part();
-    struct pgrp_part *from = lock_with(p, &g->part[i]); // never NULL: p is the caller or its unborn child
+    // Never NULL: p is the caller or its unborn child.
+    struct pgrp_part *from = lock_with(p, &g->part[i]);
     struct pgrp *old = p->pgrp;
     bool empty = move_locked(p, from, g, i);
     unlock_two(from, &g->part[i]);

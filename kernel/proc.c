@@ -10,11 +10,11 @@
 // and wait queue): two threads of one process that each fork or posix_spawn a
 // child and wait for it by pid share no line, and neither does the children's
 // exit. Only waits for any child (or a group) look at every list, under the
-// process lock; a child's exit wakes them only while there are such waiters. pids come from per-CPU
-// ranges and the pid table is lock-free for readers (pid.c). A reaped process is
-// freed after an epoch grace period, so a child reading its parent pointer (or
-// anybody holding a pid_lookup result) inside an epoch section never sees freed
-// memory.
+// process lock; a child's exit wakes them only while there are such waiters.
+// pids come from per-CPU ranges and the pid table is lock-free for readers
+// (pid.c). A reaped process is freed after an epoch grace period, so a child
+// reading its parent pointer (or anybody holding a pid_lookup result) inside an
+// epoch section never sees freed memory.
 #include "dev.h"
 #include "fdtable.h"
 #include "file.h"
@@ -156,9 +156,6 @@ static struct thread *uthread_new(struct proc *p)
     return t;
 }
 
-// Locked (or p not yet published). t takes a child list a thread that left
-// gave back, if there is one: then t's own fresh one is returned, for the caller
-// to free once unlocked (else NULL).
 // After a change to p's thread list (locked): main_sig follows the first thread.
 static void main_changed(struct proc *p)
 {
@@ -169,6 +166,9 @@ static void main_changed(struct proc *p)
         WRITE_ONCE(p->main_sig, s);
 }
 
+// Locked (or p not yet published). t takes a child list a thread that left
+// gave back, if there is one: then t's own fresh one is returned, for the caller
+// to free once unlocked (else NULL).
 static struct childlist *add_thread(struct proc *p, struct thread *t)
 {
     list_push_back(&p->threads, &t->group_link);

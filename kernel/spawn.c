@@ -10,9 +10,10 @@
 // partition of the process group's members (pgrp.c), so spawns by threads on
 // different CPUs, of one process too, add their children on different lines
 // (the executable's deny-write count is still shared, fs/writecount.c). The
-// caller's address space is never written or copied, not even its page tables: it is read through the usercopy helpers, and only *pid is
-// written. The file actions touch only the child's new fd table; opens and
-// lookups go through ScaleFS's lock-free paths; the new address space is private.
+// caller's address space is never written or copied, not even its page tables:
+// it is read through the usercopy helpers, and only *pid is written. The file
+// actions touch only the child's new fd table; opens and lookups go through
+// ScaleFS's lock-free paths; the new address space is private.
 #include "dev.h"
 #include "fdtable.h"
 #include "file.h"

@@ -151,13 +151,13 @@ long sys_dup(int fd) { return dup_from(fd, 0, false, false); }
 
 static long dup_to(int oldfd, int newfd, bool cloexec)
 {
+    if (newfd < 0 || newfd >= nofile())
+        return -EBADF;
     unsigned how;
     struct file *f = fd_dup_ref(fdt(), oldfd, true, &how);
     if (!f)
         return -EBADF;
-    long ret = newfd < 0 || newfd >= nofile()
-                   ? -EBADF
-                   : fd_install_at(fdt(), newfd, f, how | (cloexec ? FDI_CLOEXEC : 0));
+    long ret = fd_install_at(fdt(), newfd, f, how | (cloexec ? FDI_CLOEXEC : 0));
     if (ret < 0)
         fd_ref_drop(f, how);
     return ret;
