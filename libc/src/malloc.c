@@ -79,10 +79,16 @@ static unsigned bin_limit(unsigned c)
 static inline void *next_of(void *b) { return *(void **)((char *)b + HDR); }
 static inline void set_next(void *b, void *n) { *(void **)((char *)b + HDR) = n; }
 
+// The first page boundary at or after p.
+static uintptr_t page_up(const char *p)
+{
+    return ((uintptr_t)p + __page_size - 1) & ~(uintptr_t)(__page_size - 1);
+}
+
 // Give back the pages of the thread's chunk that no block was carved from.
 static void bump_trim(struct pthread *t)
 {
-    uintptr_t from = ((uintptr_t)t->bump + __page_size - 1) & ~(uintptr_t)(__page_size - 1);
+    uintptr_t from = page_up(t->bump);
     if (t->bump && from < (uintptr_t)t->bump_end)
         munmap((void *)from, (uintptr_t)t->bump_end - from);
     t->bump = t->bump_end = NULL;
@@ -367,7 +373,7 @@ void __malloc_atfork(int phase)
     }
     struct pthread *t = __self();
     if (phase != 0 && t->bump) {
-        uintptr_t next = ((uintptr_t)t->bump + __page_size - 1) & ~(uintptr_t)(__page_size - 1);
+        uintptr_t next = page_up(t->bump);
         t->bump = next < (uintptr_t)t->bump_end ? (char *)next : t->bump_end;
     }
 }
