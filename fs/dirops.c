@@ -4,7 +4,7 @@
 // Commute (different names, or lookups of anything): these touch the bucket
 // of each name they change (dirhash.c), the new inode (private until published),
 // per-CPU refcache slots for link counts and references, and the parent's
-// per-CPU time slot (dirtime.c). They decide EEXIST, ENOENT, EISDIR, ENOTDIR,
+// per-CPU time slot (itime.c). They decide EEXIST, ENOENT, EISDIR, ENOTDIR,
 // EPERM from directory entries alone, without reading or writing the target
 // inode, and a failure from a lock-free lookup: an operation that fails writes
 // nothing, not even a bucket lock that lookups of other names in that bucket
@@ -390,7 +390,7 @@ int fs_readlink(struct inode *cwd, const char *path, char *buf, size_t n)
     } else {
         err = (int)MIN(n, (size_t)ip->link.len);
         memcpy(buf, ip->link.target, err);
-        inode_touch_atime(ip);
+        inode_touch(ip, T_ATIME);
     }
     fs_iput(ip);
     return err;
@@ -651,6 +651,6 @@ int fs_readdir(struct inode *dir, uint64_t *pos, fs_filldir_t fill, void *arg)
     }
 out:
     epoch_exit();
-    inode_touch_atime(dir);
+    inode_touch(dir, T_ATIME);
     return stopped ? 1 : 0;
 }

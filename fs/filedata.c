@@ -12,7 +12,7 @@
 //    on that page's slot (slots of 8 neighbouring pages share a line; the tree
 //    grows in height with a compare-and-swap on the root word, once per
 //    factor of 512 in size);
-//  - mtime/ctime are written at most once per FS_TIME_GRAIN_NS (inode.c).
+//  - times go to the CPU's own slot for the inode (itime.c).
 // Size changes do not commute with each other, nor with accesses near the end,
 // and they serialise on the seqlock's spinlock: appends, writes past the end,
 // truncates. Where the model lets them commute anyway (two writes past the end
@@ -470,7 +470,8 @@ int64_t fs_read(struct inode *ip, void *buf, size_t n, uint64_t off)
     if (err)
         return err;
     int64_t got = filedata_read(ip, buf, n, off);
-    inode_touch_atime(ip);
+    if (got >= 0 && n > 0)
+        inode_touch(ip, T_ATIME);
     return got;
 }
 

@@ -93,7 +93,7 @@ static void set_times_and_perm(struct inode *ip, const struct cpio_hdr *h)
 {
     // Boot-time only: nobody else sees the file system yet.
     ip->mode = (ip->mode & S_IFMT) | (h->mode & 07777);
-    ip->mtime = (uint64_t)h->mtime * 1000000000ULL;
+    fs_set_times(ip, FS_TIME_OMIT, (uint64_t)h->mtime * 1000000000ULL);
 }
 
 static int unpack_file(struct unpack *u, const struct cpio_hdr *h, const char *name,

@@ -1,4 +1,4 @@
-// Inodes: numbers, lifetime, time stamps and stat.
+// Inodes: numbers, lifetime and stat (time stamps: itime.c).
 //
 // Commute, and share no cache line:
 //  - creating inodes on different CPUs: inode numbers are (CPU + 1) << 40 | a
@@ -61,54 +61,6 @@ void fs_count_objects(int64_t *inodes, int64_t *dents)
 {
     *inodes = counter_read(&live_inodes);
     *dents = counter_read(&live_dents);
-}
-
-// ---- time ---------------------------------------------------------------------
-
-uint64_t fs_time_now(void) { return FS_EPOCH_SEC * 1000000000ULL + nsec_now(); }
-
-static void touch_field(uint64_t *f, uint64_t now)
-{
-    // Write only when the stored time is from an earlier grain: concurrent
-    // writers of one inode then share its time line once per grain, not per call.
-    if (READ_ONCE(*f) < now - now % FS_TIME_GRAIN_NS)
-        WRITE_ONCE(*f, now);
-}
-
-void inode_touch(struct inode *ip, int which)
-{
-    uint64_t now = fs_time_now();
-    if (inode_isdir(ip) && (which & T_MTIME)) {
-        // A change to the directory's names: per CPU (dirtime.c).
-        dirtime_touch(ip, now);
-        which &= ~(T_MTIME | T_CTIME);
-    }
-    if (which & T_ATIME)
-        touch_field(&ip->atime, now);
-    if (which & T_MTIME)
-        touch_field(&ip->mtime, now);
-    if (which & T_CTIME)
-        touch_field(&ip->ctime, now);
-}
-
-void inode_times(struct inode *ip, uint64_t *mtime, uint64_t *ctime)
-{
-    if (inode_isdir(ip)) {
-        dirtime_read(ip, mtime, ctime);
-    } else {
-        *mtime = READ_ONCE(ip->mtime);
-        *ctime = READ_ONCE(ip->ctime);
-    }
-}
-
-// Linux's relatime: a read updates atime only if it is older than mtime or ctime,
-// or a day old. So reads of a file nobody modifies write nothing.
-void inode_touch_atime(struct inode *ip)
-{
-    uint64_t a = READ_ONCE(ip->atime), now = fs_time_now(), m, c;
-    inode_times(ip, &m, &c);
-    if (a < m || a < c || a + 86400000000000ULL < now)
-        touch_field(&ip->atime, now);
 }
 
 // ---- lifetime -------------------------------------------------------------------
@@ -231,7 +183,7 @@ int fs_init(void)
     int err;
     if (fs_root_inode)
         return 0;
-    refcache_set_flush_hook(dirtime_flush_cpu);
+    refcache_set_flush_hook(itime_flush_cpu);
     struct inode *root = inode_alloc(S_IFDIR | 0755, &err);
     if (!root)
         return err;
@@ -254,19 +206,7 @@ uint32_t fs_rdev(struct inode *ip) { return S_ISCHR(ip->mode) ? ip->rdev : 0; }
 void fs_chmod(struct inode *ip, uint32_t mode)
 {
     WRITE_ONCE(ip->mode, (ip->mode & S_IFMT) | (mode & 07777));
-    WRITE_ONCE(ip->ctime, fs_time_now());
-}
-
-void fs_set_times(struct inode *ip, uint64_t atime, uint64_t mtime)
-{
-    if (inode_isdir(ip))
-        dirtime_flush_all(); // no cached time may override the one set here
-    uint64_t now = fs_time_now();
-    if (atime != FS_TIME_OMIT)
-        WRITE_ONCE(ip->atime, atime == FS_TIME_NOW ? now : atime);
-    if (mtime != FS_TIME_OMIT)
-        WRITE_ONCE(ip->mtime, mtime == FS_TIME_NOW ? now : mtime);
-    WRITE_ONCE(ip->ctime, now);
+    inode_touch(ip, T_CTIME);
 }
 
 static struct fs_timespec ts(uint64_t ns)
@@ -290,15 +230,15 @@ int fs_stat(struct inode *ip, uint32_t mask, struct fs_stat *st)
         st->size = S_ISREG(ip->mode) ? filedata_size(ip) : S_ISLNK(ip->mode) ? ip->link.len : 0;
     if ((mask & STATX_BLOCKS) && S_ISREG(ip->mode))
         st->blocks = filedata_pages(ip) * (PGSIZE / 512);
-    if (mask & STATX_ATIME)
-        st->atime = ts(READ_ONCE(ip->atime));
-    if (mask & (STATX_MTIME | STATX_CTIME)) {
-        uint64_t m, c;
-        inode_times(ip, &m, &c);
+    if (mask & (STATX_ATIME | STATX_MTIME | STATX_CTIME)) {
+        uint64_t t[3];
+        inode_times(ip, t);
+        if (mask & STATX_ATIME)
+            st->atime = ts(t[0]);
         if (mask & STATX_MTIME)
-            st->mtime = ts(m);
+            st->mtime = ts(t[1]);
         if (mask & STATX_CTIME)
-            st->ctime = ts(c);
+            st->ctime = ts(t[2]);
     }
     return 0;
 }

@@ -11,18 +11,16 @@
 //   line 0   read by every lookup and data access; written at creation (and
 //            `parent` by a directory rename across directories, `wc` once by
 //            the file's first open for writing or exec)
-//   line 1   the size seqlock, size, atime and a file's page-tree root: written
-//            by size changes, by reads only under relatime (after a
-//            modification, or once a day), and the root when the tree gains a
+//   line 1   the size seqlock, size, atime and a file's page-tree root:
+//            written by size changes, by a flush of a CPU's cached atime
+//            (itime.c: once per refcache epoch at most, or when the CPU's slot
+//            is needed for another inode), and the root when the tree gains a
 //            level, gets its first page or loses all of them (truncate); read
 //            by every data access and page fault, which read the size anyway.
 //            Not by opens, lookups or stats without size and times.
-//   lines 2-3 the two refcache objects: written only when a refcache flush
-//            brings a CPU's cached delta here (once per refcache epoch at most);
-//            then mtime and ctime, written at most once per FS_TIME_GRAIN_NS by
-//            data and metadata changes: off the size line, so that an in-place
-//            write's time stamp does not touch the line that reads and page
-//            faults of other pages read
+//   lines 2-3 the two refcache objects, mtime and ctime: written only when a
+//            flush brings a CPU's cached delta or times here (refcache.c,
+//            itime.c)
 struct inode {
     uint64_t ino;
     uint32_t mode;                // S_IF* type (immutable) and permission bits
@@ -44,12 +42,12 @@ struct inode {
     // file, so readers retry only then; its spinlock serialises size changes.
     struct seqlock sizelock __cacheline_aligned;
     uint64_t size;                // regular files
-    uint64_t atime;               // nanoseconds since 1970
+    uint64_t atime;               // nanoseconds since 1970, less what CPUs cache (itime.c)
     struct filemap map;           // regular files: the page tree (filedata.c)
 
     struct refcache_obj nlink __cacheline_aligned; // names (+1 for "." and per subdirectory)
     struct refcache_obj ref;      // dents + open references + children's ".." + callers
-    uint64_t mtime, ctime;        // nanoseconds since 1970
+    uint64_t mtime, ctime;        // the same
 };
 
 static inline bool inode_isdir(const struct inode *ip) { return S_ISDIR(ip->mode); }
@@ -70,24 +68,17 @@ struct inode *inode_alloc(uint32_t mode, int *err); // nlink 1 (dirs 2), ref 1; 
 void inode_free_unpublished(struct inode *ip);      // undo inode_alloc before publication
 extern struct inode *fs_root_inode;
 
-// Time stamps: FS_TIME_GRAIN_NS granularity for updates, so that many writers of
-// one inode write its time line at most once per grain (like Linux's coarse
-// clock); the value stored is the precise time of the first update in a grain.
+// Time stamps (itime.c): an update goes to this CPU's slot for the inode; a
+// read merges every CPU's slot with the inode's fields.
 #define FS_EPOCH_SEC 1735689600ULL  // 2025-01-01T00:00:00Z: the clock until an RTC exists
-#define FS_TIME_GRAIN_NS 10000000ULL // 10 ms, one timer tick
 #define T_ATIME 1
 #define T_MTIME 2
 #define T_CTIME 4
 uint64_t fs_time_now(void);
-void inode_touch(struct inode *ip, int which);
-void inode_times(struct inode *ip, uint64_t *mtime, uint64_t *ctime); // directories: dirtime.c
-
-// dirtime.c: directories' mtime/ctime updates go to per-CPU slots.
-void dirtime_touch(struct inode *dir, uint64_t now);
-void dirtime_read(struct inode *dir, uint64_t *mtime, uint64_t *ctime);
-void dirtime_flush_cpu(void); // this CPU's slots into their directories
-void dirtime_flush_all(void); // every CPU's (xcall)
-void inode_touch_atime(struct inode *ip); // relatime rule
+void inode_touch(struct inode *ip, int which);     // set the T_* times to now
+void inode_times(struct inode *ip, uint64_t t[3]); // atime, mtime, ctime
+void itime_flush_cpu(void);                        // this CPU's slots into their inodes
+void itime_flush_all(void);                        // every CPU's (xcall)
 
 // Directory entries (dirops.c): allocated with the name, freed a grace period
 // after they are unlinked, which is also when their reference on ip goes.

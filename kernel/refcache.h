@@ -33,5 +33,5 @@ uint64_t refcache_epoch(void);
 // One function each CPU calls, preemption off, right before it flushes its
 // cache (each epoch, and in refcache_flush_cpu): for per-CPU caches that name
 // objects by pointer and must be empty of an object before refcache releases it
-// (fs/dirtime.c).
+// (fs/itime.c).
 void refcache_set_flush_hook(void (*fn)(void));

@@ -3,6 +3,7 @@
 #include "fstest.h"
 #include "ktest.h"
 #include "mm.h"
+#include "percpu.h"
 #include "refcache.h"
 
 static struct inode *D; // the test's scratch directory
@@ -386,9 +387,9 @@ KTEST(fs_rename_noreplace)
     teardown("t_noreplace");
 }
 
-// A directory's mtime/ctime live in per-CPU slots between refcache flushes
-// (fs/dirtime.c): stat sees them at once, an explicit time is not overridden by
-// an older cached one, and a flush keeps the value.
+// Time stamps live in per-CPU slots between refcache flushes (fs/itime.c):
+// stat sees them at once, an explicit time is not overridden by an older cached
+// one, and a flush keeps the value. First a directory's mtime/ctime.
 KTEST(fs_dir_times_per_cpu)
 {
     struct fs_stat st, st2;
@@ -415,6 +416,62 @@ KTEST(fs_dir_times_per_cpu)
     KCHECK_EQ(st2.mtime.nsec, st.mtime.nsec);
     KCHECK_EQ(st2.ctime.nsec, st.ctime.nsec);
     teardown("t_dirtime");
+}
+
+static void write_on_cpu(int i, void *f)
+{
+    char c = 'w';
+    if (fs_write(f, &c, 1, (uint64_t)i) != 1)
+        ktest_failed(__FILE__, __LINE__, "write on cpu %d", i % ncpu_online);
+}
+
+static void read_on_cpu(int i, void *f)
+{
+    char c;
+    if (fs_read(f, &c, 1, (uint64_t)i) != 1)
+        ktest_failed(__FILE__, __LINE__, "read on cpu %d", i % ncpu_online);
+}
+
+static void times_of(struct inode *ip, uint64_t t[3])
+{
+    struct fs_stat st;
+    fs_stat(ip, STATX_ATIME | STATX_MTIME | STATX_CTIME, &st);
+    t[0] = st.atime.sec * 1000000000ULL + st.atime.nsec;
+    t[1] = st.mtime.sec * 1000000000ULL + st.mtime.nsec;
+    t[2] = st.ctime.sec * 1000000000ULL + st.ctime.nsec;
+}
+
+// A file's times, changed on every CPU: writes move mtime and ctime, reads
+// atime (strictly: every read), and nothing else.
+KTEST(fs_file_times_per_cpu)
+{
+    uint64_t t[3], t2[3];
+    struct inode *f;
+    KREQUIRE(setup("t_ftime"));
+    KREQUIRE(mkfile("f") == 0);
+    KREQUIRE(fs_lookup(D, "f", 0, &f) == 0);
+    fs_set_times(f, 5000000000ULL, 1000000000000ULL);
+    times_of(f, t);
+    KCHECK_EQ(t[0], 5000000000ULL);
+    KCHECK_EQ(t[1], 1000000000000ULL);
+    KCHECK(fst_run(ncpu_online, write_on_cpu, f));
+    times_of(f, t);
+    KCHECK_EQ(t[0], 5000000000ULL);
+    KCHECK(t[1] > 1000000000000ULL && t[2] >= t[1]);
+    fs_set_times(f, FS_TIME_OMIT, 2000000000000ULL); // earlier than the cached time
+    refcache_flush_all();
+    times_of(f, t);
+    KCHECK_EQ(t[1], 2000000000000ULL);
+    KCHECK(fst_run(ncpu_online, read_on_cpu, f));
+    times_of(f, t);
+    KCHECK(t[0] > 5000000000ULL);
+    KCHECK_EQ(t[1], 2000000000000ULL);
+    refcache_flush_all(); // the slots' times move into the inode: same values
+    times_of(f, t2);
+    for (int i = 0; i < 3; i++)
+        KCHECK_EQ(t2[i], t[i]);
+    fs_iput(f);
+    teardown("t_ftime");
 }
 
 KTEST(fs_chmod_and_times)

@@ -1,0 +1,167 @@
+// Inode time stamps, kept per CPU.
+//
+// Commute: writes and reads of different parts of one file (POSIX: a write
+// marks mtime and ctime, a read atime); creates, unlinks, links, renames and
+// mkdirs of different names in one directory (its mtime and ctime); a rename of
+// a file and a read or write of it (its ctime). With the times in the inode
+// every one of them would write one line of it, and Linux's relatime would make
+// every read read the mtime line too. Here a change records "now" in the calling
+// CPU's own cache of (inode, atime, mtime, ctime) slots, one cache line per
+// slot, in its per-CPU area: changes on different CPUs write different lines
+// and read nothing of each other. atime is therefore strict (POSIX's rule: every
+// read marks it): a read writes only its own CPU's slot, and relatime's test
+// would need every CPU's mtime.
+//
+// An inode's own fields receive a slot's times (the larger of the two) when the
+// slot is evicted by another inode hashing to it, and when the CPU flushes its
+// refcache (refcache_set_flush_hook: once per refcache epoch). An inode is
+// freed only after refcache has seen its references at zero for two epochs in
+// which every CPU flushed; changing its times needs a reference, so by then no
+// slot names it.
+//
+// stat reads, on every online CPU, the one slot the inode hashes to (one line
+// per CPU, under the slot's own sequence, which only the owning CPU moves, with
+// interrupts off), and then the inode's fields. A flush moves the times into the
+// inode before it empties the slot, so a time moved while stat runs is seen in
+// one or the other. It writes nothing. utimensat (fs_set_times) empties every
+// CPU's cache first (an xcall), so that an explicit time is not overridden by a
+// cached one.
+#include "inode.h"
+#include "percpu.h"
+#include "smp.h"
+
+#define IT_SLOTS 256 // per CPU; a power of two
+
+struct it_slot {
+    uint32_t seq; // odd while the owner changes the slot
+    struct inode *ip;
+    uint64_t time[3]; // atime, mtime, ctime; 0: not changed here
+} __cacheline_aligned;
+
+static DEFINE_PERCPU(struct it_slot, it_slots[IT_SLOTS]);
+
+static struct it_slot *slot_for(int cpu, const struct inode *ip)
+{
+    uintptr_t h = (uintptr_t)ip >> 8; // inodes are 256-byte objects
+    h ^= h >> 8;
+    return &per_cpu_ptr(&it_slots, cpu)[0][h & (IT_SLOTS - 1)];
+}
+
+static uint64_t *inode_field(struct inode *ip, int i)
+{
+    return i == 0 ? &ip->atime : i == 1 ? &ip->mtime : &ip->ctime;
+}
+
+uint64_t fs_time_now(void) { return FS_EPOCH_SEC * 1000000000ULL + nsec_now(); }
+
+static void store_max(uint64_t *f, uint64_t t)
+{
+    uint64_t v = __atomic_load_n(f, __ATOMIC_RELAXED);
+    while (v < t && !__atomic_compare_exchange_n(f, &v, t, false, __ATOMIC_RELAXED,
+                                                 __ATOMIC_RELAXED))
+        ;
+}
+
+// The owner's write section; interrupts are off, so a flush (tick, xcall)
+// cannot run inside it.
+static void slot_begin(struct it_slot *s)
+{
+    WRITE_ONCE(s->seq, s->seq + 1);
+    __atomic_thread_fence(__ATOMIC_RELEASE); // the odd number is seen before the data
+}
+
+static void slot_end(struct it_slot *s)
+{
+    __atomic_thread_fence(__ATOMIC_RELEASE); // the data is seen before the even number
+    WRITE_ONCE(s->seq, s->seq + 1);
+}
+
+// Inside a write section: move the slot's times into its inode, empty it.
+static void flush_slot(struct it_slot *s)
+{
+    for (int i = 0; i < 3; i++) {
+        if (s->ip && s->time[i])
+            store_max(inode_field(s->ip, i), s->time[i]);
+        WRITE_ONCE(s->time[i], 0);
+    }
+    WRITE_ONCE(s->ip, NULL);
+}
+
+void inode_touch(struct inode *ip, int which)
+{
+    uint64_t now = fs_time_now();
+    push_off(); // stay on this CPU: the cache must be our own
+    struct it_slot *s = slot_for(cpu_id(), ip);
+    slot_begin(s);
+    if (s->ip != ip) {
+        flush_slot(s);
+        WRITE_ONCE(s->ip, ip);
+    }
+    for (int i = 0; i < 3; i++)
+        if ((which & (T_ATIME << i)) && s->time[i] < now)
+            WRITE_ONCE(s->time[i], now);
+    slot_end(s);
+    pop_off();
+}
+
+void itime_flush_cpu(void)
+{
+    push_off();
+    for (int i = 0; i < IT_SLOTS; i++) {
+        struct it_slot *s = &this_cpu_ptr(&it_slots)[0][i];
+        if (s->ip) {
+            slot_begin(s);
+            flush_slot(s);
+            slot_end(s);
+        }
+    }
+    pop_off();
+}
+
+static void flush_xcall(void *arg)
+{
+    (void)arg;
+    itime_flush_cpu();
+}
+
+void itime_flush_all(void) { xcall_all(flush_xcall, NULL); }
+
+// CPU c's cached times for ip, if its slot names ip.
+static void read_slot(int c, struct inode *ip, uint64_t t[3])
+{
+    struct it_slot *s = slot_for(c, ip);
+    uint32_t seq;
+    uint64_t got[3];
+    do {
+        while ((seq = READ_ONCE(s->seq)) & 1)
+            pause();
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        bool mine = READ_ONCE(s->ip) == ip;
+        for (int i = 0; i < 3; i++)
+            got[i] = mine ? READ_ONCE(s->time[i]) : 0;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    } while (READ_ONCE(s->seq) != seq);
+    for (int i = 0; i < 3; i++)
+        t[i] = MAX(t[i], got[i]);
+}
+
+void inode_times(struct inode *ip, uint64_t t[3])
+{
+    t[0] = t[1] = t[2] = 0;
+    for_each_cpu(c, &cpu_online_mask)
+        read_slot(c, ip, t);
+    // After the slots: a flush fills the inode before it empties a slot.
+    for (int i = 0; i < 3; i++)
+        t[i] = MAX(t[i], READ_ONCE(*inode_field(ip, i)));
+}
+
+void fs_set_times(struct inode *ip, uint64_t atime, uint64_t mtime)
+{
+    itime_flush_all(); // no cached time may override the one set here
+    uint64_t now = fs_time_now();
+    if (atime != FS_TIME_OMIT)
+        WRITE_ONCE(ip->atime, atime == FS_TIME_NOW ? now : atime);
+    if (mtime != FS_TIME_OMIT)
+        WRITE_ONCE(ip->mtime, mtime == FS_TIME_NOW ? now : mtime);
+    WRITE_ONCE(ip->ctime, now);
+}
