@@ -210,8 +210,10 @@ static void close_pipe_side(int side)
 }
 
 // File data and mappings (fs/filedata.c): a file of four pages, new for each
-// run (so each fault below is the first the file ever had). Each side maps it
-// in its setup, outside the window.
+// run (so each fault below is the first the file ever had), with times from
+// 1970 (so that a call in a window that marks a time must store it, even in a
+// kernel that skips updates within a clock grain). Each side maps it in its
+// setup, outside the window.
 #define PG 4096
 #define DATA DIR "/data"
 static struct side_map {
@@ -227,6 +229,9 @@ static void prepare_data(void)
     for (int i = 0; i < 4; i++)
         if (fd < 0 || pwrite(fd, page_of_a, PG, (off_t)i * PG) != PG)
             die("write " DATA);
+    static const struct timespec old[2] = {{1, 0}, {1, 0}};
+    if (futimens(fd, old) != 0)
+        die("futimens " DATA);
     close(fd);
 }
 static void map_data(int side)
@@ -271,6 +276,22 @@ static void call_pwrite_or_fault(int side)
         die("pwrite " DATA);
     if (side == 1)
         call_fault(1);
+}
+// Each side writes its own page in place (2*side), through its own descriptor:
+// the times both set go to their CPUs' own slots (fs/itime.c).
+static void call_pwrite_own_page(int side)
+{
+    if (pwrite(map[side].fd, "bbbbbbbb", 8, (off_t)2 * side * PG) != 8)
+        die("pwrite " DATA);
+}
+// Side 0 reads page 0 (marking atime), side 1 writes page 2 (mtime, ctime).
+static void call_pread_or_pwrite(int side)
+{
+    char buf[8];
+    if (side == 0 && pread(map[0].fd, buf, sizeof buf, 0) != sizeof buf)
+        die("pread " DATA);
+    if (side == 1 && pwrite(map[1].fd, "bbbbbbbb", 8, 2 * PG) != 8)
+        die("pwrite " DATA);
 }
 // The control: side 0 extends the file, side 1's fault reads the size it
 // writes.
@@ -325,6 +346,10 @@ static const struct pair pairs[] = {
       prepare_data, map_data, call_pread_or_fault, unmap_data },
     { "pwrite-fault-other-page-2proc", "pwrite", "memread", 0, "private",
       prepare_data, map_data, call_pwrite_or_fault, unmap_data },
+    { "pwrite-other-page-2proc", "pwrite", "pwrite", 0, "private",
+      prepare_data, map_data, call_pwrite_own_page, unmap_data },
+    { "pread-pwrite-other-page-2proc", "pread", "pwrite", 0, "private",
+      prepare_data, map_data, call_pread_or_pwrite, unmap_data },
     { "extend-fault-same-file-2proc", "pwrite", "memread", 0, "shared",
       prepare_data, map_data, call_extend_or_fault, unmap_data },
     { "write-same-pipe-2proc", "write", "write", 0, "shared",
