@@ -7,7 +7,8 @@
 // index, and each side copies only its own part of the ring ([r, w) is the
 // reader's, the rest the writer's). The two sides share the indices' lines and,
 // only when someone sleeps, a wait queue. The locks are sleeping locks, held
-// while user memory is copied (a fault may sleep), never while waiting.
+// while user memory is copied (a fault may sleep), never while waiting. An
+// fstat reads only set-once fields, on a line that closing an end leaves alone.
 //
 // Readers wait for data or for the last writer to go (EOF); writers wait for
 // room or for the last reader to go (EPIPE). A write of at most PIPE_BUF bytes
@@ -35,11 +36,13 @@ struct pipe {
     struct sleeplock wlock __cacheline_aligned;
     uint64_t w;              // bytes written so far (free-running)
     struct waitq wwq;        // writers waiting for room
-    // Set up once; the counts change when ends are closed.
+    // Set up once: read by every transfer, and by fstat.
     char *buf __cacheline_aligned;
-    int readers, writers;    // open read and write descriptions
-    int ends;                // readers + writers; the last to go frees the pipe
     uint64_t ino;            // st_ino
+    // Written when ends are closed: off the line above, so that closing one end
+    // shares nothing with an fstat of the other.
+    int readers __cacheline_aligned, writers; // open read and write descriptions
+    int ends;                // readers + writers; the last to go frees the pipe
     // poll/select on either end; written only when pollers come and go.
     struct pollhead poll __cacheline_aligned;
 };
