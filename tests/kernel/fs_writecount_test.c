@@ -7,6 +7,7 @@
 #include "inode.h"
 #include "ktest.h"
 #include "percpu.h"
+#include "refcache.h"
 #include "x86.h"
 
 KTEST(fs_writecount_exclusion)
@@ -37,6 +38,46 @@ KTEST(fs_writecount_exclusion)
     fs_iput(ip);
     fs_iput(D);
     KCHECK_EQ(fst_rm_rf("/t_wc"), 0);
+}
+
+static void deny_on_cpu(int i, void *ip)
+{
+    if (fs_deny_write(ip) != 0)
+        ktest_failed(__FILE__, __LINE__, "exec on cpu %d", i % ncpu_online);
+}
+
+static void allow_on_cpu(int i, void *ip)
+{
+    (void)i;
+    fs_allow_write(ip);
+}
+
+// Executors counted on every CPU (refcache deltas in each CPU's cache) keep
+// writers out until the last one goes, from whichever CPU it leaves, before and
+// after the deltas are flushed.
+KTEST(fs_writecount_per_cpu)
+{
+    struct inode *D = fst_scratch("t_wcp");
+    KREQUIRE(D != NULL);
+    struct inode *ip;
+    KREQUIRE(fs_create(D, "f", 0755, FS_EXCL, &ip) == 0);
+    KCHECK(fst_run(ncpu_online, deny_on_cpu, ip));
+    KCHECK_EQ(fs_get_write(ip), -ETXTBSY);
+    if (ncpu_online > 1)
+        KCHECK(fst_run(ncpu_online - 1, allow_on_cpu, ip));
+    KCHECK_EQ(fs_get_write(ip), -ETXTBSY); // one executor left
+    refcache_flush_all();
+    KCHECK_EQ(fs_get_write(ip), -ETXTBSY);
+    fs_allow_write(ip);
+    KCHECK_EQ(fs_get_write(ip), 0);
+    KCHECK_EQ(fs_deny_write(ip), -ETXTBSY);
+    fs_put_write(ip);
+    refcache_flush_all();
+    KCHECK_EQ(fs_deny_write(ip), 0);
+    fs_allow_write(ip);
+    fs_iput(ip);
+    fs_iput(D);
+    KCHECK_EQ(fst_rm_rf("/t_wcp"), 0);
 }
 
 static struct inode *storm_ip;
