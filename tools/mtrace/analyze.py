@@ -270,7 +270,9 @@ POSIX_TAG = "[posix] "
 
 def read_reasons(path):
     """The reasons file: `PATTERN<tab>REASON` lines (# comments), PATTERN a
-    regular expression searched for in a conflict's site ("fn<-caller / fn<-caller").
+    regular expression searched for in a conflict's site followed by the test's
+    pair ("fn<-caller / fn<-caller [call0 call1]", the calls in the per-pair
+    table's order).
     A REASON that starts with "[posix] " says the two calls do not commute under
     POSIX: they differ in state the model leaves out (file times, a spawned
     child's descriptors), so the scalable commutativity rule does not apply."""
@@ -285,7 +287,7 @@ def read_reasons(path):
     return rules
 
 
-def explain(site_tests, rules):
+def explain(site_tests, rules, pair_of):
     """The remaining conflicts by reason: each site goes to the first rule whose
     pattern it matches, or to "unexplained"; a test counts once per reason.
     Also the tests with a site of a [posix] reason."""
@@ -294,11 +296,13 @@ def explain(site_tests, rules):
     by_reason["unexplained"] = {"tests": set(), "sites": collections.Counter()}
     posix = set()
     for (site, _), ids in site_tests.items():
-        reason = next((r for pat, r in rules if pat.search(site)), "unexplained")
-        by_reason[reason]["tests"] |= ids
-        by_reason[reason]["sites"][site] += len(ids)
-        if reason.startswith(POSIX_TAG):
-            posix |= ids
+        for i in ids:
+            key = f"{site} [{' '.join(pair_of[i])}]"
+            reason = next((r for pat, r in rules if pat.search(key)), "unexplained")
+            by_reason[reason]["tests"].add(i)
+            by_reason[reason]["sites"][site] += 1
+            if reason.startswith(POSIX_TAG):
+                posix.add(i)
     return [{"reason": r, "tests": len(v["tests"]),
              "sites": [{"site": s, "tests": k} for s, k in v["sites"].most_common()]}
             for r, v in by_reason.items() if v["tests"]], posix
@@ -361,7 +365,7 @@ def analyse(tests, syms, kernel, reasons=None):
                 "call1": syms.code(call1) if call1 else None, "site": site})
     top = [{"site": s, "object": o, "conflicts": k, "tests": len(site_tests[(s, o)])}
            for (s, o), k in sites.most_common(30)]
-    remaining, posix = explain(site_tests, reasons or [])
+    remaining, posix = explain(site_tests, reasons or [], {t.id: pair_key(t) for t in ts})
     summary = {
         "kernel": kernel, "tests": n,
         "conflict_free_lines": free_lines, "conflict_free_bytes": free_bytes,
