@@ -1,7 +1,8 @@
 // File system calls over the file system: open flags, read/write and their
-// vector and positioned forms, lseek, stat/statx, getdents64, directories,
-// rename (and RENAME_EXCHANGE), links, symlinks, truncate, cwd, access, times, modes, and errno on bad
-// input. Runs in our guest and on the Linux host.
+// vector and positioned forms, rewrites of the same bytes and writes cut short
+// by a fault, lseek, stat/statx, getdents64, directories, rename (and
+// RENAME_EXCHANGE), links, symlinks, truncate, cwd, access, times, modes, and
+// errno on bad input. Runs in our guest and on the Linux host.
 #include "suite.h"
 #include <dirent.h>
 #include <stdint.h>
@@ -116,6 +117,54 @@ static void read_write(void)
           "a 1 MiB read");
     free(big);
     close(fd);
+}
+
+// Writes of bytes the file already holds, of partly new bytes, and from a
+// buffer that runs into an unmapped page: the bytes before the fault are
+// written and counted, a fault on the first byte is EFAULT, and nothing else
+// changes.
+static int same_as(int fd, const char *ref, int n)
+{
+    static char got[3 * 4096];
+    struct stat st;
+    return fstat(fd, &st) == 0 && st.st_size == n && pread(fd, got, n, 0) == n &&
+           memcmp(got, ref, n) == 0;
+}
+
+static void rewrites(void)
+{
+    enum { N = 3 * 4096 };
+    static char ref[N], buf[N];
+    for (int i = 0; i < N; i++)
+        ref[i] = (char)(i * 7 + i / 64);
+    int fd = open("rw2", O_RDWR | O_CREAT | O_TRUNC, 0644);
+    check(pwrite(fd, ref, N, 0) == N, "write three pages");
+    check(pwrite(fd, ref, N, 0) == N && pwrite(fd, ref + 100, 5000, 100) == 5000 &&
+              pwrite(fd, ref + 4090, 13, 4090) == 13 && same_as(fd, ref, N),
+          "rewriting the bytes already there, whole and unaligned, changes nothing");
+    memcpy(buf, ref + 3000, 3000);
+    for (int i = 10; i < 3000; i += 128)
+        buf[i] ^= 1; // a byte in every other 64-byte line, across a page boundary
+    memcpy(ref + 3000, buf, 3000);
+    check(pwrite(fd, buf, 3000, 3000) == 3000 && same_as(fd, ref, N),
+          "a write that changes some lines of its range");
+    char *two = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    check(two != MAP_FAILED && munmap(two + 4096, 4096) == 0, "a page with nothing after it");
+    if (two == MAP_FAILED)
+        return;
+    memset(two, 'F', 4096);
+    memset(ref + 200, 'F', 100);
+    check(lseek(fd, 200, SEEK_SET) == 200 && write(fd, two + 4096 - 100, 300) == 100 &&
+              lseek(fd, 0, SEEK_CUR) == 300 && same_as(fd, ref, N),
+          "a write that faults midway writes and counts the bytes before the fault");
+    memcpy(two + 4096 - 64, ref + 1000, 64);
+    check(pwrite(fd, two + 4096 - 64, 128, 1000) == 64 && same_as(fd, ref, N),
+          "the bytes already there up to a fault: their count, nothing changed");
+    CHECK_ERR(pwrite(fd, two + 4096, 10, 0), EFAULT, "a write whose first byte faults is EFAULT");
+    check(same_as(fd, ref, N), "... and changes nothing");
+    munmap(two, 4096);
+    close(fd);
+    unlink("rw2");
 }
 
 static void bad_input(void)
@@ -517,6 +566,7 @@ int main(void)
         return 1;
     open_flags();
     read_write();
+    rewrites();
     bad_input();
     stats();
     dirs();
