@@ -21,12 +21,16 @@ static inline int cpumask_weight(const cpumask_t *m)
             n++;
     return n;
 }
-// Next set bit at or after c, or NCPU_MAX if none.
+// Next set bit at or after c, or NCPU_MAX if none: a word at a time, so that
+// walking a mask of a few CPUs costs a few steps, not NCPU_MAX.
 static inline int cpumask_next(const cpumask_t *m, int c)
 {
-    for (; c < NCPU_MAX; c++)
-        if (cpumask_test(m, c))
-            return c;
+    while (c < NCPU_MAX) {
+        uint64_t rest = m->w[c / 64] >> (c % 64);
+        if (rest)
+            return MIN(c + __builtin_ctzll(rest), NCPU_MAX);
+        c = (c / 64 + 1) * 64;
+    }
     return NCPU_MAX;
 }
 #define for_each_cpu(c, m) for (int c = cpumask_next((m), 0); c < NCPU_MAX; c = cpumask_next((m), c + 1))

@@ -86,3 +86,49 @@ KTEST(bench_fs_creates_lookups)
     fs_iput(P);
     fst_rm_rf("/t_perf");
 }
+
+// One file shared by every thread: in-place writes of each thread's own page
+// (their time stamps go to per-CPU slots, fs/itime.c) and stats of the file
+// with its times (which read every online CPU's slot for it).
+#define NONEFILE 4000
+static struct inode *F;
+
+static void own_page_writes(int t, void *arg)
+{
+    (void)arg;
+    for (int k = 0; k < NONEFILE; k++)
+        if (fs_write(F, "w", 1, (uint64_t)t * PGSIZE + k % PGSIZE) != 1)
+            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+}
+
+static void stats_with_times(int t, void *arg)
+{
+    (void)t, (void)arg;
+    struct fs_stat st;
+    for (int k = 0; k < NONEFILE; k++)
+        if (fs_stat(F, STATX_BASIC_STATS, &st))
+            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+}
+
+KTEST(bench_fs_one_file)
+{
+    KREQUIRE((P = fst_scratch("t_perf1")) != NULL);
+    int n = ncpu_online;
+    KREQUIRE(fs_create(P, "f", 0644, FS_EXCL, &F) == 0);
+    KREQUIRE(fs_truncate(F, (int64_t)n * PGSIZE) == 0);
+    for (int t = 0; t < n; t++) // the pages exist: the writes are in place
+        KREQUIRE(fs_write(F, "w", 1, (uint64_t)t * PGSIZE) == 1);
+    failures = 0;
+    uint64_t t0 = nsec_now();
+    KCHECK(fst_run(n, own_page_writes, NULL));
+    uint64_t wns = nsec_now() - t0;
+    t0 = nsec_now();
+    KCHECK(fst_run(n, stats_with_times, NULL));
+    uint64_t sns = nsec_now() - t0;
+    KCHECK_EQ(failures, 0);
+    KBENCH("fs_write_own_page_one_file", per_sec((uint64_t)n * NONEFILE, wns), "ops/s");
+    KBENCH("fs_stat_one_file", per_sec((uint64_t)n * NONEFILE, sns), "ops/s");
+    fs_iput(F);
+    fs_iput(P);
+    fst_rm_rf("/t_perf1");
+}
