@@ -515,6 +515,7 @@ int fs_truncate(struct inode *ip, int64_t size)
 // as a write would. The caller gets an extra reference (page_owner_add) and
 // drops it with page_put; a truncate that detaches the page then frees it only
 // after the last mapping lets go. -EFAULT beyond the end of the file (SIGBUS).
+// With page NULL, only the answer: 0 or -EFAULT, no page and no reference.
 int fs_map_page(struct inode *ip, uint64_t pg, void **page)
 {
     int err = check_regular(ip);
@@ -527,6 +528,8 @@ int fs_map_page(struct inode *ip, uint64_t pg, void **page)
     // stats and other faults of the file.
     if (pg >= (filedata_size(ip) + PGSIZE - 1) / PGSIZE)
         return -EFAULT;
+    if (!page)
+        return 0; // only asked whether the page lies inside the file
     epoch_enter(); // a racing truncate frees detached pages only after we leave
     char *p = page_get(&ip->map, pg);
     if (p)

@@ -1439,10 +1439,7 @@ static bool file_page_past_end(struct vpage *vp, uint64_t w)
     uint64_t pgoff = ldw(&vp->pgoff);
     if (!ip || ldw(&vp->word) != w)
         return false;
-    void *pg;
-    int err = fs_map_page(ip, pgoff, &pg);
-    if (err == 0)
-        page_put(pg); // there is a page: the locked path takes its own reference
+    int err = fs_map_page(ip, pgoff, NULL); // the locked path takes the page
     return err == -EFAULT && ldw(&vp->word) == w && ld((void **)&vp->ip) == ip &&
            ldw(&vp->pgoff) == pgoff;
 }
