@@ -507,7 +507,20 @@ static void zap_or_flush(struct vmspace *vs, struct zap *z, void *pg, bool share
 // space is freed and hold a file reference (so every file a descriptor of the
 // space ever named stays, and a fault may look at it without the descriptor's
 // lock); truncate looks at every CPU's list and walks only the hulls of the
-// file's records.
+// file's records that may hold pages.
+//
+// Which records may hold pages: a record starts empty (mmap maps no file page
+// until a fault asks for it), and vp_populate marks the record of its own CPU
+// (making one if that CPU has none for the file, or widening it to cover the
+// page) before it asks the file for the page: once per space, CPU and file,
+// the later faults on that CPU only read the mark. A truncate skips empty
+// records, so it reads no descriptor of a mapping that never held a page of
+// the file: munmap, mprotect and faults of such mappings (and of the pages
+// around them) commute with it and share no line with it. Against a racing
+// fault: the fault stores the mark and then (full barrier) loads the file's
+// size; the truncate stores the size and then (full barrier) reads the marks;
+// so either the truncate sees the mark and walks the hull, or the fault sees
+// the new size.
 //
 // Whether to look at all: each CPU also counts its records by a hash of the
 // file (nfile), and a truncate reads the file's counter on every CPU. Only
@@ -521,6 +534,7 @@ struct fmap {
     struct vmspace *vs;
     struct inode *ip;
     uintptr_t lo, hi;   // every mapping of ip this record covers lies in [lo, hi)
+    bool pages;         // a page of ip may have been put in [lo, hi) (see above)
     struct fmap *lnext; // the CPU's list of all records
     struct fmap *cnext; // the space's records made on this CPU (vmcore.fmaps)
 };
@@ -537,17 +551,25 @@ static unsigned fmap_hash(const struct inode *ip)
     return (unsigned)((((uintptr_t)ip >> 8) * 0x9E3779B97F4A7C15ULL) >> (64 - FMAP_HASH_BITS));
 }
 
-// Record that vs maps ip in [lo, hi), on vc (the calling CPU's part of vs).
+// Record that vs maps ip in [lo, hi), on vc (the calling CPU's part of vs), and
+// with `pages` that a page of ip is about to be put there. Writes nothing when
+// the record already says so.
 static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, uintptr_t lo,
-                     uintptr_t hi)
+                     uintptr_t hi, bool pages)
 {
     struct fmap_list *l = this_cpu_ptr(&fmap_list);
     for (struct fmap *f = vc->fmaps; f; f = f->cnext) {
         if (f->ip == ip) {
+            if (f->lo <= lo && hi <= f->hi && (f->pages || !pages))
+                return 0;
             spin_lock(&l->lock);
             f->lo = MIN(f->lo, lo);
             f->hi = MAX(f->hi, hi);
+            f->pages |= pages;
             spin_unlock(&l->lock);
+            // The mark before the fault's size load (see above); the locked
+            // add below serves a new record.
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
             return 0;
         }
     }
@@ -555,7 +577,7 @@ static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, ui
     if (!f)
         return -ENOMEM;
     fs_iget(ip);
-    *f = (struct fmap){.vs = vs, .ip = ip, .lo = lo, .hi = hi, .cnext = vc->fmaps};
+    *f = (struct fmap){.vs = vs, .ip = ip, .lo = lo, .hi = hi, .pages = pages, .cnext = vc->fmaps};
     spin_lock(&l->lock);
     f->lnext = l->head;
     l->head = f;
@@ -1050,14 +1072,17 @@ static long place_and_lock(struct vmspace *vs, struct vmcore *vc, uintptr_t want
 // Give a locked, mapped descriptor that has no page one: a zeroed page, or the
 // file's page (copy-on-write for a private mapping). -ENOMEM, or -EFAULT past
 // the end of the file.
-static int vp_populate(struct vmcore *vc, struct vpage *vp)
+static int vp_populate(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, uintptr_t va)
 {
     if (VP_PA(vp->word))
         return 0;
     void *pg = NULL;
     uint64_t flags = 0;
     if (vp->ip) {
-        int err = fs_map_page(vp->ip, vp->pgoff, &pg);
+        // Marked before the file's size is looked at (truncate, fmap_note).
+        int err = fmap_note(vs, vc, vp->ip, va, va + PGSIZE, true);
+        if (!err)
+            err = fs_map_page(vp->ip, vp->pgoff, &pg);
         if (err)
             return err;
         if (!(vp->word & VP_SHARED))
@@ -1102,7 +1127,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
         return ret;
     }
     // Recorded before any descriptor names the file (truncate, vmspace_fork).
-    if (ip && fmap_note(vs, vc, ip, addr, addr + len) < 0) {
+    if (ip && fmap_note(vs, vc, ip, addr, addr + len, false) < 0) {
         range_unlock(vs, addr, addr + len);
         epoch_exit();
         return -ENOMEM;
@@ -1123,7 +1148,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
             vp->ip = ip;
             vp->pgoff = pgoff + (va - addr) / PGSIZE;
         }
-        if (populate && vp_populate(vc, vp) == -ENOMEM && must)
+        if (populate && vp_populate(vs, vc, vp, va) == -ENOMEM && must)
             ret = -ENOMEM;
     }
     if (ret < 0)
@@ -1464,7 +1489,7 @@ static int fault_locked(struct vmspace *vs, struct vmcore *vc, struct vpage *vp,
         sig = fault_fail(fi, SIGSEGV, SEGV_MAPERR, addr);
     else if (!access_ok(VP_PROT(w), err))
         sig = fault_fail(fi, SIGSEGV, SEGV_ACCERR, addr);
-    else if (vp_populate(vc, vp) < 0 ||
+    else if (vp_populate(vs, vc, vp, PGROUNDDOWN(va)) < 0 ||
              ((err & PF_WRITE) && (vp->word & VP_COW) && vp_break_cow(vs, vp, va) < 0))
         sig = fault_fail(fi, SIGBUS, BUS_ADRERR, addr); // past the end of the file, or no memory
     if (!sig) {
@@ -1575,7 +1600,7 @@ static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, 
     epoch_exit();
 }
 
-// Hold the spaces that recorded ip, in found[0..n) (with their hulls). False if
+// Hold the spaces that recorded ip with pages, in found[0..n) (with their hulls). False if
 // there were more than cap. A CPU whose count for ip's hash is zero has no
 // record of ip: its list and lock are left alone (no lock, no write), so a
 // truncate shares nothing with mmaps of other files on other CPUs. The caller's
@@ -1592,8 +1617,8 @@ static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_
             continue;
         spin_lock(&l->lock);
         for (struct fmap *f = l->head; f; f = f->lnext) {
-            if (f->ip != ip)
-                continue;
+            if (f->ip != ip || !f->pages)
+                continue; // no page of ip was put there: nothing to take out
             if (*n == cap) {
                 spin_unlock(&l->lock);
                 return false;
@@ -1649,7 +1674,7 @@ static int rw(struct vmspace *vs, uintptr_t va, void *buf, size_t n, bool write)
         vp_lock(vp);
         if (!(vp->word & VP_MAPPED))
             ret = -EFAULT;
-        else if (vp_populate(vc, vp) < 0 ||
+        else if (vp_populate(vs, vc, vp, PGROUNDDOWN(va)) < 0 ||
                  (write && (vp->word & VP_COW) && vp_break_cow(vs, vp, PGROUNDDOWN(va)) < 0))
             ret = -ENOMEM;
         if (ret == 0) {
@@ -1770,7 +1795,8 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
         struct vmcore *pvc = ld((void **)&parent->core[c]);
         struct fmap *m = pvc ? ld((void **)&pvc->fmaps) : NULL;
         for (; m && !f.err; m = m->cnext)
-            f.err = fmap_note(f.child, cvc, m->ip, m->lo, m->hi);
+            f.err = fmap_note(f.child, cvc, m->ip, m->lo, m->hi,
+                               __atomic_load_n(&m->pages, __ATOMIC_RELAXED));
     }
     epoch_exit();
     if (f.err) {
