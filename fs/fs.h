@@ -110,6 +110,11 @@ int fs_map_page(struct inode *ip, uint64_t pg, void **page);
 // writing, else one more executor (fs_allow_write drops it). Other types: 0, no count.
 int fs_get_write(struct inode *ip);
 void fs_put_write(struct inode *ip);
+// n more writers at once, by a holder of write access (mmap through a description
+// open for writing, fork copying mapped pages that count): nothing to check. And
+// n writers going at once.
+void fs_get_write_again(struct inode *ip, int64_t n);
+void fs_put_write_n(struct inode *ip, int64_t n);
 int fs_deny_write(struct inode *ip);
 void fs_deny_write_again(struct inode *ip); // one more, by a holder of one (fork)
 void fs_allow_write(struct inode *ip);

@@ -7,6 +7,11 @@
 // file a whole line or two):
 //   writers    descriptions open for writing (and truncates by path in
 //              progress), a refcache count: +1 and -1 go to the CPU's own cache;
+//              and mapped pages of the file whose mmap went through such a
+//              description, one each (as Linux, whose mapping keeps the
+//              description open: kernel/uvm.c's VP_WRITER), added and dropped
+//              n at a time (fs_get_write_again, fs_put_write_n), so mapping
+//              or unmapping N pages costs one refcache update, not N;
 //   executors  address spaces executing the file, a refcache count as well;
 // and `executed`, set once by the file's first exec. A writer raises writers,
 // fences, then reads `executed`, and only if it is set the executors exactly;
@@ -14,13 +19,17 @@
 // exactly. Of two that race, at least one sees the other and backs off (both
 // may: then both get ETXTBSY, as if each had come second). Every exec reads
 // the writers: an executor already counted may belong to an exec that is still
-// looking and will back off. Only a fork, whose parent already counts as an
-// executor, adds one without looking (fs_deny_write_again).
+// looking and will back off. Only holders of a count add without looking: a
+// fork, whose parent already counts as an executor (fs_deny_write_again); an
+// mmap, whose description open for writing counts as a writer, and a fork
+// copying mapped pages that count (fs_get_write_again).
 //
 // Commute: opens for reading, reads, writes through an open description and
 // stats never touch the object. Opens for writing of one file (and their
 // closes) write only their CPU's refcache cache and read `executed`, which
-// only a file's first exec writes: they are conflict-free with each other.
+// only a file's first exec writes: they are conflict-free with each other, and
+// so are mmaps and munmaps of the file through such descriptions (which do not
+// read `executed` at all).
 // Execs of one program, and forks and exits of processes that run it (an
 // address space counts as an executor while it lives), write only their CPU's
 // cache too, so two of them share nothing (Linux's one i_writecount word makes
@@ -104,6 +113,18 @@ void fs_put_write(struct inode *ip)
 {
     if (S_ISREG(ip->mode))
         refcache_dec(&ip->wc->writers);
+}
+
+void fs_get_write_again(struct inode *ip, int64_t n)
+{
+    if (S_ISREG(ip->mode) && n) // the caller's count keeps executors out: nothing to check
+        refcache_add(&ip->wc->writers, n);
+}
+
+void fs_put_write_n(struct inode *ip, int64_t n)
+{
+    if (S_ISREG(ip->mode) && n)
+        refcache_add(&ip->wc->writers, -n);
 }
 
 int fs_deny_write(struct inode *ip)

@@ -43,6 +43,12 @@ static int mmap_fd_inode(int fd, int prot, int type, long off, size_t len, struc
         fs_iget(f->ip);
         *ipp = f->ip;
         *writable = acc == O_RDWR;
+        // The mapping's pages will hold write access to the file (ETXTBSY; on
+        // Linux the mapping keeps the description open), covered meanwhile by
+        // this count, taken while the description holds one: a close racing
+        // with the mmap cannot let an exec in between.
+        if (*writable)
+            fs_get_write_again(f->ip, 1);
     }
     fd_put(r);
     return err;
@@ -97,6 +103,8 @@ long sys_mmap(uint64_t addr, size_t len, int prot, int flags, int fd, long off)
     int uflags = 0;
     if (type == MAP_SHARED && !writable)
         uflags |= UVM_NOWRITE; // mprotect(PROT_WRITE) on it is EACCES
+    if (ip && writable)
+        uflags |= UVM_WRITER; // private or shared, as Linux
     if (flags & MAP_FIXED_NOREPLACE)
         uflags |= UVM_NOREPLACE; // Linux: -EEXIST if anything is mapped there
     else if (flags & MAP_FIXED)
@@ -107,6 +115,8 @@ long sys_mmap(uint64_t addr, size_t len, int prot, int flags, int fd, long off)
         uflags |= UVM_POPULATE;
     // MAP_NORESERVE: nothing is ever reserved; pages are allocated on first touch.
     long ret = uvm_map_file(cur_vm(), addr, len, prot, uflags, ip, ip ? off / PGSIZE : 0);
+    if (ip && writable)
+        fs_put_write(ip); // each mapped page holds its own
     if (ip)
         fs_iput(ip); // each mapped page holds its own reference
     return ret;

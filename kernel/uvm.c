@@ -57,7 +57,12 @@
 // MAP_SHARED maps them writable, so stores and read(2)/write(2) see each other;
 // MAP_PRIVATE maps them copy-on-write. The descriptor holds the inode and page
 // index (and an inode reference); faults past the end of the file get SIGBUS,
-// decided without locking the descriptor (file_page_past_end).
+// decided without locking the descriptor (file_page_past_end). A page mapped
+// through a description open for writing (VP_WRITER) also holds write access
+// to the file (ETXTBSY, fs/writecount.c) until its descriptor is unmapped, and
+// a fork's copy holds its own; those counts are added and dropped in runs of
+// pages of one file (struct wrun), one refcache update per run, and an unmap
+// drops them with the pages, once no TLB can reach them.
 //
 // MAP_SHARED anonymous memory is filled in at mmap time (as with MAP_POPULATE):
 // fork then shares the pages themselves, and no shared backing object is needed.
@@ -87,6 +92,7 @@
 #define VP_PROT_SHIFT 4      // VM_READ | VM_WRITE | VM_EXEC
 #define VP_NOWRITE (1UL << 7) // mprotect may not add VM_WRITE (UVM_NOWRITE)
 #define VP_DEAD (1UL << 8)   // the leaf was taken out of the tree: look the page up again
+#define VP_WRITER (1UL << 9) // holds write access to ip (UVM_WRITER; see wrun)
 #define VP_PA(w) PTE_ADDR(w)
 #define VP_PROT(w) ((int)((w) >> VP_PROT_SHIFT) & 7)
 
@@ -376,9 +382,41 @@ void uvm_tick(void)
     }
 }
 
+// Write access held by VP_WRITER descriptors, one writer per page, counted in
+// runs of consecutive descriptors of one file: a run costs one refcache update
+// (fs/writecount.c), however many pages it has. A run of dropped descriptors
+// keeps the inode reference of its first page until its count is given back.
+struct wrun {
+    struct inode *ip; // NULL: no run
+    int64_t n;        // pages in the run
+};
+
+static void wrun_put(struct wrun *r)
+{
+    if (r->ip) {
+        fs_put_write_n(r->ip, r->n);
+        fs_iput(r->ip);
+        r->ip = NULL;
+    }
+}
+
+// A dropped VP_WRITER descriptor of ip: its write access and inode reference.
+static void wrun_drop(struct wrun *r, struct inode *ip)
+{
+    if (r->ip == ip) {
+        r->n++;
+        fs_iput(ip); // the run holds one
+        return;
+    }
+    wrun_put(r);
+    r->ip = ip;
+    r->n = 1;
+}
+
 // Pages whose references are dropped once the TLBs that may reach them are
 // flushed. A batch is one page of entries; the low bit of an entry says the page
-// may be shared.
+// may be shared. An entry with bit 1 set is a run of write access (an inode
+// pointer; the next entry is its count), given back with the pages.
 #define BATCH_MAX ((PGSIZE - 48) / sizeof(uintptr_t))
 struct batch {
     struct epoch_cb cb;
@@ -394,6 +432,7 @@ struct zap {
     uintptr_t lo, hi;   // the range to flush
     struct batch *pages;
     bool nomem;         // a batch could not be allocated: flush synchronously
+    struct wrun wrun;   // write access of dropped descriptors (zap_writer)
 };
 
 static void zap_init(struct zap *z)
@@ -406,8 +445,15 @@ static void batch_release(struct batch *b)
 {
     while (b) {
         struct batch *next = b->next;
-        for (uint32_t i = 0; i < b->n; i++)
-            page_unref((void *)(b->pg[i] & ~1UL), b->pg[i] & 1);
+        for (uint32_t i = 0; i < b->n; i++) {
+            uintptr_t e = b->pg[i];
+            if (e & 2) { // a run of write access (zap_writer)
+                struct wrun r = {(struct inode *)(e & ~2UL), (int64_t)b->pg[++i]};
+                wrun_put(&r);
+            } else {
+                page_unref((void *)(e & ~1UL), e & 1);
+            }
+        }
         page_free(b);
         b = next;
     }
@@ -419,11 +465,10 @@ static void zap_range(struct zap *z, uintptr_t va)
     z->hi = MAX(z->hi, va + PGSIZE);
 }
 
-// Hand the page's reference to z. Returns false if no batch could be had; the
-// caller then flushes what it has and drops the reference itself.
-static bool zap_page(struct zap *z, void *pg, bool shared)
+// Room for k more entries in z's batch; false if no batch could be had.
+static bool zap_room(struct zap *z, uint32_t k)
 {
-    if (!z->pages || z->pages->n == BATCH_MAX) {
+    if (!z->pages || z->pages->n + k > BATCH_MAX) {
         struct batch *b = page_alloc();
         if (!b) {
             z->nomem = true;
@@ -433,6 +478,15 @@ static bool zap_page(struct zap *z, void *pg, bool shared)
         b->next = z->pages;
         z->pages = b;
     }
+    return true;
+}
+
+// Hand the page's reference to z. Returns false if no batch could be had; the
+// caller then flushes what it has and drops the reference itself.
+static bool zap_page(struct zap *z, void *pg, bool shared)
+{
+    if (!zap_room(z, 1))
+        return false;
     z->pages->pg[z->pages->n++] = (uintptr_t)pg | shared;
     return true;
 }
@@ -480,12 +534,38 @@ static void zap_flush(struct vmspace *vs, struct zap *z)
     cpumask_clear(&z->tlb);
 }
 
-// Flush, then drop the pages.
+// Flush, then drop the pages (and the write access).
 static void zap_finish_sync(struct vmspace *vs, struct zap *z)
 {
     zap_flush(vs, z);
+    wrun_put(&z->wrun);
     batch_release(z->pages);
     z->pages = NULL;
+}
+
+// Hand z's run of write access to its batch, to go with the pages (or, without
+// a batch, flush and give it back now).
+static void zap_writers_batch(struct vmspace *vs, struct zap *z)
+{
+    if (!z->wrun.ip)
+        return;
+    if (!zap_room(z, 2)) {
+        zap_finish_sync(vs, z);
+        return;
+    }
+    // (Inodes are cache-line aligned: bit 1 of the pointer is free.)
+    z->pages->pg[z->pages->n++] = (uintptr_t)z->wrun.ip | 2;
+    z->pages->pg[z->pages->n++] = (uintptr_t)z->wrun.n;
+    z->wrun.ip = NULL;
+}
+
+// A dropped VP_WRITER descriptor of ip (its inode reference comes along): its
+// write access goes back once no TLB reaches the pages dropped with it.
+static void zap_writer(struct vmspace *vs, struct zap *z, struct inode *ip)
+{
+    if (z->wrun.ip != ip)
+        zap_writers_batch(vs, z);
+    wrun_drop(&z->wrun, ip);
 }
 
 // Drop a page while the caller holds locks: flush first if it cannot be batched.
@@ -657,7 +737,7 @@ static void free_table(pte_t *t, int level)
     page_free(t);
 }
 
-static void free_tree(void *node, int level)
+static void free_tree(void *node, int level, struct wrun *wr)
 {
     if (level == 0) {
         struct vleaf *l = node;
@@ -665,14 +745,16 @@ static void free_tree(void *node, int level)
             uint64_t w = l->vp[i].word;
             if (VP_PA(w))
                 page_unref(P2V(VP_PA(w)), (w & (VP_COW | VP_SHARED)) || l->vp[i].ip);
-            if (l->vp[i].ip)
+            if (l->vp[i].ip && (w & VP_WRITER))
+                wrun_drop(wr, l->vp[i].ip);
+            else if (l->vp[i].ip)
                 fs_iput(l->vp[i].ip);
         }
     } else {
         struct vmnode *n = node;
         for (size_t i = 0; i < NODE_SLOTS; i++)
             if (n->slot[i] && n->slot[i] != SLOT_DEAD)
-                free_tree(n->slot[i], level - 1);
+                free_tree(n->slot[i], level - 1, wr);
     }
     page_free(node);
 }
@@ -694,7 +776,9 @@ void vmspace_free(struct vmspace *vs)
         fmap_forget_all(vc, c);
         kfree(vc);
     }
-    free_tree(vs->root, TREE_LEVELS);
+    struct wrun wr = {NULL, 0};
+    free_tree(vs->root, TREE_LEVELS, &wr);
+    wrun_put(&wr);
     if (vs->image) { // the executable may be written again (ETXTBSY)
         fs_allow_write(vs->image);
         fs_iput(vs->image);
@@ -834,7 +918,10 @@ static void vp_drop(struct vmspace *vs, int64_t *resident, struct vpage *vp, uin
         vp_set(vp, keep_mapping ? w : 0);
     }
     if (!keep_mapping && vp->ip) {
-        fs_iput(vp->ip);
+        if (w & VP_WRITER)
+            zap_writer(vs, z, vp->ip);
+        else
+            fs_iput(vp->ip);
         vp->ip = NULL;
     }
 }
@@ -1136,6 +1223,10 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
         unmap_locked(vs, vc, addr, addr + len, &z);
     uint64_t w = VP_MAPPED | (uint64_t)prot << VP_PROT_SHIFT | ((flags & UVM_SHARED) ? VP_SHARED : 0) |
                  ((flags & UVM_NOWRITE) ? VP_NOWRITE : 0);
+    if (ip && (flags & UVM_WRITER)) { // the caller's write access covers the pages' (ETXTBSY)
+        w |= VP_WRITER;
+        fs_get_write_again(ip, len / PGSIZE);
+    }
     // Shared anonymous memory must exist before a fork can share it; a file is
     // its own shared object.
     bool must = (flags & UVM_SHARED) && !ip, populate = must || (flags & UVM_POPULATE);
@@ -1218,6 +1309,7 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
     zap_init(&z);
     range_lock(vs, addr, addr + len, false);
     unmap_locked(vs, vc, addr, addr + len, &z);
+    zap_writers_batch(vs, &z); // the write access goes with the pages
     if (z.nomem) {
         zap_finish_sync(vs, &z); // out of memory for batches: fall back to waiting
         range_unlock(vs, addr, addr + len);
@@ -1709,7 +1801,32 @@ struct forkstate {
     struct zap z;
     size_t pages;
     int err;
+    struct wrun wrun; // the child's copies of VP_WRITER pages: n beyond the first
 };
+
+// Count the child's write access that f->wrun has not counted yet.
+static void fork_writers_end(struct forkstate *f)
+{
+    if (f->wrun.ip)
+        fs_get_write_again(f->wrun.ip, f->wrun.n);
+    f->wrun.ip = NULL;
+}
+
+// The child's copy of a VP_WRITER page of ip holds write access too. The first
+// page of a run is counted at once, while the parent's page (locked) still
+// holds access and so keeps executors out; the rest of the run, which that
+// first count covers, when the run ends.
+static void fork_writer(struct forkstate *f, struct inode *ip)
+{
+    if (f->wrun.ip == ip) {
+        f->wrun.n++;
+        return;
+    }
+    fork_writers_end(f);
+    fs_get_write_again(ip, 1);
+    f->wrun.ip = ip;
+    f->wrun.n = 0;
+}
 
 static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr_t va)
 {
@@ -1736,6 +1853,8 @@ static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr
         fs_iget(vp->ip);
         cv->ip = vp->ip;
         cv->pgoff = vp->pgoff;
+        if (w & VP_WRITER)
+            fork_writer(f, vp->ip);
     }
 }
 
@@ -1787,6 +1906,7 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
         fork_tree(&f, parent->root, TREE_LEVELS, 0);
     else
         f.err = -ENOMEM;
+    fork_writers_end(&f); // (the copies made count, even if the fork fails)
     if (cvc)
         cvc->resident = f.pages;
     // After the tree: a file mapping whose descriptors were copied was recorded

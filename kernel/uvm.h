@@ -26,6 +26,10 @@
 #define UVM_SHARED 4      // MAP_SHARED: fork shares the pages instead of copying them
 #define UVM_POPULATE 8    // fill every page in now (MAP_POPULATE)
 #define UVM_NOWRITE 16    // a shared file mapping whose fd cannot write: never writable
+// Through a description open for writing (whose write access the caller holds
+// for the call): each page holds write access to the file until it is unmapped
+// (ETXTBSY, as Linux, where the mapping keeps the description open).
+#define UVM_WRITER 32
 
 struct vmcore;
 struct vmnode;

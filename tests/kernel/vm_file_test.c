@@ -2,6 +2,7 @@
 // writes by the mapping; MAP_PRIVATE stores stay private; a fault past the end
 // of the file is SIGBUS (BUS_ADRERR); truncating or unlinking a mapped file and
 // unmapping afterwards frees every page exactly once.
+#include "epoch.h"
 #include "fstest.h"
 #include "ktest.h"
 #include "mm.h"
@@ -224,5 +225,68 @@ KTEST(vm_file_truncate_vs_fault_race)
     KCHECK_EQ(left, 0);
     fs_iput(ip);
     KCHECK_EQ(fs_unlink(d, "f"), 0);
+    fs_iput(d);
+}
+
+// Pages mapped through a description open for writing (UVM_WRITER) hold write
+// access to their file (ETXTBSY, fs/writecount.c) until they are unmapped,
+// however that happens, in the space that mapped them and in a fork's copy.
+// The counts go in runs of pages of one file: here one unmap crosses runs of
+// two files, and pages mapped without UVM_WRITER never count.
+KTEST(vm_file_writer_pages)
+{
+    struct inode *d = fst_scratch("t_vmwr"), *a, *b;
+    KREQUIRE(d);
+    static char data[2 * PGSIZE];
+    KREQUIRE(fs_create(d, "a", 0755, FS_EXCL, &a) == 0);
+    KREQUIRE(fs_create(d, "b", 0755, FS_EXCL, &b) == 0);
+    KCHECK_EQ(fs_write(a, data, sizeof data, 0), (int64_t)sizeof data);
+    KCHECK_EQ(fs_write(b, data, sizeof data, 0), (int64_t)sizeof data);
+    struct vmspace *vs = vmspace_new();
+    KREQUIRE(vs);
+    int sh = UVM_FIXED | UVM_SHARED | UVM_WRITER | UVM_POPULATE;
+    // The descriptions' write access, held over the mmaps (as sys_mmap does).
+    KCHECK_EQ(fs_get_write(a), 0);
+    KCHECK_EQ(fs_get_write(b), 0);
+    KCHECK_EQ(uvm_map_file(vs, BASE, 2 * PGSIZE, VM_READ | VM_WRITE, sh, a, 0), (long)BASE);
+    KCHECK_EQ(uvm_map_file(vs, BASE + 2 * PGSIZE, 2 * PGSIZE, VM_READ, sh, b, 0),
+              (long)(BASE + 2 * PGSIZE));
+    KCHECK_EQ(uvm_map_file(vs, BASE + 4 * PGSIZE, PGSIZE, VM_READ | VM_WRITE,
+                           UVM_FIXED | UVM_WRITER | UVM_POPULATE, a, 1), (long)(BASE + 4 * PGSIZE));
+    KCHECK_EQ(uvm_map_file(vs, BASE + 8 * PGSIZE, 2 * PGSIZE, VM_READ, UVM_FIXED | UVM_SHARED, a, 0),
+              (long)(BASE + 8 * PGSIZE));
+    fs_put_write(a); // the descriptions are closed: the pages still count
+    fs_put_write(b);
+    KCHECK_EQ(fs_deny_write(a), -ETXTBSY);
+    KCHECK_EQ(fs_deny_write(b), -ETXTBSY);
+
+    struct vmspace *c = vmspace_fork(vs);
+    KREQUIRE(c);
+    KCHECK_EQ(uvm_unmap(vs, BASE, 5 * PGSIZE), 0); // runs of a, b, a
+    KCHECK_EQ(fs_deny_write(a), -ETXTBSY);          // the child's copies
+    KCHECK_EQ(fs_deny_write(b), -ETXTBSY);
+    KCHECK_EQ(uvm_unmap_async(c, BASE + PGSIZE, 3 * PGSIZE), 0); // a page 1, b
+    epoch_synchronize(); // (released at once here: no other CPU had the pages)
+    KCHECK_EQ(fs_deny_write(b), 0);
+    fs_allow_write(b);
+    KCHECK_EQ(fs_deny_write(a), -ETXTBSY); // pages at BASE and BASE + 4 pages
+    KCHECK_EQ(uvm_map(c, BASE, PGSIZE, VM_READ, UVM_FIXED), (long)BASE);
+    KCHECK_EQ(fs_deny_write(a), -ETXTBSY);
+    vmspace_free(c);
+    KCHECK_EQ(fs_deny_write(a), 0); // the pages left (BASE + 8) never counted
+    fs_allow_write(a);
+
+    // Freeing the space (exit, exec) gives the write access back too.
+    KCHECK_EQ(fs_get_write(b), 0);
+    KCHECK_EQ(uvm_map_file(vs, BASE, 2 * PGSIZE, VM_READ, sh, b, 0), (long)BASE);
+    fs_put_write(b);
+    KCHECK_EQ(fs_deny_write(b), -ETXTBSY);
+    vmspace_free(vs);
+    KCHECK_EQ(fs_deny_write(b), 0);
+    fs_allow_write(b);
+    fs_iput(a);
+    fs_iput(b);
+    KCHECK_EQ(fs_unlink(d, "a"), 0);
+    KCHECK_EQ(fs_unlink(d, "b"), 0);
     fs_iput(d);
 }
