@@ -620,6 +620,10 @@ struct vmspace *vmspace_new(void)
 
 void vmspace_hold(struct vmspace *vs) { __atomic_add_fetch(&vs->refs, 1, __ATOMIC_RELAXED); }
 
+static void vmspace_free(struct vmspace *vs);
+
+// A truncate that finds a space's record holds it while it works in it
+// (fmap_collect): whoever lets go last frees it.
 void vmspace_put(struct vmspace *vs)
 {
     if (__atomic_sub_fetch(&vs->refs, 1, __ATOMIC_ACQ_REL) == 0)
@@ -655,7 +659,7 @@ static void free_tree(void *node, int level)
     page_free(node);
 }
 
-void vmspace_free(struct vmspace *vs)
+static void vmspace_free(struct vmspace *vs)
 {
     // The pages this CPU's COW breaks still hold may be ours alone after this:
     // settle them now, so that a parent writing after its child exits (on this
@@ -949,7 +953,7 @@ static void tree_trim(struct vmspace *vs, uintptr_t start, uintptr_t end)
 // that commutes with this munmap works in them). Emptying a leaf it covers only
 // in part needs a look at the neighbours' descriptors, which commuting calls on
 // those pages write: that waits for this CPU's next tick (uvm_tick), outside any
-// system call, if the space is still loaded then (else for vmspace_free).
+// system call, if the space is still loaded then (else for the space's free).
 static void trim_after_unmap(struct vmspace *vs, struct vmcore *vc, uintptr_t start, uintptr_t end)
 {
     size_t span = level_span(1);
@@ -1679,21 +1683,71 @@ int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n) { return rw(
 // Fork works leaf by leaf: lock the parent's mapped pages of the leaf, copy their
 // descriptors into the child (private pages become copy-on-write on both sides),
 // shoot down the parent's writable entries, unlock.
+//
+// Against truncate (uvm_truncate_file), which must find the child if it gets a
+// file page past the new end. The child's records (fmap_note) are made before
+// any of its descriptors names the file, as for mmap, and a copied descriptor
+// that holds a file page is published locked and followed by a full barrier
+// before the file's size is read:
+//   fork:     record (locked add); store child descriptor (locked); fence; load size
+//   truncate: store size; fence; load record counts and records; walk them
+// With both fences sequentially consistent, one side sees the other: either the
+// fork reads the new size and gives the child the mapping without the page (the
+// parent's goes with the truncate's walk of the parent), or the truncate finds
+// the child's record and its walk of the child meets the descriptor, waits for
+// the lock (truncate_space) and takes the page out. The lock keeps the two from
+// both acting on it. Not covered: a truncate whose look came before the child's
+// record and a regrow of the file over the page both between the fork's copy of
+// the parent's descriptor and its size check: the size then looks fine and the
+// child keeps the parent's page (a detached file page, or a private copy).
 struct forkstate {
     struct vmspace *parent, *child;
+    struct vmcore *cvc;  // the child's part for this CPU: its records
+    struct fmap *last;   // the child's record the last file page fell in
     struct zap z;
     size_t pages;
     int err;
 };
 
+// The child has a record of ip that covers va. vmspace_fork copied the parent's
+// records before the tree; a file the parent mapped since then gets one here.
+static int fork_cover(struct forkstate *f, struct inode *ip, uintptr_t va)
+{
+    struct fmap *m = f->last;
+    if (!(m && m->ip == ip && m->lo <= va && va < m->hi))
+        for (m = f->cvc->fmaps; m && !(m->ip == ip && m->lo <= va && va < m->hi); m = m->cnext)
+            ;
+    if (!m) {
+        int err = fmap_note(f->child, f->cvc, ip, va, va + PGSIZE);
+        if (err)
+            return err;
+        for (m = f->cvc->fmaps; m->ip != ip; m = m->cnext)
+            ;
+    }
+    f->last = m;
+    return 0;
+}
+
 static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr_t va)
 {
     struct vpage *cv = vpage_find(f->child, va, true, NULL);
-    if (!cv) {
+    struct inode *ip = vp->ip;
+    if (!cv || (ip && fork_cover(f, ip, va) < 0)) {
         f->err = -ENOMEM;
         return;
     }
     void *pg = VP_PA(w) ? P2V(VP_PA(w)) : NULL;
+    __atomic_store_n(&cv->word, my_lock(), __ATOMIC_RELAXED); // a truncate waits for it
+    if (ip) {
+        fs_iget(ip);
+        cv->ip = ip;
+        cv->pgoff = vp->pgoff;
+    }
+    if (pg && ip) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST); // the size after the record and descriptor
+        if (fs_map_page(ip, vp->pgoff, NULL) == -EFAULT)
+            pg = NULL; // past the end: a truncate takes the parent's page
+    }
     if (pg && !(w & VP_SHARED)) {
         if (!(w & VP_COW) && (VP_PROT(w) & VM_WRITE)) {
             vp_clear_ptes(f->parent, va, &f->z.tlb); // writable entries must go
@@ -1706,12 +1760,7 @@ static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr
         page_owner_add(pg, 1);
         f->pages++;
     }
-    cv->word = w;
-    if (vp->ip) {
-        fs_iget(vp->ip);
-        cv->ip = vp->ip;
-        cv->pgoff = vp->pgoff;
-    }
+    vp_unlock(cv, pg ? w : w & ~(PTE_ADDR(~0UL) | VP_COW));
 }
 
 static void fork_leaf(struct forkstate *f, struct vleaf *l, uintptr_t base)
@@ -1757,24 +1806,22 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
     f.child->stack = __atomic_load_n(&parent->stack, __ATOMIC_ACQUIRE) & ~1UL;
     zap_init(&f.z);
     epoch_enter();
-    struct vmcore *cvc = core_get(f.child, cpu_id());
-    if (cvc)
-        fork_tree(&f, parent->root, TREE_LEVELS, 0);
-    else
-        f.err = -ENOMEM;
-    if (cvc)
-        cvc->resident = f.pages;
-    // After the tree: a file mapping whose descriptors were copied was recorded
-    // before they were written.
+    f.cvc = core_get(f.child, cpu_id());
+    f.err = f.cvc ? 0 : -ENOMEM;
+    // Before the tree: the child's records of the parent's files (see forkstate).
     for (int c = 0; c < NCPU_MAX && !f.err; c++) {
         struct vmcore *pvc = ld((void **)&parent->core[c]);
         struct fmap *m = pvc ? ld((void **)&pvc->fmaps) : NULL;
         for (; m && !f.err; m = m->cnext)
-            f.err = fmap_note(f.child, cvc, m->ip, m->lo, m->hi);
+            f.err = fmap_note(f.child, f.cvc, m->ip, m->lo, m->hi);
     }
+    if (!f.err)
+        fork_tree(&f, parent->root, TREE_LEVELS, 0);
+    if (f.cvc)
+        f.cvc->resident = f.pages;
     epoch_exit();
     if (f.err) {
-        vmspace_free(f.child);
+        vmspace_put(f.child); // a truncate may hold it (it has records)
         return NULL;
     }
     spin_lock(&parent->brk_lock);

@@ -67,11 +67,11 @@ KTEST(vm_file_shared_private_sigbus)
         KCHECK_EQ(uvm_write(c, BASE + 24, &v, 8), 0); // shared: reaches the file
         KCHECK_EQ(fs_read(ip, &w, 8, 24), 8);
         KCHECK_EQ(w, v);
-        vmspace_free(c);
+        vmspace_put(c);
     }
     // Truncate while mapped, then unmap: the pages go back exactly once.
     KCHECK_EQ(fs_truncate(ip, 0), 0);
-    vmspace_free(vs);
+    vmspace_put(vs);
     fs_iput(ip);
     KCHECK_EQ(fs_unlink(d, "f"), 0);
     fs_iput(d);
@@ -110,7 +110,7 @@ KTEST(vm_file_sigbus_then_grow)
     KCHECK_EQ(uvm_fault(vs, BASE + PGSIZE, 0, &fi), SIGBUS);
     KCHECK_EQ(uvm_fault(vs, BASE, 0, &fi), 0);
     KCHECK_EQ(uvm_unmap(vs, BASE, 2 * PGSIZE), 0);
-    vmspace_free(vs);
+    vmspace_put(vs);
     fs_iput(ip);
     KCHECK_EQ(fs_unlink(d, "f"), 0);
     fs_iput(d);
