@@ -70,6 +70,7 @@
 #include "kstats.h"
 #include "mm.h"
 #include "percpu.h"
+#include "sched.h"
 #include "smp.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
@@ -516,11 +517,18 @@ static void zap_or_flush(struct vmspace *vs, struct zap *z, void *pg, bool share
 // flag in the inode, set by the first fault, put that write on the file's size
 // line). A truncate shares a counter's line only with mmaps, on any CPU, of
 // the file itself or of files whose hash falls on that line (1 in 64).
+//
+// Fork (vmspace_fork) copies descriptors that name files into a space the
+// truncate may not have found: a truncate of a file that has records also
+// says, on its own CPU's line, that it is under way (truncating), and walks the
+// spaces a fork is still filling after all the others. Why that suffices is
+// told at forkstate.
 #define FMAP_HASH_BITS 10
 struct fmap {
     struct vmspace *vs;
     struct inode *ip;
     uintptr_t lo, hi;   // every mapping of ip this record covers lies in [lo, hi)
+    bool forking;       // of a child a fork is still copying into
     struct fmap *lnext; // the CPU's list of all records
     struct fmap *cnext; // the space's records made on this CPU (vmcore.fmaps)
 };
@@ -529,6 +537,7 @@ struct fmap_list {
     struct spinlock lock;
     struct fmap *head;
     uint32_t nfile[1U << FMAP_HASH_BITS] __cacheline_aligned; // records by file hash
+    uint32_t truncating[1U << FMAP_HASH_BITS] __cacheline_aligned; // truncates under way here
 };
 static DEFINE_PERCPU(struct fmap_list, fmap_list) = {.lock = SPINLOCK_INIT("fmap")};
 
@@ -537,11 +546,12 @@ static unsigned fmap_hash(const struct inode *ip)
     return (unsigned)((((uintptr_t)ip >> 8) * 0x9E3779B97F4A7C15ULL) >> (64 - FMAP_HASH_BITS));
 }
 
-// Record that vs maps ip in [lo, hi), on vc (the calling CPU's part of vs).
-static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, uintptr_t lo,
-                     uintptr_t hi)
+// Record that vs maps ip in [lo, hi), on vc (CPU c's part of vs: mmap's own,
+// or the one a fork fills the child through), with forking for a fork's child.
+static int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode *ip,
+                     uintptr_t lo, uintptr_t hi, bool forking)
 {
-    struct fmap_list *l = this_cpu_ptr(&fmap_list);
+    struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
     for (struct fmap *f = vc->fmaps; f; f = f->cnext) {
         if (f->ip == ip) {
             spin_lock(&l->lock);
@@ -555,7 +565,8 @@ static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, ui
     if (!f)
         return -ENOMEM;
     fs_iget(ip);
-    *f = (struct fmap){.vs = vs, .ip = ip, .lo = lo, .hi = hi, .cnext = vc->fmaps};
+    *f = (struct fmap){.vs = vs, .ip = ip, .lo = lo, .hi = hi, .forking = forking,
+                       .cnext = vc->fmaps};
     spin_lock(&l->lock);
     f->lnext = l->head;
     l->head = f;
@@ -1106,7 +1117,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
         return ret;
     }
     // Recorded before any descriptor names the file (truncate, vmspace_fork).
-    if (ip && fmap_note(vs, vc, ip, addr, addr + len) < 0) {
+    if (ip && fmap_note(vs, vc, cpu_id(), ip, addr, addr + len, false) < 0) {
         range_unlock(vs, addr, addr + len);
         epoch_exit();
         return -ENOMEM;
@@ -1610,6 +1621,16 @@ static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_
     return true;
 }
 
+// Has any CPU a record of a file with hash h? (Reads only.)
+static bool fmap_any(unsigned h)
+{
+    for (int c = 0; c < NCPU_MAX; c++)
+        if (READ_ONCE(percpu_offset[c]) &&
+            __atomic_load_n(&per_cpu_ptr(&fmap_list, c)->nfile[h], __ATOMIC_ACQUIRE))
+            return true;
+    return false;
+}
+
 void uvm_truncate_file(struct inode *ip, uint64_t from)
 {
     // The file's new size is visible, and ordered before what follows by the
@@ -1617,6 +1638,14 @@ void uvm_truncate_file(struct inode *ip, uint64_t from)
     // descriptor sees it, and spaces that record the file after our look map
     // it after the size changed. A few records fit on the stack, so the
     // common truncate allocates nothing.
+    unsigned h = fmap_hash(ip);
+    if (!fmap_any(h))
+        return; // (no space can hold a page of ip from before the new size)
+    // Under way, before the look (forkstate); on this CPU's line, whichever
+    // CPU we end on.
+    uint32_t *busy = &this_cpu_ptr(&fmap_list)->truncating[h];
+    __atomic_fetch_add(busy, 1, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     struct fmap local[4], *found = local;
     size_t n = 0, cap = ARRAY_SIZE(local);
     while (!fmap_collect(ip, found, cap, &n)) {
@@ -1626,13 +1655,19 @@ void uvm_truncate_file(struct inode *ip, uint64_t from)
             kfree(found);
         cap *= 2;
         found = kmalloc(cap * sizeof *found);
-        if (!found)
-            return; // out of memory: the pages stay mapped (as before truncate)
+        if (!found) { // out of memory: the pages stay mapped (as before truncate)
+            __atomic_fetch_sub(busy, 1, __ATOMIC_RELEASE);
+            return;
+        }
     }
-    for (size_t i = 0; i < n; i++) {
-        truncate_space(found[i].vs, ip, from, found[i].lo, found[i].hi);
+    // The children of forks under way after everything else (forkstate).
+    for (int forking = 0; forking <= 1; forking++)
+        for (size_t i = 0; i < n; i++)
+            if (found[i].forking == forking)
+                truncate_space(found[i].vs, ip, from, found[i].lo, found[i].hi);
+    __atomic_fetch_sub(busy, 1, __ATOMIC_RELEASE);
+    for (size_t i = 0; i < n; i++)
         vmspace_put(found[i].vs);
-    }
     if (found != local)
         kfree(found);
 }
@@ -1684,70 +1719,83 @@ int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n) { return rw(
 // descriptors into the child (private pages become copy-on-write on both sides),
 // shoot down the parent's writable entries, unlock.
 //
-// Against truncate (uvm_truncate_file), which must find the child if it gets a
-// file page past the new end. The child's records (fmap_note) are made before
-// any of its descriptors names the file, as for mmap, and a copied descriptor
-// that holds a file page is published locked and followed by a full barrier
-// before the file's size is read:
-//   fork:     record (locked add); store child descriptor (locked); fence; load size
-//   truncate: store size; fence; load record counts and records; walk them
-// With both fences sequentially consistent, one side sees the other: either the
-// fork reads the new size and gives the child the mapping without the page (the
-// parent's goes with the truncate's walk of the parent), or the truncate finds
-// the child's record and its walk of the child meets the descriptor, waits for
-// the lock (truncate_space) and takes the page out. The lock keeps the two from
-// both acting on it. Not covered: a truncate whose look came before the child's
-// record and a regrow of the file over the page both between the fork's copy of
-// the parent's descriptor and its size check: the size then looks fine and the
-// child keeps the parent's page (a detached file page, or a private copy).
+// Against truncate, which must take a page past the file's new end out of the
+// child too if the child got it. Before any descriptor naming a file is
+// copied, the child has a record of the file covering the page (made with
+// forking set) and the fork has waited, after a full barrier, until no
+// truncate of a file with that hash was under way on any CPU (fork_wait). A
+// truncate T says it is under way before its look for records (after a full
+// barrier), and walks the spaces of records with forking set last. For a page
+// p past T's new end that the parent holds:
+//  - T was under way when the fork looked: the fork waited until T was done,
+//    so p had left the parent before the copy (and the parent can get only
+//    pages inside the new size back).
+//  - T said so after the fork looked (the fork: record, fence, load T's count;
+//    T: count, fence, load records): T's look found the child's record, and T
+//    walks the child after the parent. If the fork copied p before T's walk
+//    of the parent reached p's descriptor, the copy came before the fork let
+//    go of that descriptor and so before T's walk of the child, which finds
+//    the child's descriptor and takes p out. Otherwise p was gone from the
+//    parent before the fork came to it.
+//  - T was over when the fork looked: p was gone from the parent already.
+// A record found with forking clear was made by a fork that had finished
+// copying before the look. The hull of a record counts the same way: a fork
+// that widens one waits as after making one. Records of files the parent maps
+// only after the fork began are made when a leaf meets them: the fork lets go
+// of the leaf, makes the record, waits, and does the leaf again.
 struct forkstate {
     struct vmspace *parent, *child;
-    struct vmcore *cvc;  // the child's part for this CPU: its records
-    struct fmap *last;   // the child's record the last file page fell in
+    struct vmcore *cvc;   // the child's part its records hang on
+    int cpu;              // whose part that is (and on whose list they are)
+    struct fmap *last;    // the child's record the last file page fell in
+    struct inode *need;   // a leaf names this file at need_va, not yet recorded
+    uintptr_t need_va;
+    uintptr_t resume;     // the leaves below this are done
     struct zap z;
     size_t pages;
     int err;
 };
 
-// The child has a record of ip that covers va. vmspace_fork copied the parent's
-// records before the tree; a file the parent mapped since then gets one here.
-static int fork_cover(struct forkstate *f, struct inode *ip, uintptr_t va)
+// Wait until no truncate of a file with ip's hash is under way on any CPU
+// (each CPU's count seen at zero once), after a full barrier behind the
+// child's record. Holds no lock and is outside any epoch read section: a
+// truncate may need the parent's descriptors, or this CPU.
+static void fork_wait(struct inode *ip)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    unsigned h = fmap_hash(ip);
+    for (int c = 0; c < NCPU_MAX; c++) {
+        if (!READ_ONCE(percpu_offset[c]))
+            continue;
+        uint32_t *busy = &per_cpu_ptr(&fmap_list, c)->truncating[h];
+        while (__atomic_load_n(busy, __ATOMIC_ACQUIRE))
+            sched_yield();
+    }
+}
+
+// Does a record of the child cover page va of ip?
+static bool fork_covered(struct forkstate *f, struct inode *ip, uintptr_t va)
 {
     struct fmap *m = f->last;
-    if (!(m && m->ip == ip && m->lo <= va && va < m->hi))
-        for (m = f->cvc->fmaps; m && !(m->ip == ip && m->lo <= va && va < m->hi); m = m->cnext)
-            ;
-    if (!m) {
-        int err = fmap_note(f->child, f->cvc, ip, va, va + PGSIZE);
-        if (err)
-            return err;
-        for (m = f->cvc->fmaps; m->ip != ip; m = m->cnext)
-            ;
+    if (m && m->ip == ip && m->lo <= va && va < m->hi)
+        return true;
+    for (m = f->cvc->fmaps; m; m = m->cnext) {
+        if (m->ip == ip && m->lo <= va && va < m->hi) {
+            f->last = m;
+            return true;
+        }
     }
-    f->last = m;
-    return 0;
+    return false;
 }
 
 static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr_t va)
 {
     struct vpage *cv = vpage_find(f->child, va, true, NULL);
-    struct inode *ip = vp->ip;
-    if (!cv || (ip && fork_cover(f, ip, va) < 0)) {
+    if (!cv) {
         f->err = -ENOMEM;
         return;
     }
     void *pg = VP_PA(w) ? P2V(VP_PA(w)) : NULL;
-    __atomic_store_n(&cv->word, my_lock(), __ATOMIC_RELAXED); // a truncate waits for it
-    if (ip) {
-        fs_iget(ip);
-        cv->ip = ip;
-        cv->pgoff = vp->pgoff;
-    }
-    if (pg && ip) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST); // the size after the record and descriptor
-        if (fs_map_page(ip, vp->pgoff, NULL) == -EFAULT)
-            pg = NULL; // past the end: a truncate takes the parent's page
-    }
     if (pg && !(w & VP_SHARED)) {
         if (!(w & VP_COW) && (VP_PROT(w) & VM_WRITE)) {
             vp_clear_ptes(f->parent, va, &f->z.tlb); // writable entries must go
@@ -1760,21 +1808,36 @@ static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr
         page_owner_add(pg, 1);
         f->pages++;
     }
-    vp_unlock(cv, pg ? w : w & ~(PTE_ADDR(~0UL) | VP_COW));
+    if (vp->ip) {
+        fs_iget(vp->ip);
+        cv->ip = vp->ip;
+        cv->pgoff = vp->pgoff;
+    }
+    // Last: a truncate walking the child (see forkstate) may lock it now.
+    __atomic_store_n(&cv->word, w, __ATOMIC_RELEASE);
 }
 
 static void fork_leaf(struct forkstate *f, struct vleaf *l, uintptr_t base)
 {
     uint64_t locked = 0;
-    for (size_t i = 0; i < LEAF_PAGES && !f->err; i++) {
-        struct vpage *vp = &l->vp[i];
-        if (!(ldw(&vp->word) & VP_MAPPED))
+    for (size_t i = 0; i < LEAF_PAGES; i++) {
+        if (!(ldw(&l->vp[i].word) & VP_MAPPED))
             continue;
-        uint64_t w = vp_lock(vp);
+        vp_lock(&l->vp[i]);
         locked |= 1UL << i;
-        if (w & VP_MAPPED)
-            fork_page(f, vp, w, base + i * PGSIZE);
     }
+    for (size_t i = 0; i < LEAF_PAGES && !f->need; i++) {
+        struct vpage *vp = &l->vp[i];
+        uintptr_t va = base + i * PGSIZE;
+        if ((locked >> i & 1) && (vp->word & VP_MAPPED) && vp->ip && !fork_covered(f, vp->ip, va)) {
+            f->need = vp->ip; // stays: the parent's record holds it
+            f->need_va = va;
+            f->resume = base;
+        }
+    }
+    for (size_t i = 0; i < LEAF_PAGES && !f->need && !f->err; i++)
+        if ((locked >> i & 1) && (l->vp[i].word & VP_MAPPED))
+            fork_page(f, &l->vp[i], vp_val(&l->vp[i]), base + i * PGSIZE);
     zap_finish_sync(f->parent, &f->z);
     zap_init(&f->z);
     for (size_t i = 0; i < LEAF_PAGES; i++)
@@ -1789,11 +1852,53 @@ static void fork_tree(struct forkstate *f, void *node, int level, uintptr_t base
         return;
     }
     struct vmnode *n = node;
-    for (size_t i = 0; i < NODE_SLOTS && !f->err; i++) {
+    for (size_t i = 0; i < NODE_SLOTS && !f->err && !f->need; i++) {
+        uintptr_t b = base + i * level_span(level);
+        if (b + level_span(level) <= f->resume)
+            continue; // done before a wait (fork_leaf)
         void *child = ld(&n->slot[i]);
         if (child && child != SLOT_DEAD)
-            fork_tree(f, child, level - 1, base + i * level_span(level));
+            fork_tree(f, child, level - 1, b);
     }
+}
+
+// Record ip for the child where a leaf met it uncovered (fork_leaf): the leaf
+// and the hulls the parent's records of ip have now, then wait.
+static int fork_record_need(struct forkstate *f)
+{
+    uintptr_t lo = f->need_va & ~(level_span(1) - 1), hi = lo + level_span(1);
+    for (int c = 0; c < NCPU_MAX; c++) {
+        struct vmcore *pvc = ld((void **)&f->parent->core[c]);
+        for (struct fmap *m = pvc ? ld((void **)&pvc->fmaps) : NULL; m; m = m->cnext) {
+            if (m->ip == f->need) {
+                lo = MIN(lo, m->lo);
+                hi = MAX(hi, m->hi);
+            }
+        }
+    }
+    int err = fmap_note(f->child, f->cvc, f->cpu, f->need, lo, hi, true);
+    if (!err)
+        fork_wait(f->need);
+    f->need = NULL;
+    return err;
+}
+
+// The child's records of the parent's files (their hulls as the parent's
+// records have them now), each then waited for.
+static int fork_records(struct forkstate *f)
+{
+    for (int c = 0; c < NCPU_MAX; c++) {
+        struct vmcore *pvc = ld((void **)&f->parent->core[c]);
+        struct fmap *m = pvc ? ld((void **)&pvc->fmaps) : NULL;
+        for (; m; m = m->cnext) {
+            int err = fmap_note(f->child, f->cvc, f->cpu, m->ip, m->lo, m->hi, true);
+            if (err)
+                return err;
+        }
+    }
+    for (struct fmap *m = f->cvc->fmaps; m; m = m->cnext)
+        fork_wait(m->ip);
+    return 0;
 }
 
 struct vmspace *vmspace_fork(struct vmspace *parent)
@@ -1805,21 +1910,28 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
     // again where it was not copied. (Without its lock bit, ustack.c.)
     f.child->stack = __atomic_load_n(&parent->stack, __ATOMIC_ACQUIRE) & ~1UL;
     zap_init(&f.z);
+    f.cpu = cpu_id(); // (may change while we wait: the child's part stays this one)
+    f.cvc = core_get(f.child, f.cpu);
+    f.err = f.cvc ? fork_records(&f) : -ENOMEM;
     epoch_enter();
-    f.cvc = core_get(f.child, cpu_id());
-    f.err = f.cvc ? 0 : -ENOMEM;
-    // Before the tree: the child's records of the parent's files (see forkstate).
-    for (int c = 0; c < NCPU_MAX && !f.err; c++) {
-        struct vmcore *pvc = ld((void **)&parent->core[c]);
-        struct fmap *m = pvc ? ld((void **)&pvc->fmaps) : NULL;
-        for (; m && !f.err; m = m->cnext)
-            f.err = fmap_note(f.child, f.cvc, m->ip, m->lo, m->hi);
-    }
-    if (!f.err)
+    while (!f.err) {
         fork_tree(&f, parent->root, TREE_LEVELS, 0);
+        if (!f.need)
+            break;
+        epoch_exit(); // a leaf names a file not recorded yet (fork_leaf)
+        f.err = fork_record_need(&f);
+        epoch_enter();
+    }
+    epoch_exit();
     if (f.cvc)
         f.cvc->resident = f.pages;
-    epoch_exit();
+    // Copied: truncates may walk the child in any order now.
+    struct fmap_list *l = per_cpu_ptr(&fmap_list, f.cpu);
+    for (struct fmap *m = f.cvc ? f.cvc->fmaps : NULL; m; m = m->cnext) {
+        spin_lock(&l->lock);
+        m->forking = false;
+        spin_unlock(&l->lock);
+    }
     if (f.err) {
         vmspace_put(f.child); // a truncate may hold it (it has records)
         return NULL;

@@ -4,10 +4,15 @@
 // hold no page past the new end (a fault there is SIGBUS), whichever came first;
 // a fork that copied a descriptor before the truncate must have been found by
 // it. The truncate starts at a random point inside the fork (up to about one
-// fork's duration before or after it), round after round. In the free-running
+// fork's duration before or after it), round after round. With 3 CPUs or more,
+// the regrow test adds a third thread that extends the file again (a hole) as
+// soon as the truncate has stored its size, while the truncate still looks for
+// mappings: the child must still hold no page from before. In the free-running
 // test the two just loop (fork and drop the child; shrink and grow the file), so
-// that children are dropped while truncates may hold them. When all is done,
-// every page came back.
+// that children are dropped while truncates may hold them, and the truncating
+// thread also maps a page of the file further up each round (so that forks
+// meet mappings their child has no record for yet). When all is done, every
+// page came back.
 #include "fstest.h"
 #include "ktest.h"
 #include "mm.h"
@@ -18,19 +23,21 @@
 #define NPAGES 48
 #define SHARED_BASE 0x400000UL
 #define PRIVATE_BASE 0x800000UL
+#define FAR_BASE 0x40000000UL
 #define ROUNDS 400
 #define FREE_RUN_ROUNDS 300
 
 static struct vmspace *VS;
 static struct inode *FIP;
-static volatile int met, stale, errors;
+static volatile int met, stale, errors, nthreads;
+static volatile bool regrow, truncated;
 static volatile uint64_t fork_ns;  // how long the last fork took
 static volatile int64_t offset_ns; // > 0: truncate that much after the fork starts
 
 static void meet(int k) // the k-th meeting of the two threads
 {
     __atomic_fetch_add(&met, 1, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&met, __ATOMIC_SEQ_CST) < 2 * k)
+    while (__atomic_load_n(&met, __ATOMIC_SEQ_CST) < nthreads * k)
         pause();
 }
 
@@ -60,7 +67,8 @@ static bool grow_and_touch(uint64_t tag)
     return ok;
 }
 
-// Pages 1.. of both mappings of c lie past the end: no page, SIGBUS.
+// Pages 1.. of both mappings of c lie past the end: no page, SIGBUS (with the
+// regrow, a hole: no page from before, zeros).
 static void check_child(struct vmspace *c)
 {
     for (int i = 0; i < NPAGES; i++) {
@@ -73,7 +81,12 @@ static void check_child(struct vmspace *c)
                 continue;
             }
             struct fault_info fi = {0, 0, 0};
-            if (uvm_page_pa(c, va[k]) != 0 || uvm_fault(c, va[k], 0, &fi) != SIGBUS)
+            bool bad = uvm_page_pa(c, va[k]) != 0;
+            if (regrow)
+                bad |= uvm_read(c, va[k], &v, 8) != 0 || v != 0;
+            else
+                bad |= uvm_fault(c, va[k], 0, &fi) != SIGBUS;
+            if (bad)
                 __atomic_fetch_add(&stale, 1, __ATOMIC_RELAXED);
         }
     }
@@ -84,6 +97,18 @@ static void race(int i, void *arg)
     (void)arg;
     uint64_t seed = 0x9e3779b97f4a7c15ULL * (i + 1);
     for (int r = 0; r < ROUNDS; r++) {
+        if (i == 2) { // extend again right after the truncate stored its size
+            meet(3 * r + 1);
+            struct fs_stat st;
+            do
+                fs_stat(FIP, STATX_SIZE, &st);
+            while (st.size == NPAGES * PGSIZE && !__atomic_load_n(&truncated, __ATOMIC_ACQUIRE));
+            if (fs_truncate(FIP, NPAGES * PGSIZE) != 0)
+                error();
+            meet(3 * r + 2);
+            meet(3 * r + 3);
+            continue;
+        }
         if (i == 1) { // choose where the truncate falls: -fork_ns .. +fork_ns
             uint64_t span = 2 * (fork_ns ? fork_ns : 100000) + 1;
             offset_ns = (int64_t)(rnd(&seed) % span) - (int64_t)(span / 2);
@@ -108,7 +133,9 @@ static void race(int i, void *arg)
                 wait_ns(offset_ns);
             if (fs_truncate(FIP, 8) != 0)
                 error();
+            __atomic_store_n(&truncated, true, __ATOMIC_RELEASE);
             meet(3 * r + 2);
+            truncated = false;
             // (The parent lost its pages past the end as well.)
             if (uvm_page_pa(VS, SHARED_BASE + PGSIZE) || uvm_page_pa(VS, PRIVATE_BASE + PGSIZE))
                 error();
@@ -130,7 +157,13 @@ static void free_run(int i, void *arg)
             else
                 error();
         } else {
-            if (fs_truncate(FIP, 8) != 0 || !grow_and_touch((uint64_t)r << 16))
+            uintptr_t far = FAR_BASE + (uintptr_t)r * (2UL << 20);
+            uint64_t v;
+            if (fs_truncate(FIP, 8) != 0 || !grow_and_touch((uint64_t)r << 16) ||
+                uvm_map_file(VS, far, PGSIZE, VM_READ | VM_WRITE, UVM_FIXED | UVM_SHARED, FIP, 1) !=
+                    (long)far ||
+                uvm_read(VS, far, &v, 8) != 0 || v != ((uint64_t)r << 16) + 1 ||
+                uvm_unmap(VS, far - (2UL << 20), PGSIZE) != 0)
                 error();
         }
     }
@@ -167,12 +200,14 @@ static void teardown(struct inode *d)
     fst_rm_rf("/t_vmforktrunc");
 }
 
-static void run(void (*fn)(int, void *), const char *what)
+static void run(void (*fn)(int, void *), int n, const char *what)
 {
-    if (ncpu_online < 2) {
-        kprintf("# needs 2 CPUs; nothing to check\n");
+    if (ncpu_online < n) {
+        kprintf("# needs %d CPUs; nothing to check\n", n);
         return;
     }
+    nthreads = n;
+    regrow = n == 3;
     struct inode *d = NULL;
     setup(&d); // once before counting: what the first use allocates for good
     teardown(d);
@@ -180,7 +215,7 @@ static void run(void (*fn)(int, void *), const char *what)
     bool ok = setup(&d);
     KCHECK(ok);
     if (ok)
-        KCHECK(fst_run(2, fn, NULL));
+        KCHECK(fst_run(n, fn, NULL));
     kprintf("# %s: %d stale child pages, %d errors\n", what, stale, errors);
     KCHECK_EQ(stale, 0);
     KCHECK_EQ(errors, 0);
@@ -188,6 +223,8 @@ static void run(void (*fn)(int, void *), const char *what)
     KCHECK_EQ(fst_free_pages(), free0);
 }
 
-KTEST(vm_fork_truncate_no_page_past_end) { run(race, "fork vs truncate"); }
+KTEST(vm_fork_truncate_no_page_past_end) { run(race, 2, "fork vs truncate"); }
 
-KTEST(vm_fork_truncate_free_running) { run(free_run, "fork and drop vs truncate and grow"); }
+KTEST(vm_fork_truncate_regrow) { run(race, 3, "fork vs truncate and regrow"); }
+
+KTEST(vm_fork_truncate_free_running) { run(free_run, 2, "fork and drop vs truncate and grow"); }
