@@ -415,10 +415,11 @@ int filedata_truncate(struct inode *ip, uint64_t len)
         __atomic_store_n(&ip->size, len, __ATOMIC_RELEASE);
     }
     seq_write_end(&ip->sizelock);
-    // Mapped pages past the new end go too (SIGBUS on access). Against mmap:
-    // it records the mapping (uvm.c) and then its faults load the size; we
-    // store the size and then look for records, so a page handed out on the
-    // old size is seen there.
+    // Mapped pages past the new end go too (SIGBUS on access). Against a fault:
+    // before it asks for a page it marks its CPU's record of the mapping (uvm.c)
+    // and then loads the size; we store the size and then look at the marked
+    // records, so a page handed out on the old size is seen there. Mappings
+    // that never held a page of the file are not looked at.
     if (len < size) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         uvm_truncate_file(ip, PGROUNDUP(len) / PGSIZE);
@@ -521,9 +522,10 @@ int fs_map_page(struct inode *ip, uint64_t pg, void **page)
     int err = check_regular(ip);
     if (err)
         return err;
-    // The mapping was recorded (with a full barrier) before this fault could
-    // happen: a truncate that stored a smaller size before our load finds
-    // the record and takes the page out again (filedata_truncate). Nothing
+    // A caller that maps the page marked its record of the mapping (with a
+    // full barrier) before this (uvm.c, vp_populate): a truncate that stored a
+    // smaller size before our load finds the mark and takes the page out again
+    // (filedata_truncate). Nothing
     // here writes the inode, so faults commute with reads, in-place writes,
     // stats and other faults of the file.
     if (pg >= (filedata_size(ip) + PGSIZE - 1) / PGSIZE)

@@ -508,7 +508,20 @@ static void zap_or_flush(struct vmspace *vs, struct zap *z, void *pg, bool share
 // space is freed and hold a file reference (so every file a descriptor of the
 // space ever named stays, and a fault may look at it without the descriptor's
 // lock); truncate looks at every CPU's list and walks only the hulls of the
-// file's records.
+// file's records that may hold pages.
+//
+// Which records may hold pages: a record starts empty (mmap maps no file page
+// until a fault asks for it), and vp_populate marks the record of its own CPU
+// (making one if that CPU has none for the file, or widening it to cover the
+// page) before it asks the file for the page: once per space, CPU and file,
+// the later faults on that CPU only read the mark. A truncate skips empty
+// records, so it reads no descriptor of a mapping that never held a page of
+// the file: munmap, mprotect and faults of such mappings (and of the pages
+// around them) commute with it and share no line with it. Against a racing
+// fault: the fault stores the mark and then (full barrier) loads the file's
+// size; the truncate stores the size and then (full barrier) reads the marks;
+// so either the truncate sees the mark and walks the hull, or the fault sees
+// the new size.
 //
 // Whether to look at all: each CPU also counts its records by a hash of the
 // file (nfile), and a truncate reads the file's counter on every CPU. Only
@@ -528,6 +541,7 @@ struct fmap {
     struct vmspace *vs;
     struct inode *ip;
     uintptr_t lo, hi;   // every mapping of ip this record covers lies in [lo, hi)
+    bool pages;         // a page of ip may have been put in [lo, hi) (see above)
     bool forking;       // of a child a fork is still copying into
     struct fmap *lnext; // the CPU's list of all records
     struct fmap *cnext; // the space's records made on this CPU (vmcore.fmaps)
@@ -546,18 +560,26 @@ static unsigned fmap_hash(const struct inode *ip)
     return (unsigned)((((uintptr_t)ip >> 8) * 0x9E3779B97F4A7C15ULL) >> (64 - FMAP_HASH_BITS));
 }
 
-// Record that vs maps ip in [lo, hi), on vc (CPU c's part of vs: mmap's own,
-// or the one a fork fills the child through), with forking for a fork's child.
+// Record that vs maps ip in [lo, hi), on vc (CPU c's part of vs: the caller's
+// own, or the one a fork fills the child through), and with `pages` that a page
+// of ip is about to be put there; forking for a fork's child. Writes nothing
+// when the record already says so.
 static int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode *ip,
-                     uintptr_t lo, uintptr_t hi, bool forking)
+                     uintptr_t lo, uintptr_t hi, bool pages, bool forking)
 {
     struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
     for (struct fmap *f = vc->fmaps; f; f = f->cnext) {
         if (f->ip == ip) {
+            if (f->lo <= lo && hi <= f->hi && (f->pages || !pages))
+                return 0;
             spin_lock(&l->lock);
             f->lo = MIN(f->lo, lo);
             f->hi = MAX(f->hi, hi);
+            f->pages |= pages;
             spin_unlock(&l->lock);
+            // The mark before the fault's size load (see above); the locked
+            // add below serves a new record.
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
             return 0;
         }
     }
@@ -565,8 +587,8 @@ static int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode 
     if (!f)
         return -ENOMEM;
     fs_iget(ip);
-    *f = (struct fmap){.vs = vs, .ip = ip, .lo = lo, .hi = hi, .forking = forking,
-                       .cnext = vc->fmaps};
+    *f = (struct fmap){.vs = vs, .ip = ip, .lo = lo, .hi = hi, .pages = pages,
+                       .forking = forking, .cnext = vc->fmaps};
     spin_lock(&l->lock);
     f->lnext = l->head;
     l->head = f;
@@ -1065,14 +1087,17 @@ static long place_and_lock(struct vmspace *vs, struct vmcore *vc, uintptr_t want
 // Give a locked, mapped descriptor that has no page one: a zeroed page, or the
 // file's page (copy-on-write for a private mapping). -ENOMEM, or -EFAULT past
 // the end of the file.
-static int vp_populate(struct vmcore *vc, struct vpage *vp)
+static int vp_populate(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, uintptr_t va)
 {
     if (VP_PA(vp->word))
         return 0;
     void *pg = NULL;
     uint64_t flags = 0;
     if (vp->ip) {
-        int err = fs_map_page(vp->ip, vp->pgoff, &pg);
+        // Marked before the file's size is looked at (truncate, fmap_note).
+        int err = fmap_note(vs, vc, cpu_id(), vp->ip, va, va + PGSIZE, true, false);
+        if (!err)
+            err = fs_map_page(vp->ip, vp->pgoff, &pg);
         if (err)
             return err;
         if (!(vp->word & VP_SHARED))
@@ -1117,7 +1142,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
         return ret;
     }
     // Recorded before any descriptor names the file (truncate, vmspace_fork).
-    if (ip && fmap_note(vs, vc, cpu_id(), ip, addr, addr + len, false) < 0) {
+    if (ip && fmap_note(vs, vc, cpu_id(), ip, addr, addr + len, false, false) < 0) {
         range_unlock(vs, addr, addr + len);
         epoch_exit();
         return -ENOMEM;
@@ -1138,7 +1163,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
             vp->ip = ip;
             vp->pgoff = pgoff + (va - addr) / PGSIZE;
         }
-        if (populate && vp_populate(vc, vp) == -ENOMEM && must)
+        if (populate && vp_populate(vs, vc, vp, va) == -ENOMEM && must)
             ret = -ENOMEM;
     }
     if (ret < 0)
@@ -1479,7 +1504,7 @@ static int fault_locked(struct vmspace *vs, struct vmcore *vc, struct vpage *vp,
         sig = fault_fail(fi, SIGSEGV, SEGV_MAPERR, addr);
     else if (!access_ok(VP_PROT(w), err))
         sig = fault_fail(fi, SIGSEGV, SEGV_ACCERR, addr);
-    else if (vp_populate(vc, vp) < 0 ||
+    else if (vp_populate(vs, vc, vp, PGROUNDDOWN(va)) < 0 ||
              ((err & PF_WRITE) && (vp->word & VP_COW) && vp_break_cow(vs, vp, va) < 0))
         sig = fault_fail(fi, SIGBUS, BUS_ADRERR, addr); // past the end of the file, or no memory
     if (!sig) {
@@ -1590,7 +1615,7 @@ static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, 
     epoch_exit();
 }
 
-// Hold the spaces that recorded ip, in found[0..n) (with their hulls). False if
+// Hold the spaces that recorded ip with pages, in found[0..n) (with their hulls). False if
 // there were more than cap. A CPU whose count for ip's hash is zero has no
 // record of ip: its list and lock are left alone (no lock, no write), so a
 // truncate shares nothing with mmaps of other files on other CPUs. The caller's
@@ -1607,8 +1632,8 @@ static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_
             continue;
         spin_lock(&l->lock);
         for (struct fmap *f = l->head; f; f = f->lnext) {
-            if (f->ip != ip)
-                continue;
+            if (f->ip != ip || !f->pages)
+                continue; // no page of ip was put there: nothing to take out
             if (*n == cap) {
                 spin_unlock(&l->lock);
                 return false;
@@ -1688,7 +1713,7 @@ static int rw(struct vmspace *vs, uintptr_t va, void *buf, size_t n, bool write)
         vp_lock(vp);
         if (!(vp->word & VP_MAPPED))
             ret = -EFAULT;
-        else if (vp_populate(vc, vp) < 0 ||
+        else if (vp_populate(vs, vc, vp, PGROUNDDOWN(va)) < 0 ||
                  (write && (vp->word & VP_COW) && vp_break_cow(vs, vp, PGROUNDDOWN(va)) < 0))
             ret = -ENOMEM;
         if (ret == 0) {
@@ -1722,7 +1747,7 @@ int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n) { return rw(
 // Against truncate, which must take a page past the file's new end out of the
 // child too if the child got it. Before any descriptor naming a file is
 // copied, the child has a record of the file covering the page (made with
-// forking set) and the fork has waited, after a full barrier, until no
+// forking set, and marked if the page is there) and the fork has waited, after a full barrier, until no
 // truncate of a file with that hash was under way on any CPU (fork_wait). A
 // truncate T says it is under way before its look for records (after a full
 // barrier), and walks the spaces of records with forking set last. For a page
@@ -1739,8 +1764,8 @@ int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n) { return rw(
 //    parent before the fork came to it.
 //  - T was over when the fork looked: p was gone from the parent already.
 // A record found with forking clear was made by a fork that had finished
-// copying before the look. The hull of a record counts the same way: a fork
-// that widens one waits as after making one. Records of files the parent maps
+// copying before the look. The hull and mark of a record count the same way:
+// a fork that widens or marks one waits as after making one. Records of files the parent maps
 // only after the fork began are made when a leaf meets them: the fork lets go
 // of the leaf, makes the record, waits, and does the leaf again.
 struct forkstate {
@@ -1750,6 +1775,7 @@ struct forkstate {
     struct fmap *last;    // the child's record the last file page fell in
     struct inode *need;   // a leaf names this file at need_va, not yet recorded
     uintptr_t need_va;
+    bool need_pages;      // (with a page there: the record must say so)
     uintptr_t resume;     // the leaves below this are done
     struct zap z;
     size_t pages;
@@ -1773,14 +1799,15 @@ static void fork_wait(struct inode *ip)
     }
 }
 
-// Does a record of the child cover page va of ip?
-static bool fork_covered(struct forkstate *f, struct inode *ip, uintptr_t va)
+// Does a record of the child cover page va of ip (and say that it may hold
+// pages, if pages)?
+static bool fork_covered(struct forkstate *f, struct inode *ip, uintptr_t va, bool pages)
 {
     struct fmap *m = f->last;
-    if (m && m->ip == ip && m->lo <= va && va < m->hi)
+    if (m && m->ip == ip && m->lo <= va && va < m->hi && (m->pages || !pages))
         return true;
     for (m = f->cvc->fmaps; m; m = m->cnext) {
-        if (m->ip == ip && m->lo <= va && va < m->hi) {
+        if (m->ip == ip && m->lo <= va && va < m->hi && (m->pages || !pages)) {
             f->last = m;
             return true;
         }
@@ -1829,9 +1856,12 @@ static void fork_leaf(struct forkstate *f, struct vleaf *l, uintptr_t base)
     for (size_t i = 0; i < LEAF_PAGES && !f->need; i++) {
         struct vpage *vp = &l->vp[i];
         uintptr_t va = base + i * PGSIZE;
-        if ((locked >> i & 1) && (vp->word & VP_MAPPED) && vp->ip && !fork_covered(f, vp->ip, va)) {
+        bool pages = VP_PA(vp->word);
+        if ((locked >> i & 1) && (vp->word & VP_MAPPED) && vp->ip &&
+            !fork_covered(f, vp->ip, va, pages)) {
             f->need = vp->ip; // stays: the parent's record holds it
             f->need_va = va;
+            f->need_pages = pages;
             f->resume = base;
         }
     }
@@ -1876,14 +1906,14 @@ static int fork_record_need(struct forkstate *f)
             }
         }
     }
-    int err = fmap_note(f->child, f->cvc, f->cpu, f->need, lo, hi, true);
+    int err = fmap_note(f->child, f->cvc, f->cpu, f->need, lo, hi, f->need_pages, true);
     if (!err)
         fork_wait(f->need);
     f->need = NULL;
     return err;
 }
 
-// The child's records of the parent's files (their hulls as the parent's
+// The child's records of the parent's files (hulls and marks as the parent's
 // records have them now), each then waited for.
 static int fork_records(struct forkstate *f)
 {
@@ -1891,7 +1921,8 @@ static int fork_records(struct forkstate *f)
         struct vmcore *pvc = ld((void **)&f->parent->core[c]);
         struct fmap *m = pvc ? ld((void **)&pvc->fmaps) : NULL;
         for (; m; m = m->cnext) {
-            int err = fmap_note(f->child, f->cvc, f->cpu, m->ip, m->lo, m->hi, true);
+            int err = fmap_note(f->child, f->cvc, f->cpu, m->ip, m->lo, m->hi,
+                                __atomic_load_n(&m->pages, __ATOMIC_RELAXED), true);
             if (err)
                 return err;
         }

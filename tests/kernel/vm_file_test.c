@@ -115,3 +115,114 @@ KTEST(vm_file_sigbus_then_grow)
     KCHECK_EQ(fs_unlink(d, "f"), 0);
     fs_iput(d);
 }
+
+// A truncate walks only the mappings whose record says a page of the file may
+// be there (uvm.c, fmap_note): the fault that fills a page marks its own CPU's
+// record, which need not be the CPU that made the mapping. Mapped here, filled
+// on another CPU, truncated here: the page must still leave the mapping.
+static struct vmspace *fault_vs;
+static volatile int fault_sig;
+static void fault_there(void *arg)
+{
+    (void)arg;
+    struct fault_info fi = {0, 0, 0};
+    fault_sig = uvm_fault(fault_vs, BASE + 8, 0, &fi);
+}
+
+static struct inode *one_page_file(struct inode *d)
+{
+    struct inode *ip;
+    if (fs_create(d, "f", 0644, FS_EXCL, &ip) != 0)
+        return NULL;
+    static char page[PGSIZE];
+    memset(page, 'x', sizeof page);
+    if (fs_write(ip, page, PGSIZE, 0) != PGSIZE) {
+        fs_iput(ip);
+        return NULL;
+    }
+    return ip;
+}
+
+KTEST(vm_file_truncate_finds_page_of_other_cpu)
+{
+    struct inode *d = fst_scratch("t_vmtrunc"), *ip;
+    KREQUIRE(d);
+    KREQUIRE((ip = one_page_file(d)) != NULL);
+    cpumask_t me;
+    cpumask_clear(&me);
+    cpumask_set(&me, 0);
+    KREQUIRE(thread_set_affinity(thread_current(), &me) == 0);
+    KREQUIRE((fault_vs = vmspace_new()) != NULL);
+    KCHECK_EQ(uvm_map_file(fault_vs, BASE, PGSIZE, VM_READ, UVM_FIXED | UVM_SHARED, ip, 0),
+              (long)BASE);
+    struct thread *t = vmt_on_cpu(ncpu_online > 1 ? 1 : 0, "vmt-fault", fault_there, NULL);
+    KREQUIRE(t);
+    thread_join(t);
+    KCHECK_EQ(fault_sig, 0);
+    KCHECK(uvm_page_pa(fault_vs, BASE) != 0);
+    KCHECK_EQ(fs_truncate(ip, 0), 0);
+    KCHECK_EQ(uvm_page_pa(fault_vs, BASE), 0); // taken out of the mapping
+    struct fault_info fi = {0, 0, 0};
+    KCHECK_EQ(uvm_fault(fault_vs, BASE, 0, &fi), SIGBUS);
+    vmspace_put(fault_vs);
+    fs_iput(ip);
+    KCHECK_EQ(fs_unlink(d, "f"), 0);
+    fs_iput(d);
+}
+
+// The same against a racing fault, on a fresh space each round (so the fault
+// makes its CPU's record then): once both are done, the one page of the file
+// is either not in the mapping (the truncate took it out, or the fault saw the
+// new size: SIGBUS) or the fault came after a new write made the file one
+// page long again. Never a page of the truncated file left mapped.
+#define RACE_ROUNDS 200
+static volatile int race_go, race_done;
+static void race_faulter(void *arg)
+{
+    (void)arg;
+    for (int r = 1; r <= RACE_ROUNDS; r++) {
+        while (__atomic_load_n(&race_go, __ATOMIC_ACQUIRE) != r)
+            pause();
+        struct fault_info fi = {0, 0, 0};
+        fault_sig = uvm_fault(fault_vs, BASE + 8, 0, &fi);
+        __atomic_store_n(&race_done, r, __ATOMIC_RELEASE);
+    }
+}
+
+KTEST(vm_file_truncate_vs_fault_race)
+{
+    struct inode *d = fst_scratch("t_vmtrrace"), *ip;
+    KREQUIRE(d);
+    KREQUIRE((ip = one_page_file(d)) != NULL);
+    cpumask_t me;
+    cpumask_clear(&me);
+    cpumask_set(&me, 0);
+    KREQUIRE(thread_set_affinity(thread_current(), &me) == 0);
+    race_go = race_done = 0;
+    struct thread *t = vmt_on_cpu(ncpu_online > 1 ? 1 : 0, "vmt-race", race_faulter, NULL);
+    KREQUIRE(t);
+    static char page[PGSIZE];
+    memset(page, 'y', sizeof page);
+    int left = 0, sigbus = 0;
+    for (int r = 1; r <= RACE_ROUNDS; r++) {
+        KREQUIRE((fault_vs = vmspace_new()) != NULL);
+        KCHECK_EQ(uvm_map_file(fault_vs, BASE, PGSIZE, VM_READ, UVM_FIXED | UVM_SHARED, ip, 0),
+                  (long)BASE);
+        __atomic_store_n(&race_go, r, __ATOMIC_RELEASE);
+        for (int spin = r % 8 * 50; spin > 0; spin--) // vary the overlap
+            pause();
+        KCHECK_EQ(fs_truncate(ip, 0), 0);
+        while (__atomic_load_n(&race_done, __ATOMIC_ACQUIRE) != r)
+            sched_yield();
+        left += uvm_page_pa(fault_vs, BASE) != 0;
+        sigbus += fault_sig == SIGBUS;
+        vmspace_put(fault_vs);
+        KCHECK_EQ(fs_write(ip, page, PGSIZE, 0), PGSIZE);
+    }
+    thread_join(t);
+    kprintf("# %d of %d faults came after the truncate (SIGBUS)\n", sigbus, RACE_ROUNDS);
+    KCHECK_EQ(left, 0);
+    fs_iput(ip);
+    KCHECK_EQ(fs_unlink(d, "f"), 0);
+    fs_iput(d);
+}
