@@ -1745,13 +1745,13 @@ int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n) { return rw(
 // shoot down the parent's writable entries, unlock.
 //
 // Against truncate, which must take a page past the file's new end out of the
-// child too if the child got it. Before any descriptor naming a file is
-// copied, the child has a record of the file covering the page (made with
-// forking set, and marked if the page is there) and the fork has waited, after a full barrier, until no
-// truncate of a file with that hash was under way on any CPU (fork_wait). A
-// truncate T says it is under way before its look for records (after a full
-// barrier), and walks the spaces of records with forking set last. For a page
-// p past T's new end that the parent holds:
+// child too if the child got it. Before any descriptor naming a file is copied,
+// the child has a record of the file covering the page (made with forking set,
+// and marked if the page is there), and the fork has waited, after a full
+// barrier, until no truncate of a file with that hash was under way on any CPU
+// (fork_wait). A truncate T says it is under way before its look for records
+// (after a full barrier), and walks the spaces of records with forking set
+// last. For a page p past T's new end that the parent holds:
 //  - T was under way when the fork looked: the fork waited until T was done,
 //    so p had left the parent before the copy (and the parent can get only
 //    pages inside the new size back).
@@ -1765,9 +1765,11 @@ int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n) { return rw(
 //  - T was over when the fork looked: p was gone from the parent already.
 // A record found with forking clear was made by a fork that had finished
 // copying before the look. The hull and mark of a record count the same way:
-// a fork that widens or marks one waits as after making one. Records of files the parent maps
-// only after the fork began are made when a leaf meets them: the fork lets go
-// of the leaf, makes the record, waits, and does the leaf again.
+// a fork that widens or marks one waits as after making one. Records of files
+// the parent maps only after the fork began are made when a leaf meets them:
+// the fork lets go of the leaf, makes the record, waits, and does the leaf
+// again. (The size alone cannot decide it: the file may have grown again
+// between a truncate's look and the fork's.)
 struct forkstate {
     struct vmspace *parent, *child;
     struct vmcore *cvc;   // the child's part its records hang on
