@@ -158,11 +158,11 @@ static int image_load(struct image *im, const char *const argv[], const char *co
     if (err) {
         image_close(im);
         if (vs)
-            vmspace_free(vs);
+            vmspace_put(vs);
         return err;
     }
     page_free(im->head);
-    vs->image = im->ip; // its reference and deny-write go with vs (vmspace_free)
+    vs->image = im->ip; // its reference and deny-write go with vs (vmspace_put)
     *vsp = vs;
     return 0;
 }
@@ -306,7 +306,7 @@ static long do_exec(struct exec_args *a, const char *path)
     if (err)
         return err;
     if (!proc_kill_other_threads()) {
-        vmspace_free(vs);
+        vmspace_put(vs);
         return -EINTR; // a group exit overtook us: we leave on the way out
     }
     install(vs, &ei, path);

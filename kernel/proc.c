@@ -225,7 +225,7 @@ int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
             release_files(p);
             uthread_discard(t);
         }
-        vmspace_free(vs);
+        vmspace_put(vs);
         if (p)
             kfree(p);
         return err;
@@ -239,7 +239,7 @@ int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
     t->tid = p->pid;
     if ((err = pgrp_create(p))) { // its own session, as the first process is
         release_files(p);
-        vmspace_free(p->vm);
+        vmspace_put(p->vm);
         uthread_discard(t);
         kfree(p);
         return err;
@@ -261,7 +261,7 @@ int proc_spawn(const char *name, const void *image, size_t len, const char *cons
     struct exec_info ei;
     int err = elf_exec(vs, image, len, argv, envp, name, &ei);
     if (err) {
-        vmspace_free(vs);
+        vmspace_put(vs);
         return err;
     }
     return proc_start(name, vs, &ei, affinity, cap, out);

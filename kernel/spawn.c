@@ -225,7 +225,7 @@ static long spawn(uint64_t upath, uint64_t ufa, uint64_t uattr, uint64_t uargv,
         if (pid >= 0)
             return pid;
         err = pid;
-        vmspace_free(sc.vm);
+        vmspace_put(sc.vm);
     }
     if (c.fdt)
         fdtable_release(c.fdt);

@@ -75,6 +75,7 @@
 #include "kstats.h"
 #include "mm.h"
 #include "percpu.h"
+#include "sched.h"
 #include "smp.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
@@ -609,12 +610,19 @@ static void zap_or_flush(struct vmspace *vs, struct zap *z, void *pg, bool share
 // flag in the inode, set by the first fault, put that write on the file's size
 // line). A truncate shares a counter's line only with mmaps, on any CPU, of
 // the file itself or of files whose hash falls on that line (1 in 64).
+//
+// Fork (vmspace_fork) copies descriptors that name files into a space the
+// truncate may not have found: a truncate of a file that has records also
+// says, on its own CPU's line, that it is under way (truncating), and walks the
+// spaces a fork is still filling after all the others. Why that suffices is
+// told at forkstate.
 #define FMAP_HASH_BITS 10
 struct fmap {
     struct vmspace *vs;
     struct inode *ip;
     uintptr_t lo, hi;   // every mapping of ip this record covers lies in [lo, hi)
     bool pages;         // a page of ip may have been put in [lo, hi) (see above)
+    bool forking;       // of a child a fork is still copying into
     struct fmap *lnext; // the CPU's list of all records
     struct fmap *cnext; // the space's records made on this CPU (vmcore.fmaps)
 };
@@ -623,6 +631,7 @@ struct fmap_list {
     struct spinlock lock;
     struct fmap *head;
     uint32_t nfile[1U << FMAP_HASH_BITS] __cacheline_aligned; // records by file hash
+    uint32_t truncating[1U << FMAP_HASH_BITS] __cacheline_aligned; // truncates under way here
 };
 static DEFINE_PERCPU(struct fmap_list, fmap_list) = {.lock = SPINLOCK_INIT("fmap")};
 
@@ -631,13 +640,14 @@ static unsigned fmap_hash(const struct inode *ip)
     return (unsigned)((((uintptr_t)ip >> 8) * 0x9E3779B97F4A7C15ULL) >> (64 - FMAP_HASH_BITS));
 }
 
-// Record that vs maps ip in [lo, hi), on vc (the calling CPU's part of vs), and
-// with `pages` that a page of ip is about to be put there. Writes nothing when
-// the record already says so.
-static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, uintptr_t lo,
-                     uintptr_t hi, bool pages)
+// Record that vs maps ip in [lo, hi), on vc (CPU c's part of vs: the caller's
+// own, or the one a fork fills the child through), and with `pages` that a page
+// of ip is about to be put there; forking for a fork's child. Writes nothing
+// when the record already says so.
+static int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode *ip,
+                     uintptr_t lo, uintptr_t hi, bool pages, bool forking)
 {
-    struct fmap_list *l = this_cpu_ptr(&fmap_list);
+    struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
     for (struct fmap *f = vc->fmaps; f; f = f->cnext) {
         if (f->ip == ip) {
             if (f->lo <= lo && hi <= f->hi && (f->pages || !pages))
@@ -657,7 +667,8 @@ static int fmap_note(struct vmspace *vs, struct vmcore *vc, struct inode *ip, ui
     if (!f)
         return -ENOMEM;
     fs_iget(ip);
-    *f = (struct fmap){.vs = vs, .ip = ip, .lo = lo, .hi = hi, .pages = pages, .cnext = vc->fmaps};
+    *f = (struct fmap){.vs = vs, .ip = ip, .lo = lo, .hi = hi, .pages = pages,
+                       .forking = forking, .cnext = vc->fmaps};
     spin_lock(&l->lock);
     f->lnext = l->head;
     l->head = f;
@@ -722,6 +733,10 @@ struct vmspace *vmspace_new(void)
 
 void vmspace_hold(struct vmspace *vs) { __atomic_add_fetch(&vs->refs, 1, __ATOMIC_RELAXED); }
 
+static void vmspace_free(struct vmspace *vs);
+
+// A truncate that finds a space's record holds it while it works in it
+// (fmap_collect): whoever lets go last frees it.
 void vmspace_put(struct vmspace *vs)
 {
     if (__atomic_sub_fetch(&vs->refs, 1, __ATOMIC_ACQ_REL) == 0)
@@ -759,7 +774,7 @@ static void free_tree(void *node, int level, struct wrun *wr)
     page_free(node);
 }
 
-void vmspace_free(struct vmspace *vs)
+static void vmspace_free(struct vmspace *vs)
 {
     // The pages this CPU's COW breaks still hold may be ours alone after this:
     // settle them now, so that a parent writing after its child exits (on this
@@ -1058,7 +1073,7 @@ static void tree_trim(struct vmspace *vs, uintptr_t start, uintptr_t end)
 // that commutes with this munmap works in them). Emptying a leaf it covers only
 // in part needs a look at the neighbours' descriptors, which commuting calls on
 // those pages write: that waits for this CPU's next tick (uvm_tick), outside any
-// system call, if the space is still loaded then (else for vmspace_free).
+// system call, if the space is still loaded then (else for the space's free).
 static void trim_after_unmap(struct vmspace *vs, struct vmcore *vc, uintptr_t start, uintptr_t end)
 {
     size_t span = level_span(1);
@@ -1167,7 +1182,7 @@ static int vp_populate(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, 
     uint64_t flags = 0;
     if (vp->ip) {
         // Marked before the file's size is looked at (truncate, fmap_note).
-        int err = fmap_note(vs, vc, vp->ip, va, va + PGSIZE, true);
+        int err = fmap_note(vs, vc, cpu_id(), vp->ip, va, va + PGSIZE, true, false);
         if (!err)
             err = fs_map_page(vp->ip, vp->pgoff, &pg);
         if (err)
@@ -1214,7 +1229,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
         return ret;
     }
     // Recorded before any descriptor names the file (truncate, vmspace_fork).
-    if (ip && fmap_note(vs, vc, ip, addr, addr + len, false) < 0) {
+    if (ip && fmap_note(vs, vc, cpu_id(), ip, addr, addr + len, false, false) < 0) {
         range_unlock(vs, addr, addr + len);
         epoch_exit();
         return -ENOMEM;
@@ -1723,6 +1738,16 @@ static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_
     return true;
 }
 
+// Has any CPU a record of a file with hash h? (Reads only.)
+static bool fmap_any(unsigned h)
+{
+    for (int c = 0; c < NCPU_MAX; c++)
+        if (READ_ONCE(percpu_offset[c]) &&
+            __atomic_load_n(&per_cpu_ptr(&fmap_list, c)->nfile[h], __ATOMIC_ACQUIRE))
+            return true;
+    return false;
+}
+
 void uvm_truncate_file(struct inode *ip, uint64_t from)
 {
     // The file's new size is visible, and ordered before what follows by the
@@ -1730,6 +1755,14 @@ void uvm_truncate_file(struct inode *ip, uint64_t from)
     // descriptor sees it, and spaces that record the file after our look map
     // it after the size changed. A few records fit on the stack, so the
     // common truncate allocates nothing.
+    unsigned h = fmap_hash(ip);
+    if (!fmap_any(h))
+        return; // (no space can hold a page of ip from before the new size)
+    // Under way, before the look (forkstate); on this CPU's line, whichever
+    // CPU we end on.
+    uint32_t *busy = &this_cpu_ptr(&fmap_list)->truncating[h];
+    __atomic_fetch_add(busy, 1, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     struct fmap local[4], *found = local;
     size_t n = 0, cap = ARRAY_SIZE(local);
     while (!fmap_collect(ip, found, cap, &n)) {
@@ -1739,13 +1772,19 @@ void uvm_truncate_file(struct inode *ip, uint64_t from)
             kfree(found);
         cap *= 2;
         found = kmalloc(cap * sizeof *found);
-        if (!found)
-            return; // out of memory: the pages stay mapped (as before truncate)
+        if (!found) { // out of memory: the pages stay mapped (as before truncate)
+            __atomic_fetch_sub(busy, 1, __ATOMIC_RELEASE);
+            return;
+        }
     }
-    for (size_t i = 0; i < n; i++) {
-        truncate_space(found[i].vs, ip, from, found[i].lo, found[i].hi);
+    // The children of forks under way after everything else (forkstate).
+    for (int forking = 0; forking <= 1; forking++)
+        for (size_t i = 0; i < n; i++)
+            if (found[i].forking == forking)
+                truncate_space(found[i].vs, ip, from, found[i].lo, found[i].hi);
+    __atomic_fetch_sub(busy, 1, __ATOMIC_RELEASE);
+    for (size_t i = 0; i < n; i++)
         vmspace_put(found[i].vs);
-    }
     if (found != local)
         kfree(found);
 }
@@ -1796,8 +1835,42 @@ int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n) { return rw(
 // Fork works leaf by leaf: lock the parent's mapped pages of the leaf, copy their
 // descriptors into the child (private pages become copy-on-write on both sides),
 // shoot down the parent's writable entries, unlock.
+//
+// Against truncate, which must take a page past the file's new end out of the
+// child too if the child got it. Before any descriptor naming a file is copied,
+// the child has a record of the file covering the page (made with forking set,
+// and marked if the page is there), and the fork has waited, after a full
+// barrier, until no truncate of a file with that hash was under way on any CPU
+// (fork_wait). A truncate T says it is under way before its look for records
+// (after a full barrier), and walks the spaces of records with forking set
+// last. For a page p past T's new end that the parent holds:
+//  - T was under way when the fork looked: the fork waited until T was done,
+//    so p had left the parent before the copy (and the parent can get only
+//    pages inside the new size back).
+//  - T said so after the fork looked (the fork: record, fence, load T's count;
+//    T: count, fence, load records): T's look found the child's record, and T
+//    walks the child after the parent. If the fork copied p before T's walk
+//    of the parent reached p's descriptor, the copy came before the fork let
+//    go of that descriptor and so before T's walk of the child, which finds
+//    the child's descriptor and takes p out. Otherwise p was gone from the
+//    parent before the fork came to it.
+//  - T was over when the fork looked: p was gone from the parent already.
+// A record found with forking clear was made by a fork that had finished
+// copying before the look. The hull and mark of a record count the same way:
+// a fork that widens or marks one waits as after making one. Records of files
+// the parent maps only after the fork began are made when a leaf meets them:
+// the fork lets go of the leaf, makes the record, waits, and does the leaf
+// again. (The size alone cannot decide it: the file may have grown again
+// between a truncate's look and the fork's.)
 struct forkstate {
     struct vmspace *parent, *child;
+    struct vmcore *cvc;   // the child's part its records hang on
+    int cpu;              // whose part that is (and on whose list they are)
+    struct fmap *last;    // the child's record the last file page fell in
+    struct inode *need;   // a leaf names this file at need_va, not yet recorded
+    uintptr_t need_va;
+    bool need_pages;      // (with a page there: the record must say so)
+    uintptr_t resume;     // the leaves below this are done
     struct zap z;
     size_t pages;
     int err;
@@ -1828,6 +1901,39 @@ static void fork_writer(struct forkstate *f, struct inode *ip)
     f->wrun.n = 0;
 }
 
+// Wait until no truncate of a file with ip's hash is under way on any CPU
+// (each CPU's count seen at zero once), after a full barrier behind the
+// child's record. Holds no lock and is outside any epoch read section: a
+// truncate may need the parent's descriptors, or this CPU.
+static void fork_wait(struct inode *ip)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    unsigned h = fmap_hash(ip);
+    for (int c = 0; c < NCPU_MAX; c++) {
+        if (!READ_ONCE(percpu_offset[c]))
+            continue;
+        uint32_t *busy = &per_cpu_ptr(&fmap_list, c)->truncating[h];
+        while (__atomic_load_n(busy, __ATOMIC_ACQUIRE))
+            sched_yield();
+    }
+}
+
+// Does a record of the child cover page va of ip (and say that it may hold
+// pages, if pages)?
+static bool fork_covered(struct forkstate *f, struct inode *ip, uintptr_t va, bool pages)
+{
+    struct fmap *m = f->last;
+    if (m && m->ip == ip && m->lo <= va && va < m->hi && (m->pages || !pages))
+        return true;
+    for (m = f->cvc->fmaps; m; m = m->cnext) {
+        if (m->ip == ip && m->lo <= va && va < m->hi && (m->pages || !pages)) {
+            f->last = m;
+            return true;
+        }
+    }
+    return false;
+}
+
 static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr_t va)
 {
     struct vpage *cv = vpage_find(f->child, va, true, NULL);
@@ -1848,7 +1954,6 @@ static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr
         page_owner_add(pg, 1);
         f->pages++;
     }
-    cv->word = w;
     if (vp->ip) {
         fs_iget(vp->ip);
         cv->ip = vp->ip;
@@ -1856,20 +1961,34 @@ static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr
         if (w & VP_WRITER)
             fork_writer(f, vp->ip);
     }
+    // Last: a truncate walking the child (see forkstate) may lock it now.
+    __atomic_store_n(&cv->word, w, __ATOMIC_RELEASE);
 }
 
 static void fork_leaf(struct forkstate *f, struct vleaf *l, uintptr_t base)
 {
     uint64_t locked = 0;
-    for (size_t i = 0; i < LEAF_PAGES && !f->err; i++) {
-        struct vpage *vp = &l->vp[i];
-        if (!(ldw(&vp->word) & VP_MAPPED))
+    for (size_t i = 0; i < LEAF_PAGES; i++) {
+        if (!(ldw(&l->vp[i].word) & VP_MAPPED))
             continue;
-        uint64_t w = vp_lock(vp);
+        vp_lock(&l->vp[i]);
         locked |= 1UL << i;
-        if (w & VP_MAPPED)
-            fork_page(f, vp, w, base + i * PGSIZE);
     }
+    for (size_t i = 0; i < LEAF_PAGES && !f->need; i++) {
+        struct vpage *vp = &l->vp[i];
+        uintptr_t va = base + i * PGSIZE;
+        bool pages = VP_PA(vp->word);
+        if ((locked >> i & 1) && (vp->word & VP_MAPPED) && vp->ip &&
+            !fork_covered(f, vp->ip, va, pages)) {
+            f->need = vp->ip; // stays: the parent's record holds it
+            f->need_va = va;
+            f->need_pages = pages;
+            f->resume = base;
+        }
+    }
+    for (size_t i = 0; i < LEAF_PAGES && !f->need && !f->err; i++)
+        if ((locked >> i & 1) && (l->vp[i].word & VP_MAPPED))
+            fork_page(f, &l->vp[i], vp_val(&l->vp[i]), base + i * PGSIZE);
     zap_finish_sync(f->parent, &f->z);
     zap_init(&f->z);
     for (size_t i = 0; i < LEAF_PAGES; i++)
@@ -1884,11 +2003,54 @@ static void fork_tree(struct forkstate *f, void *node, int level, uintptr_t base
         return;
     }
     struct vmnode *n = node;
-    for (size_t i = 0; i < NODE_SLOTS && !f->err; i++) {
+    for (size_t i = 0; i < NODE_SLOTS && !f->err && !f->need; i++) {
+        uintptr_t b = base + i * level_span(level);
+        if (b + level_span(level) <= f->resume)
+            continue; // done before a wait (fork_leaf)
         void *child = ld(&n->slot[i]);
         if (child && child != SLOT_DEAD)
-            fork_tree(f, child, level - 1, base + i * level_span(level));
+            fork_tree(f, child, level - 1, b);
     }
+}
+
+// Record ip for the child where a leaf met it uncovered (fork_leaf): the leaf
+// and the hulls the parent's records of ip have now, then wait.
+static int fork_record_need(struct forkstate *f)
+{
+    uintptr_t lo = f->need_va & ~(level_span(1) - 1), hi = lo + level_span(1);
+    for (int c = 0; c < NCPU_MAX; c++) {
+        struct vmcore *pvc = ld((void **)&f->parent->core[c]);
+        for (struct fmap *m = pvc ? ld((void **)&pvc->fmaps) : NULL; m; m = m->cnext) {
+            if (m->ip == f->need) {
+                lo = MIN(lo, m->lo);
+                hi = MAX(hi, m->hi);
+            }
+        }
+    }
+    int err = fmap_note(f->child, f->cvc, f->cpu, f->need, lo, hi, f->need_pages, true);
+    if (!err)
+        fork_wait(f->need);
+    f->need = NULL;
+    return err;
+}
+
+// The child's records of the parent's files (hulls and marks as the parent's
+// records have them now), each then waited for.
+static int fork_records(struct forkstate *f)
+{
+    for (int c = 0; c < NCPU_MAX; c++) {
+        struct vmcore *pvc = ld((void **)&f->parent->core[c]);
+        struct fmap *m = pvc ? ld((void **)&pvc->fmaps) : NULL;
+        for (; m; m = m->cnext) {
+            int err = fmap_note(f->child, f->cvc, f->cpu, m->ip, m->lo, m->hi,
+                                __atomic_load_n(&m->pages, __ATOMIC_RELAXED), true);
+            if (err)
+                return err;
+        }
+    }
+    for (struct fmap *m = f->cvc->fmaps; m; m = m->cnext)
+        fork_wait(m->ip);
+    return 0;
 }
 
 struct vmspace *vmspace_fork(struct vmspace *parent)
@@ -1900,27 +2062,31 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
     // again where it was not copied. (Without its lock bit, ustack.c.)
     f.child->stack = __atomic_load_n(&parent->stack, __ATOMIC_ACQUIRE) & ~1UL;
     zap_init(&f.z);
+    f.cpu = cpu_id(); // (may change while we wait: the child's part stays this one)
+    f.cvc = core_get(f.child, f.cpu);
+    f.err = f.cvc ? fork_records(&f) : -ENOMEM;
     epoch_enter();
-    struct vmcore *cvc = core_get(f.child, cpu_id());
-    if (cvc)
+    while (!f.err) {
         fork_tree(&f, parent->root, TREE_LEVELS, 0);
-    else
-        f.err = -ENOMEM;
-    fork_writers_end(&f); // (the copies made count, even if the fork fails)
-    if (cvc)
-        cvc->resident = f.pages;
-    // After the tree: a file mapping whose descriptors were copied was recorded
-    // before they were written.
-    for (int c = 0; c < NCPU_MAX && !f.err; c++) {
-        struct vmcore *pvc = ld((void **)&parent->core[c]);
-        struct fmap *m = pvc ? ld((void **)&pvc->fmaps) : NULL;
-        for (; m && !f.err; m = m->cnext)
-            f.err = fmap_note(f.child, cvc, m->ip, m->lo, m->hi,
-                               __atomic_load_n(&m->pages, __ATOMIC_RELAXED));
+        if (!f.need)
+            break;
+        epoch_exit(); // a leaf names a file not recorded yet (fork_leaf)
+        f.err = fork_record_need(&f);
+        epoch_enter();
     }
     epoch_exit();
+    fork_writers_end(&f); // (the copies made count, even if the fork fails)
+    if (f.cvc)
+        f.cvc->resident = f.pages;
+    // Copied: truncates may walk the child in any order now.
+    struct fmap_list *l = per_cpu_ptr(&fmap_list, f.cpu);
+    for (struct fmap *m = f.cvc ? f.cvc->fmaps : NULL; m; m = m->cnext) {
+        spin_lock(&l->lock);
+        m->forking = false;
+        spin_unlock(&l->lock);
+    }
     if (f.err) {
-        vmspace_free(f.child);
+        vmspace_put(f.child); // a truncate may hold it (it has records)
         return NULL;
     }
     spin_lock(&parent->brk_lock);

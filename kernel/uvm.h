@@ -62,9 +62,11 @@ struct vmspace *vmspace_new(void);     // NULL if out of memory
 // Copy-on-write copy (fork): private pages are shared read-only until either side
 // writes; MAP_SHARED pages are shared. NULL if out of memory.
 struct vmspace *vmspace_fork(struct vmspace *parent);
-void vmspace_free(struct vmspace *vs); // must not be loaded on any CPU
 void vmspace_hold(struct vmspace *vs);
-void vmspace_put(struct vmspace *vs);  // frees at the last reference (vmspace_free)
+// Drop a reference; the last frees the space, which must not be loaded on any
+// CPU then. The only way to let go of one, even one nobody else was given: a
+// truncate may hold any space that has recorded a file mapping.
+void vmspace_put(struct vmspace *vs);
 void uvm_switch(struct vmspace *prev, struct vmspace *next); // NULL = kernel only
 
 // Map anonymous memory. With UVM_FIXED, exactly at addr (replacing what was

@@ -123,7 +123,7 @@ static bool setup(void)
     return uvm_map(vs, BASE, 4 * AREA, VM_READ | VM_WRITE, true) == (long)BASE;
 }
 
-static void teardown(void) { vmspace_free(vs); }
+static void teardown(void) { vmspace_put(vs); }
 
 KTEST(pipe_blocking_order_and_eof)
 {

@@ -34,7 +34,7 @@ static void leave_user_vm(struct vmspace *vs)
     t->vm = NULL;
     uvm_switch(vs, NULL);
     pop_off();
-    vmspace_free(vs);
+    vmspace_put(vs);
 }
 
 KTEST(usercopy_faults_become_efault)

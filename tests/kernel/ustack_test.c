@@ -40,8 +40,8 @@ KTEST(ustack_grows_down_within_its_reserve)
     KCHECK(uvm_mapped(c, RESERVE_LO, NULL));
     KCHECK(!uvm_mapped(c, RESERVE_LO - PGSIZE, NULL));
     KCHECK(!uvm_mapped(vs, deep - PGSIZE, NULL));
-    vmspace_free(c);
-    vmspace_free(vs);
+    vmspace_put(c);
+    vmspace_put(vs);
 }
 
 KTEST(ustack_stops_at_holes_and_mappings)
@@ -68,8 +68,8 @@ KTEST(ustack_stops_at_holes_and_mappings)
     vmt_enter(bare);
     KCHECK(!vmt_touch(USER_TOP - PGSIZE, 1));
     vmt_leave(bare);
-    vmspace_free(bare);
-    vmspace_free(vs);
+    vmspace_put(bare);
+    vmspace_put(vs);
 }
 
 // Every CPU grows one stack at once, each to its own depth, many times over: no
@@ -115,5 +115,5 @@ KTEST(ustack_grows_from_all_cpus_at_once)
     KCHECK_EQ(holes, 0);
     KCHECK(!uvm_mapped(race_vs, PGROUNDDOWN(deepest) - PGSIZE, NULL));
     KCHECK_EQ(race_vs->stack, PGROUNDDOWN(deepest));
-    vmspace_free(race_vs);
+    vmspace_put(race_vs);
 }

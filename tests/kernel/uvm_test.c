@@ -41,7 +41,7 @@ KTEST(uvm_map_write_read_unmap)
     KCHECK_EQ(uvm_read(vs, a + 4 * PGSIZE, back, 1), -EFAULT);
     KCHECK_EQ(uvm_map(vs, a + 1, PGSIZE, VM_READ, true), -EINVAL);
     KCHECK_EQ(uvm_map(vs, 0xffff800000000000UL, PGSIZE, VM_READ, true), -EINVAL);
-    vmspace_free(vs);
+    vmspace_put(vs);
     page_drain_all_caches();
     KCHECK(page_count_free() + 8 >= free0);
 }
@@ -58,7 +58,7 @@ KTEST(uvm_brk_grows_and_shrinks)
     KCHECK_EQ(uvm_brk(vs, 0x600000 + PGSIZE), 0x600000 + PGSIZE);
     KCHECK(!uvm_mapped(vs, 0x600000 + 2 * PGSIZE, NULL));
     KCHECK_EQ(uvm_brk(vs, 0x100), 0x600000 + PGSIZE); // below the start: unchanged
-    vmspace_free(vs);
+    vmspace_put(vs);
 }
 
 // fork's copy: same regions and brk, only resident pages copied, and writes on
@@ -90,7 +90,7 @@ KTEST(uvm_copy_is_private)
     KCHECK_EQ(uvm_read(c, a + PGSIZE, &r, 1), 0); // still alive: one reference left
     KCHECK_EQ(r, 'c');
     vmspace_put(c);
-    vmspace_free(vs);
+    vmspace_put(vs);
     page_drain_all_caches();
     kmalloc_drain_all();
     KCHECK(page_count_free() + 8 >= free0);

@@ -81,7 +81,7 @@ static void run(const char *name)
     uint64_t ns = nsec_now() - t0;
     int64_t ipis = kstats_ipis_sent() - ipi0;
     KCHECK_EQ(failures, 0);
-    vmspace_free(VS);
+    vmspace_put(VS);
     char label[64];
     ksnprintf(label, sizeof label, "vm_%s_ops_per_cpu_per_s", name);
     KBENCH(label, ns ? (uint64_t)OPS * 1000000000ULL / ns : 0, "ops/s");
@@ -134,7 +134,7 @@ KTEST(bench_vm_file_fault)
         ns += nsec_now() - t0;
     }
     vmt_leave(vs);
-    vmspace_free(vs);
+    vmspace_put(vs);
     KBENCH("vm_file_fault_unmap_ns_per_page", ns / (FROUNDS * FPAGES), "ns");
     fs_iput(ip);
     KCHECK_EQ(fs_unlink(d, "f"), 0);

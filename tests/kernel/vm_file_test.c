@@ -68,11 +68,11 @@ KTEST(vm_file_shared_private_sigbus)
         KCHECK_EQ(uvm_write(c, BASE + 24, &v, 8), 0); // shared: reaches the file
         KCHECK_EQ(fs_read(ip, &w, 8, 24), 8);
         KCHECK_EQ(w, v);
-        vmspace_free(c);
+        vmspace_put(c);
     }
     // Truncate while mapped, then unmap: the pages go back exactly once.
     KCHECK_EQ(fs_truncate(ip, 0), 0);
-    vmspace_free(vs);
+    vmspace_put(vs);
     fs_iput(ip);
     KCHECK_EQ(fs_unlink(d, "f"), 0);
     fs_iput(d);
@@ -111,7 +111,7 @@ KTEST(vm_file_sigbus_then_grow)
     KCHECK_EQ(uvm_fault(vs, BASE + PGSIZE, 0, &fi), SIGBUS);
     KCHECK_EQ(uvm_fault(vs, BASE, 0, &fi), 0);
     KCHECK_EQ(uvm_unmap(vs, BASE, 2 * PGSIZE), 0);
-    vmspace_free(vs);
+    vmspace_put(vs);
     fs_iput(ip);
     KCHECK_EQ(fs_unlink(d, "f"), 0);
     fs_iput(d);
@@ -165,7 +165,7 @@ KTEST(vm_file_truncate_finds_page_of_other_cpu)
     KCHECK_EQ(uvm_page_pa(fault_vs, BASE), 0); // taken out of the mapping
     struct fault_info fi = {0, 0, 0};
     KCHECK_EQ(uvm_fault(fault_vs, BASE, 0, &fi), SIGBUS);
-    vmspace_free(fault_vs);
+    vmspace_put(fault_vs);
     fs_iput(ip);
     KCHECK_EQ(fs_unlink(d, "f"), 0);
     fs_iput(d);
@@ -217,7 +217,7 @@ KTEST(vm_file_truncate_vs_fault_race)
             sched_yield();
         left += uvm_page_pa(fault_vs, BASE) != 0;
         sigbus += fault_sig == SIGBUS;
-        vmspace_free(fault_vs);
+        vmspace_put(fault_vs);
         KCHECK_EQ(fs_write(ip, page, PGSIZE, 0), PGSIZE);
     }
     thread_join(t);
@@ -272,7 +272,7 @@ KTEST(vm_file_writer_pages)
     KCHECK_EQ(fs_deny_write(a), -ETXTBSY); // pages at BASE and BASE + 4 pages
     KCHECK_EQ(uvm_map(c, BASE, PGSIZE, VM_READ, UVM_FIXED), (long)BASE);
     KCHECK_EQ(fs_deny_write(a), -ETXTBSY);
-    vmspace_free(c);
+    vmspace_put(c);
     KCHECK_EQ(fs_deny_write(a), 0); // the pages left (BASE + 8) never counted
     fs_allow_write(a);
 
@@ -281,7 +281,7 @@ KTEST(vm_file_writer_pages)
     KCHECK_EQ(uvm_map_file(vs, BASE, 2 * PGSIZE, VM_READ, sh, b, 0), (long)BASE);
     fs_put_write(b);
     KCHECK_EQ(fs_deny_write(b), -ETXTBSY);
-    vmspace_free(vs);
+    vmspace_put(vs);
     KCHECK_EQ(fs_deny_write(b), 0);
     fs_allow_write(b);
     fs_iput(a);

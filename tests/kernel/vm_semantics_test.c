@@ -44,11 +44,11 @@ KTEST(vm_cow_fork_private_pages)
     KCHECK_EQ(uvm_read(c, BASE + PGSIZE, buf, 7), 0);
     KCHECK(strcmp(buf, "second") == 0);
     // The child exits first; the parent's copy-on-write pages are its own again.
-    vmspace_free(c);
+    vmspace_put(c);
     uintptr_t pa = uvm_page_pa(p, BASE);
     KCHECK_EQ(uvm_write(p, BASE, "again", 6), 0);
     KCHECK_EQ(uvm_page_pa(p, BASE), pa); // no copy needed
-    vmspace_free(p);
+    vmspace_put(p);
     kmalloc_drain_all();
     page_drain_all_caches();
     KCHECK(page_count_free() + 2 >= free0);
@@ -71,10 +71,10 @@ KTEST(vm_shared_memory_survives_fork)
     KCHECK_EQ(uvm_dontneed(p, BASE, 2 * PGSIZE), 0); // shared: contents stay
     KCHECK_EQ(uvm_read(c, BASE + PGSIZE, &v, 8), 0);
     KCHECK_EQ(v, 42);
-    vmspace_free(p);
+    vmspace_put(p);
     KCHECK_EQ(uvm_read(c, BASE + PGSIZE, &v, 8), 0); // the child's reference keeps it
     KCHECK_EQ(v, 42);
-    vmspace_free(c);
+    vmspace_put(c);
 }
 
 KTEST(vm_fault_signals_and_mprotect)
@@ -105,7 +105,7 @@ KTEST(vm_fault_signals_and_mprotect)
     KCHECK_EQ(uvm_protect(vs, BASE, 3 * PGSIZE, VM_READ), -ENOMEM); // hole at the end
     KCHECK(!vmt_peek(BASE, &v));                 // ... and nothing changed
     vmt_leave(vs);
-    vmspace_free(vs);
+    vmspace_put(vs);
 }
 
 // mprotect decides some calls from a lock-free look (uvm.c, protect_peek): one
@@ -152,7 +152,7 @@ KTEST(vm_mprotect_unchanged_or_refused)
     KCHECK(uvm_mapped(vs, BASE + 3 * PGSIZE, &prot) && prot == (VM_READ | VM_WRITE));
     KCHECK_EQ(uvm_protect(vs, BASE + 2 * PGSIZE, PGSIZE, VM_READ), 0);
     vmt_leave(vs);
-    vmspace_free(vs);
+    vmspace_put(vs);
 }
 
 KTEST(vm_dontneed_populate_fixed)
@@ -180,7 +180,7 @@ KTEST(vm_dontneed_populate_fixed)
     long b = uvm_map(vs, 0x900000, PGSIZE, VM_READ, 0);
     KCHECK_EQ(b, 0x900000);
     vmt_leave(vs);
-    vmspace_free(vs);
+    vmspace_put(vs);
 }
 
 // munmap gives the radix tree's leaves and nodes back (a grace period later, and
@@ -231,5 +231,5 @@ KTEST(vm_munmap_frees_tree_nodes)
     uint64_t v = 0;
     KCHECK(vmt_peek(sparse, &v) && v == 7);
     vmt_leave(vs);
-    vmspace_free(vs);
+    vmspace_put(vs);
 }

@@ -87,7 +87,7 @@ KTEST(vm_munmap_ipis_only_to_users)
         KCHECK_EQ(unmap_with_helper(TOUCH, true), 0);      // async: nothing sent
     }
     vmt_leave(VS);
-    vmspace_free(VS);
+    vmspace_put(VS);
     KCHECK_EQ(thread_set_affinity(thread_current(), &cpu_online_mask), 0);
 }
 
@@ -146,7 +146,7 @@ KTEST(vm_async_unmap_never_frees_a_reachable_page)
     epoch_synchronize();
     epoch_barrier();
     KCHECK(page_free_stamped(P2V(pa)));
-    vmspace_free(VS);
+    vmspace_put(VS);
 }
 
 // N CPUs each unmap, asynchronously, pages that every CPU touched: no call sends
@@ -193,5 +193,5 @@ KTEST(vm_async_unmap_from_all_cpus_sends_no_ipi)
     KCHECK_EQ(ipis_during, 0);
     for (int c = 0; c < n; c++)
         KCHECK(!uvm_mapped(VS, BASE + c * PGSIZE, NULL));
-    vmspace_free(VS);
+    vmspace_put(VS);
 }

@@ -65,7 +65,7 @@ static void run_stress(void)
         thread_join(t[c]);
     KCHECK_EQ(failures, 0);
     KCHECK_EQ(uvm_resident(VS), 0);
-    vmspace_free(VS);
+    vmspace_put(VS);
     // Deferred frees run on each unmapping CPU's tick a grace period later.
     epoch_synchronize();
     epoch_synchronize();
@@ -129,5 +129,5 @@ KTEST(vm_stress_shared_leaves)
         thread_join(t[c]);
     KCHECK_EQ(failures, 0);
     KCHECK_EQ(uvm_resident(VS), 0);
-    vmspace_free(VS);
+    vmspace_put(VS);
 }
