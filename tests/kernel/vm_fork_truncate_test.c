@@ -26,8 +26,8 @@
 #define SHARED_BASE 0x400000UL
 #define PRIVATE_BASE 0x800000UL
 #define FAR_BASE 0x40000000UL
-#define ROUNDS 400
-#define FREE_RUN_ROUNDS 300
+#define ROUNDS 120
+#define FREE_RUN_ROUNDS 100
 
 static struct vmspace *VS;
 static struct inode *FIP;
@@ -235,7 +235,7 @@ KTEST(vm_fork_truncate_free_running) { run(free_run, 2, "fork and drop vs trunca
 // stack is built last) drops its new space while a truncate of the program may
 // hold it (image_load): the space must outlive the truncate's walk, and every
 // page comes back.
-#define EXEC_ROUNDS 150
+#define EXEC_ROUNDS 50
 #define MAX_EXEC_ARGS 1024 // elf.c: more is E2BIG
 static char *prog_data;
 static size_t prog_len;
