@@ -144,15 +144,20 @@ static struct inode *one_page_file(struct inode *d)
     return ip;
 }
 
-KTEST(vm_file_truncate_finds_page_of_other_cpu)
+// Scratch directory `name` with a one-page file, the caller pinned to CPU 0.
+static bool truncate_setup(const char *name, struct inode **d, struct inode **ip)
 {
-    struct inode *d = fst_scratch("t_vmtrunc"), *ip;
-    KREQUIRE(d);
-    KREQUIRE((ip = one_page_file(d)) != NULL);
     cpumask_t me;
     cpumask_clear(&me);
     cpumask_set(&me, 0);
-    KREQUIRE(thread_set_affinity(thread_current(), &me) == 0);
+    return (*d = fst_scratch(name)) && (*ip = one_page_file(*d)) &&
+           thread_set_affinity(thread_current(), &me) == 0;
+}
+
+KTEST(vm_file_truncate_finds_page_of_other_cpu)
+{
+    struct inode *d, *ip;
+    KREQUIRE(truncate_setup("t_vmtrunc", &d, &ip));
     KREQUIRE((fault_vs = vmspace_new()) != NULL);
     KCHECK_EQ(uvm_map_file(fault_vs, BASE, PGSIZE, VM_READ, UVM_FIXED | UVM_SHARED, ip, 0),
               (long)BASE);
@@ -192,13 +197,8 @@ static void race_faulter(void *arg)
 
 KTEST(vm_file_truncate_vs_fault_race)
 {
-    struct inode *d = fst_scratch("t_vmtrrace"), *ip;
-    KREQUIRE(d);
-    KREQUIRE((ip = one_page_file(d)) != NULL);
-    cpumask_t me;
-    cpumask_clear(&me);
-    cpumask_set(&me, 0);
-    KREQUIRE(thread_set_affinity(thread_current(), &me) == 0);
+    struct inode *d, *ip;
+    KREQUIRE(truncate_setup("t_vmtrrace", &d, &ip));
     race_go = race_done = 0;
     struct thread *t = vmt_on_cpu(ncpu_online > 1 ? 1 : 0, "vmt-race", race_faulter, NULL);
     KREQUIRE(t);
