@@ -476,6 +476,27 @@ int64_t fs_read(struct inode *ip, void *buf, size_t n, uint64_t off)
     return got;
 }
 
+// A read through a description whose offset is *pos, at or past the end of
+// regular file ip, returns 0 and leaves the offset alone: decided here without
+// the description's offset lock, so that such reads through one description
+// commute and write nothing but their CPU's atime slot. The offset is read
+// between two looks at the size seqlock's sequence, which moves only when a
+// truncate shrinks the file; so when the offset was read the size was at most
+// the one read after it, and a read then would have found the end.
+bool fs_read_at_end(struct inode *ip, const uint64_t *pos, size_t n)
+{
+    if (check_regular(ip))
+        return false;
+    uint32_t s = seq_read_begin(&ip->sizelock);
+    uint64_t p = __atomic_load_n(pos, __ATOMIC_RELAXED);
+    uint64_t size = filedata_size(ip);
+    if (seq_read_retry(&ip->sizelock, s) || p < size)
+        return false;
+    if (n > 0)
+        inode_touch(ip, T_ATIME);
+    return true;
+}
+
 int64_t fs_write(struct inode *ip, const void *buf, size_t n, uint64_t off)
 {
     int err = check_regular(ip);

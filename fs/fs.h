@@ -96,6 +96,9 @@ void fs_set_times(struct inode *ip, uint64_t atime, uint64_t mtime);
 
 // File data. Reads past the end return 0; holes read as zeros.
 int64_t fs_read(struct inode *ip, void *buf, size_t n, uint64_t off);
+// Is a read at offset *pos (read here, without the description's lock) at the
+// end of regular file ip? Then it marks atime (n > 0) and the read returns 0.
+bool fs_read_at_end(struct inode *ip, const uint64_t *pos, size_t n);
 int64_t fs_write(struct inode *ip, const void *buf, size_t n, uint64_t off);
 int64_t fs_append(struct inode *ip, const void *buf, size_t n); // at the end, atomically
 int fs_truncate(struct inode *ip, int64_t size);

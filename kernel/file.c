@@ -355,6 +355,10 @@ static long rw(struct file *f, uint64_t ubuf, size_t n, const int64_t *upos, boo
     }
     if (!f->ops->seekable) // streams: no offset to protect
         return write ? f->ops->write(f, ubuf, n, NULL) : f->ops->read(f, ubuf, n, NULL);
+    // A read at the end of a file needs no offset lock (fs_read_at_end): two of
+    // them through one description write nothing in common.
+    if (!write && f->ops == &inode_file_ops && fs_read_at_end(f->ip, &f->pos, n))
+        return 0;
     sleeplock_acquire(&f->poslock);
     uint64_t pos = f->pos;
     long r = write ? f->ops->write(f, ubuf, n, &pos) : f->ops->read(f, ubuf, n, &pos);

@@ -89,6 +89,13 @@ static void read_write(void)
     int fd = open("rw", O_RDWR | O_CREAT | O_TRUNC, 0644);
     check(write(fd, "abcdef", 6) == 6, "write");
     check(read(fd, buf, 10) == 0, "read at the end returns 0");
+    check(lseek(fd, 10, SEEK_SET) == 10 && read(fd, buf, 10) == 0 && lseek(fd, 0, SEEK_CUR) == 10,
+          "read past the end returns 0 and leaves the offset");
+    check(pwrite(fd, "0123456789AB", 12, 0) == 12 && read(fd, buf, 10) == 2 &&
+              memcmp(buf, "AB", 2) == 0 && lseek(fd, 0, SEEK_CUR) == 12,
+          "after the file grows past the offset, a read there gets the new bytes");
+    check(ftruncate(fd, 6) == 0 && lseek(fd, 6, SEEK_SET) == 6 && pwrite(fd, "abcdef", 6, 0) == 6,
+          "(back to six bytes)");
     check(pread(fd, buf, 3, 2) == 3 && memcmp(buf, "cde", 3) == 0, "pread at an offset");
     check(lseek(fd, 0, SEEK_CUR) == 6, "pread leaves the offset alone");
     check(pwrite(fd, "XY", 2, 1) == 2 && lseek(fd, 0, SEEK_CUR) == 6, "pwrite leaves the offset alone");
