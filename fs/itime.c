@@ -28,12 +28,14 @@
 // cached one.
 #include "inode.h"
 #include "percpu.h"
+#include "seqlock.h"
 #include "smp.h"
 
 #define IT_SLOTS 256 // per CPU; a power of two
 
 struct it_slot {
-    uint32_t seq; // odd while the owner changes the slot
+    uint32_t seq; // odd while the owner changes the slot (interrupts off, so a
+                  // flush from the tick or an xcall cannot run inside it)
     struct inode *ip;
     uint64_t time[3]; // atime, mtime, ctime; 0: not changed here
 } __cacheline_aligned;
@@ -62,20 +64,6 @@ static void store_max(uint64_t *f, uint64_t t)
         ;
 }
 
-// The owner's write section; interrupts are off, so a flush (tick, xcall)
-// cannot run inside it.
-static void slot_begin(struct it_slot *s)
-{
-    WRITE_ONCE(s->seq, s->seq + 1);
-    __atomic_thread_fence(__ATOMIC_RELEASE); // the odd number is seen before the data
-}
-
-static void slot_end(struct it_slot *s)
-{
-    __atomic_thread_fence(__ATOMIC_RELEASE); // the data is seen before the even number
-    WRITE_ONCE(s->seq, s->seq + 1);
-}
-
 // Inside a write section: move the slot's times into its inode, empty it.
 static void flush_slot(struct it_slot *s)
 {
@@ -92,7 +80,7 @@ void inode_touch(struct inode *ip, int which)
     uint64_t now = fs_time_now();
     push_off(); // stay on this CPU: the cache must be our own
     struct it_slot *s = slot_for(cpu_id(), ip);
-    slot_begin(s);
+    seqcount_write_begin(&s->seq);
     if (s->ip != ip) {
         flush_slot(s);
         WRITE_ONCE(s->ip, ip);
@@ -100,7 +88,7 @@ void inode_touch(struct inode *ip, int which)
     for (int i = 0; i < 3; i++)
         if ((which & (T_ATIME << i)) && s->time[i] < now)
             WRITE_ONCE(s->time[i], now);
-    slot_end(s);
+    seqcount_write_end(&s->seq);
     pop_off();
 }
 
@@ -110,9 +98,9 @@ void itime_flush_cpu(void)
     for (int i = 0; i < IT_SLOTS; i++) {
         struct it_slot *s = &this_cpu_ptr(&it_slots)[0][i];
         if (s->ip) {
-            slot_begin(s);
+            seqcount_write_begin(&s->seq);
             flush_slot(s);
-            slot_end(s);
+            seqcount_write_end(&s->seq);
         }
     }
     pop_off();
@@ -133,14 +121,11 @@ static void read_slot(int c, struct inode *ip, uint64_t t[3])
     uint32_t seq;
     uint64_t got[3];
     do {
-        while ((seq = READ_ONCE(s->seq)) & 1)
-            pause();
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        seq = seqcount_read_begin(&s->seq);
         bool mine = READ_ONCE(s->ip) == ip;
         for (int i = 0; i < 3; i++)
             got[i] = mine ? READ_ONCE(s->time[i]) : 0;
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    } while (READ_ONCE(s->seq) != seq);
+    } while (seqcount_read_retry(&s->seq, seq));
     for (int i = 0; i < 3; i++)
         t[i] = MAX(t[i], got[i]);
 }

@@ -29,6 +29,7 @@
 #include "refcache.h"
 #include "cpumask.h"
 #include "percpu.h"
+#include "seqlock.h"
 #include "smp.h"
 #include "x86.h"
 
@@ -81,19 +82,6 @@ static void review_add(struct rc_cpu *rc, struct refcache_obj *o)
 }
 
 // Apply a slot's delta to its object's shared count. Called with rc->lock held.
-// The owner's changes to a slot, for exact readers.
-static void slot_write_begin(struct rc_slot *s)
-{
-    WRITE_ONCE(s->seq, s->seq + 1);
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-}
-
-static void slot_write_end(struct rc_slot *s)
-{
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-    WRITE_ONCE(s->seq, s->seq + 1);
-}
-
 static void flush_slot(struct rc_cpu *rc, struct rc_slot *s)
 {
     struct refcache_obj *o = s->obj;
@@ -125,13 +113,13 @@ static void update(struct refcache_obj *o, int64_t d)
     rc = this_cpu_ptr(&rc_cpu);
     spin_lock(&rc->lock);
     struct rc_slot *s = slot_for(rc, o);
-    slot_write_begin(s);
+    seqcount_write_begin(&s->seq);
     if (s->obj != o) {
         flush_slot(rc, s);
         WRITE_ONCE(s->obj, o);
     }
     WRITE_ONCE(s->delta, s->delta + d);
-    slot_write_end(s);
+    seqcount_write_end(&s->seq);
     spin_unlock(&rc->lock);
     pop_off();
 }
@@ -187,9 +175,9 @@ static void flush_all_slots(struct rc_cpu *rc)
 {
     for (int i = 0; i < RC_SLOTS; i++)
         if (rc->slot[i].obj) {
-            slot_write_begin(&rc->slot[i]);
+            seqcount_write_begin(&rc->slot[i].seq);
             flush_slot(rc, &rc->slot[i]);
-            slot_write_end(&rc->slot[i]);
+            seqcount_write_end(&rc->slot[i].seq);
         }
 }
 

@@ -1918,15 +1918,19 @@ static void fork_wait(struct inode *ip)
     }
 }
 
-// Does a record of the child cover page va of ip (and say that it may hold
-// pages, if pages)?
+// Does record m cover page va of ip (and say that it may hold pages, if pages)?
+static bool covers(const struct fmap *m, struct inode *ip, uintptr_t va, bool pages)
+{
+    return m->ip == ip && m->lo <= va && va < m->hi && (m->pages || !pages);
+}
+
+// Does one of the child's records cover it? (The last match first.)
 static bool fork_covered(struct forkstate *f, struct inode *ip, uintptr_t va, bool pages)
 {
-    struct fmap *m = f->last;
-    if (m && m->ip == ip && m->lo <= va && va < m->hi && (m->pages || !pages))
+    if (f->last && covers(f->last, ip, va, pages))
         return true;
-    for (m = f->cvc->fmaps; m; m = m->cnext) {
-        if (m->ip == ip && m->lo <= va && va < m->hi && (m->pages || !pages)) {
+    for (struct fmap *m = f->cvc->fmaps; m; m = m->cnext) {
+        if (covers(m, ip, va, pages)) {
             f->last = m;
             return true;
         }

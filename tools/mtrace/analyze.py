@@ -275,7 +275,8 @@ def read_reasons(path):
     table's order).
     A REASON that starts with "[posix] " says the two calls do not commute under
     POSIX: they differ in state the model leaves out (file times, a spawned
-    child's descriptors), so the scalable commutativity rule does not apply."""
+    child's descriptors, si_code), so the scalable commutativity rule does not
+    apply."""
     rules = []
     with open(path) as f:
         for line in f:
