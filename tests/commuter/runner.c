@@ -71,7 +71,7 @@ struct outcome {
     int done;
     long ret;
     int err;
-    int sig;
+    int sig, code;              // a memory access's signal and its si_code
     unsigned char data[2];
     ino_t ino;
     nlink_t nlink;
@@ -96,7 +96,7 @@ struct file_obs {
 };
 struct proc_obs {
     struct file_obs fd[OBS_FDS];
-    int8_t sig[2];
+    int8_t sig[2], code[2];
     uint8_t page[2][4];
 };
 
@@ -158,21 +158,28 @@ static void clean_dir(void)
 
 // volatile: the stores must not move past the access they guard.
 static __thread sigjmp_buf *volatile fault_jb;
+static __thread volatile int fault_code;
 
-static void on_fault(int sig)
+static void on_fault(int sig, siginfo_t *si, void *ctx)
 {
-    if (fault_jb)
+    (void)ctx;
+    if (fault_jb) {
+        fault_code = si->si_code;
         siglongjmp(*fault_jb, sig);
+    }
     _exit(3);
 }
 
-// Reads *p into *v, or writes v to *p: 0, or the signal the access raised.
-static int guarded(volatile unsigned char *p, unsigned char *v, bool write)
+// Reads *p into *v, or writes v to *p: 0, or the signal the access raised
+// (its si_code in *code).
+static int guarded(volatile unsigned char *p, unsigned char *v, bool write, int *code)
 {
     sigjmp_buf jb;
     int sig = sigsetjmp(jb, 1);
+    *code = 0;
     if (sig) {
         fault_jb = NULL;
+        *code = fault_code;
         return sig;
     }
     fault_jb = &jb;
@@ -184,9 +191,15 @@ static int guarded(volatile unsigned char *p, unsigned char *v, bool write)
     return 0;
 }
 
-static int guarded_read(volatile unsigned char *p, unsigned char *v) { return guarded(p, v, false); }
+static int guarded_read(volatile unsigned char *p, unsigned char *v, int *code)
+{
+    return guarded(p, v, false, code);
+}
 
-static int guarded_write(volatile unsigned char *p, unsigned char v) { return guarded(p, &v, true); }
+static int guarded_write(volatile unsigned char *p, unsigned char v, int *code)
+{
+    return guarded(p, &v, true, code);
+}
 
 // ---- the calls -------------------------------------------------------------------
 
@@ -322,11 +335,11 @@ static void do_call(const struct ct_call *c, struct outcome *o)
                      a[1] == 1 ? PROT_READ : PROT_READ | PROT_WRITE);
         break;
     case OP_MEMREAD:
-        o->sig = guarded_read((unsigned char *)page_va(a[0]) + a[1], &buf[0]);
+        o->sig = guarded_read((unsigned char *)page_va(a[0]) + a[1], &buf[0], &o->code);
         r = buf[0];
         break;
     case OP_MEMWRITE:
-        o->sig = guarded_write((unsigned char *)page_va(a[0]) + a[1], a[2]);
+        o->sig = guarded_write((unsigned char *)page_va(a[0]) + a[1], a[2], &o->code);
         break;
     case OP_SPAWN:
         r = do_spawn(a);
@@ -484,8 +497,10 @@ static void observe_process(const struct ct_test *t, int p)
             observe_file(fd, &o->fd[fd]);
     }
     for (int k = 0; k < 2; k++)
-        for (int b = 0; b < 4 && !o->sig[k]; b++)
-            o->sig[k] = guarded_read((unsigned char *)page_va(k) + b, &o->page[k][b]);
+        for (int b = 0, code; b < 4 && !o->sig[k]; b++) {
+            o->sig[k] = guarded_read((unsigned char *)page_va(k) + b, &o->page[k][b], &code);
+            o->code[k] = code;
+        }
 }
 
 // The names, observed by the runner once the processes are gone.
@@ -509,9 +524,9 @@ static void observe_names(struct file_obs names[3])
 // The body of the forked process that plays model process p.
 static void process_main(const struct ct_test *t, int p, const struct ct_proc *pr, int order)
 {
-    struct sigaction sa = {.sa_handler = on_fault};
+    struct sigaction sa = {.sa_sigaction = on_fault};
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_NODEFER;
+    sa.sa_flags = SA_NODEFER | SA_SIGINFO;
     sigaction(SIGSEGV, &sa, NULL);
     sigaction(SIGBUS, &sa, NULL);
     // The runner blocks SIGCHLD for its own sigtimedwait; a test process starts
@@ -709,17 +724,17 @@ static int check(const struct ct_test *t, int c, const struct outcome *o, char *
         ok = o->sig == 0 && o->ret == e->ret;
         break;
     case R_SIG:
-        ok = o->sig == e->ret;
+        ok = o->sig == e->ret && o->code == e->code;
         break;
     case R_STATUS:
         ok = o->ret == e->ret;
         break;
     }
     if (!ok)
-        snprintf(why, n, "call %d (%s): got ret %ld errno %d sig %d data %d,%d nlink %ld size %ld; "
-                 "expected kind %d ret %d err %d", c, ct_opnames[t->calls[c].op], o->ret, o->err,
-                 o->sig, o->data[0], o->data[1], (long)o->nlink, (long)o->size, e->kind, e->ret,
-                 e->err);
+        snprintf(why, n, "call %d (%s): got ret %ld errno %d sig %d code %d data %d,%d nlink %ld "
+                 "size %ld; expected kind %d ret %d err %d code %d", c, ct_opnames[t->calls[c].op],
+                 o->ret, o->err, o->sig, o->code, o->data[0], o->data[1], (long)o->nlink,
+                 (long)o->size, e->kind, e->ret, e->err, e->code);
     return ok;
 }
 
@@ -794,6 +809,7 @@ static int run_test(unsigned id, const struct ct_test *t, char *why, size_t n)
                 return 0;
             }
         if (memcmp(obs[0][p].sig, obs[1][p].sig, 2) != 0 ||
+            memcmp(obs[0][p].code, obs[1][p].code, 2) != 0 ||
             memcmp(obs[0][p].page, obs[1][p].page, sizeof obs[0][p].page) != 0) {
             snprintf(why, n, "orders disagree on process %d's test pages afterwards", p);
             return 0;

@@ -23,7 +23,7 @@ enum ct_rkind {
     R_PIPE,      // 0 and descriptors fds[0], fds[1]
     R_ADDR,      // mmap: the test page `ret`, or any other address when ret < 0
     R_VAL,       // a memory read that returned byte `ret`
-    R_SIG,       // a memory access that faulted with signal `ret`
+    R_SIG,       // a memory access that faulted with signal `ret`, si_code `code`
     R_STATUS,    // posix_spawn: the child ended with `ret` (exit status 0..255, or
                  // 256 + the signal that killed it)
 };
@@ -45,7 +45,10 @@ struct ct_proc {
 struct ct_inode { int8_t ino, len; uint8_t data[8]; };
 struct ct_name { int8_t name, ino; };
 struct ct_call { int8_t op, proc; int16_t args[6]; };
-struct ct_result { int8_t kind; int16_t ret, err; uint8_t data[2]; int8_t ino, nlink, size; int8_t fds[2]; };
+struct ct_result {
+    int8_t kind; int16_t ret, err; uint8_t data[2]; int8_t ino, nlink, size; int8_t fds[2];
+    int8_t code;
+};
 
 struct ct_test {
     const char *name;

@@ -47,7 +47,7 @@ def c_result(r):
     if 'status' in r:
         return f'{{.kind=R_STATUS,.ret={r["status"]}}}'
     if 'sig' in r:
-        return f'{{.kind=R_SIG,.ret={r["sig"]}}}'
+        return f'{{.kind=R_SIG,.ret={r["sig"]},.code={r["code"]}}}'
     if 'ret' in r:
         return f'{{.kind=R_RET,.ret={r["ret"]}}}'
     raise ValueError(r)

@@ -5,14 +5,20 @@ State (all of it symbolic at the start of a test, concrete where paths decide):
   - inodes (NINODES initial ones, plus one per call that creates a file: the
     id NINODES + call, so both orders name a created inode the same way; the
     spec lets the kernel pick any inode number, so nothing observes the order);
-    each has a link count, a length and DATA bytes (bytes at or past the length
-    are kept 0, the invariant that makes holes and truncation simple);
+    each has a link count, a length, DATA bytes (bytes at or past the length
+    are kept 0, the invariant that makes holes and truncation simple) and its
+    three times, each 0 (as at the start) or 1 (marked for update by a call of
+    the test: stat tells them apart, and two updates leave the same state);
   - two processes, each with its own descriptor table (slots 0..NFDS-1 may be
     open at the start), its own pipes and its own NPAGES test pages;
   - a descriptor is a file (inode, offset, access mode) or a pipe end;
   - a test page is unmapped, anonymous private (bytes), or a shared mapping of
     a file page (inode, file page, protection, whether the file was opened for
     writing).
+Results carry what POSIX lets a caller observe, whether or not the C runner
+checks it: stat's times (the runner cannot know their values), the descriptor
+table a posix_spawn child starts with (the suite's child programs use one
+descriptor, any program may look at all of them) and a fault's si_code.
 Every operation takes (explorer, state, call, proc, args) and returns a result
 tuple whose first item, a string, says its kind. Where Linux's behaviour
 depends on something outside the model (blocking on an empty pipe, a store
@@ -76,7 +82,7 @@ def initial_state(V, ops_used):
         V.base.append(nl == z3.Sum([z3.If(z3.And(st['names'][n]['exists'],
                                                  st['names'][n]['ino'] == i), 1, 0)
                                     for n in range(NNAMES)]))
-        st['inodes'][i] = {'nlink': nl, 'len': ln, 'data': data}
+        st['inodes'][i] = new_inode(nl, ln, data, 0)
     for p in range(2 if fds else 0):
         for k in range(NFDS):
             kind = V.int(f'p{p}_fd{k}_kind', 0, 3)
@@ -119,6 +125,16 @@ def copy_state(st):
 
 
 # ---- helpers -------------------------------------------------------------
+
+def new_inode(nlink, ln, data, t):
+    return {'nlink': nlink, 'len': ln, 'data': data, 'atime': t, 'mtime': t, 'ctime': t}
+
+
+def touch(ino, *times):
+    """Marks times of ino for update, as POSIX requires of the call."""
+    for t in times:
+        ino[t] = 1
+
 
 def sel(lst, idx):
     """lst[idx] for a symbolic idx (0 when out of range)."""
@@ -214,11 +230,12 @@ def op_open(ex, st, c, p, a):
             ino = st['inodes'][i]
             ino['len'] = 0
             ino['data'] = [0] * DATA
+            touch(ino, 'mtime', 'ctime')
     else:
         if not ex.branch(a['creat']):
             return ('err', 'ENOENT')
         i = NINODES + c
-        st['inodes'][i] = {'nlink': 1, 'len': 0, 'data': [0] * DATA}
+        st['inodes'][i] = new_inode(1, 0, [0] * DATA, 1)
         st['names'][n] = {'exists': True, 'ino': i}
     k = ANYFD + c if anyfd else alloc_fd(ex, st, p)
     st['fds'][p, k] = {'kind': FILE, 'ino': i, 'off': 0, 'mode': a['mode'], 'pipe': 0}
@@ -234,6 +251,7 @@ def op_link(ex, st, c, p, a):
         return ('err', 'EEXIST')
     st['names'][n2] = {'exists': True, 'ino': i}
     st['inodes'][i]['nlink'] = st['inodes'][i]['nlink'] + 1
+    touch(st['inodes'][i], 'ctime')
     return ('ret', 0)
 
 
@@ -244,6 +262,7 @@ def op_unlink(ex, st, c, p, a):
         return ('err', 'ENOENT')
     st['names'][n] = {'exists': False, 'ino': 0}
     st['inodes'][i]['nlink'] = st['inodes'][i]['nlink'] - 1
+    touch(st['inodes'][i], 'ctime')
     return ('ret', 0)
 
 
@@ -259,6 +278,9 @@ def op_rename(ex, st, c, p, a):
         return ('ret', 0)           # two links to one inode: nothing happens
     if j is not None:
         st['inodes'][j]['nlink'] = st['inodes'][j]['nlink'] - 1
+        touch(st['inodes'][j], 'ctime')
+    # POSIX leaves open whether the renamed file's ctime changes (Linux and we
+    # mark it): a stat of it may not tell the orders apart, so the model does not.
     st['names'][n2] = {'exists': True, 'ino': i}
     st['names'][n1] = {'exists': False, 'ino': 0}
     return ('ret', 0)
@@ -266,7 +288,7 @@ def op_rename(ex, st, c, p, a):
 
 def stat_result(st, i):
     ino = st['inodes'][i]
-    return ('stat', i, ino['nlink'], ino['len'])
+    return ('stat', i, ino['nlink'], ino['len'], ino['atime'], ino['mtime'], ino['ctime'])
 
 
 def op_stat(ex, st, c, p, a):
@@ -335,6 +357,7 @@ def do_read(ex, st, p, fd, cnt, off):
         return ('err', 'EBADF')
     if fd['kind'] == FILE:
         r = file_read(st, fd['ino'], fd['off'] if off is None else off, cnt)
+        touch(st['inodes'][fd['ino']], 'atime')    # even at the end of the file
         if off is None:
             fd['off'] = fd['off'] + r[1]
         return r
@@ -357,6 +380,7 @@ def do_write(ex, st, p, fd, cnt, off, b):
         return ('err', 'EBADF')
     if fd['kind'] == FILE:
         r = file_write(ex, st, fd['ino'], fd['off'] if off is None else off, cnt, b)
+        touch(st['inodes'][fd['ino']], 'mtime', 'ctime')
         if off is None:
             fd['off'] = fd['off'] + cnt
         return r
@@ -414,7 +438,9 @@ def op_spawn(ex, st, c, p, a):
     one). The child's read or write then moves the caller's offset, drains or
     fills the caller's pipe, or writes the file. Pipe ends: the child holds no
     end the caller does not, and the caller keeps all of its own while it
-    waits, so "a writer/reader exists" is the caller's has_end."""
+    waits, so "a writer/reader exists" is the caller's has_end. The result
+    also holds the table the child starts with (fd_table): which descriptors
+    it has is the child's to observe, even if the suite's programs look at one."""
     prog = ex.pick(a['prog'], [0, 1, 2])
     fa = ex.pick(a['fa'], [0, 1, 2, 3, 4])
     child = {k: r for (q, k), r in st['fds'].items() if q == p}
@@ -426,7 +452,7 @@ def op_spawn(ex, st, c, p, a):
             if fa == FA_OPEN:
                 return ('err', 'ENOENT')
             i = NINODES + c
-            st['inodes'][i] = {'nlink': 1, 'len': 0, 'data': [0] * DATA}
+            st['inodes'][i] = new_inode(1, 0, [0] * DATA, 1)
             st['names'][n] = {'exists': True, 'ino': i}
         child[cfd] = {'kind': FILE, 'ino': i, 'off': 0, 'mode': RDWR, 'pipe': 0}
     elif fa == FA_CLOSE:
@@ -446,6 +472,31 @@ def op_spawn(ex, st, c, p, a):
         # permission, if it exists.
         n = pick_name(ex, a['name'])
         return ('err', 'ENOENT' if name_ino(ex, st, n) is None else 'EACCES')
+    return child_status(ex, st, p, a, prog, child) + fd_table(child)
+
+
+# Every slot key a process's table may hold in a test (see alloc_fd, ANYFD).
+FD_KEYS = tuple(range(FDARGS + 2)) + (ANYFD, ANYFD + 1)
+
+
+def fd_table(child):
+    """The child's descriptors as terms: for each slot, what it refers to
+    (the offset is the shared description's, not the child's own)."""
+    assert set(child) <= set(FD_KEYS)
+    out = ()
+    for k in FD_KEYS:
+        r = child.get(k)
+        if r is None:
+            out += (NONE, 0, 0)
+            continue
+        isfile = eq(r['kind'], FILE)
+        out += (r['kind'], If(isfile, r['ino'], If(eq(r['kind'], NONE), 0, r['pipe'])),
+                If(isfile, r['mode'], 0))
+    return out
+
+
+def child_status(ex, st, p, a, prog, child):
+    """How the child program ends: its read or write of its descriptor cfd."""
     cfd = ex.pick(a['cfd'], list(range(FDARGS)))
     fd = child.get(cfd)
     if fd is not None and fd is st['fds'].get((p, cfd)):
@@ -541,26 +592,30 @@ def file_page_ok(ex, st, pg):
 def op_memread(ex, st, c, p, a):
     k = ex.pick(a['page'], list(range(NPAGES)))
     pg = page_lookup(ex, st, p, k)
-    if pg is None or ex.branch(eq(pg['prot'], PROT_NONE)):
-        return ('sig', 'SIGSEGV')
+    if pg is None:
+        return ('sig', 'SIGSEGV', 'SEGV_MAPERR')
+    if ex.branch(eq(pg['prot'], PROT_NONE)):
+        return ('sig', 'SIGSEGV', 'SEGV_ACCERR')
     if pg['anon']:
         return ('val', sel(pg['data'], a['off']))
     if not file_page_ok(ex, st, pg):
-        return ('sig', 'SIGBUS')
+        return ('sig', 'SIGBUS', 'BUS_ADRERR')
     return ('val', sel(st['inodes'][pg['ino']]['data'], a['off']))
 
 
 def op_memwrite(ex, st, c, p, a):
     k = ex.pick(a['page'], list(range(NPAGES)))
     pg = page_lookup(ex, st, p, k)
-    if pg is None or not ex.branch(eq(pg['prot'], PROT_RW)):
-        return ('sig', 'SIGSEGV')
+    if pg is None:
+        return ('sig', 'SIGSEGV', 'SEGV_MAPERR')
+    if not ex.branch(eq(pg['prot'], PROT_RW)):
+        return ('sig', 'SIGSEGV', 'SEGV_ACCERR')
     off, b = a['off'], a['b0']
     if pg['anon']:
         pg['data'] = [If(eq(off, t), b, pg['data'][t]) for t in range(PAGEB)]
         return ('ok',)
     if not file_page_ok(ex, st, pg):
-        return ('sig', 'SIGBUS')
+        return ('sig', 'SIGBUS', 'BUS_ADRERR')
     ino = st['inodes'][pg['ino']]
     ex.assume(off < ino['len'])     # a store past EOF in the last page: unspecified
     ino['data'] = [If(eq(off, j), b, ino['data'][j]) for j in range(DATA)]
@@ -596,6 +651,8 @@ def make_args(V, c, op):
 
 
 # ---- equivalence -----------------------------------------------------------
+TIMES = ('atime', 'mtime', 'ctime')
+
 
 def result_eq(r1, r2):
     if r1[0] != r2[0] or len(r1) != len(r2):
@@ -635,7 +692,8 @@ def state_eq(s, t):
             cs.append(Not(reachable_inode(s if a else t, i)))
             continue
         eqs = And(same(a['nlink'], b['nlink']), same(a['len'], b['len']),
-                  all_same(a['data'], b['data']))
+                  all_same(a['data'], b['data']),
+                  all_same([a[t] for t in TIMES], [b[t] for t in TIMES]))
         if eqs is not True:
             cs.append(Or(And(Not(reachable_inode(s, i)), Not(reachable_inode(t, i))), eqs))
     free = {'kind': NONE, 'ino': 0, 'off': 0, 'mode': 0, 'pipe': 0}

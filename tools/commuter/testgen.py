@@ -308,7 +308,7 @@ class Pair:
         if kind == 'val':
             return {'val': val(r[1])}
         if kind == 'sig':
-            return {'sig': r[1]}
+            return {'sig': r[1], 'code': r[2]}
         if kind == 'ok':
             return {'ret': 0}
         if kind == 'status':
