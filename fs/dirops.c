@@ -466,6 +466,7 @@ static int do_link(struct nameidata *o, struct nameidata *n, int flags, struct r
         if (!err) {
             refcache_inc(&e->ip->nlink);
             refcache_inc(&e->ip->ref); // the new entry's
+            inode_touch(e->ip, T_CTIME); // its CPU's slot (itime.c)
         }
     }
     dirhash_unlock2(&b1, &b2);
@@ -530,6 +531,7 @@ static int do_unlink(struct nameidata *nd, struct resize_hint *rh)
     dirhash_remove_locked(&b, e);
     dirhash_unlock(&b);
     refcache_dec(&e->ip->nlink);
+    inode_touch(e->ip, T_CTIME); // the entry's reference keeps it for now
     dent_put_later(e); // and with it the entry's reference
     inode_touch(nd->dir, T_MTIME | T_CTIME);
     hint_note(rh, &b, nd->dir, hash);

@@ -212,8 +212,10 @@ static int rename_locked(struct rename_ctx *c, bool have_lock, bool *retry, bool
     inode_touch(o->dir, T_MTIME | T_CTIME);
     if (cross)
         inode_touch(n->dir, T_MTIME | T_CTIME);
-    inode_touch(src->ip, T_CTIME);
-    if (exchange)
+    // The moved files' own ctime stays: POSIX lets rename leave it (Linux marks
+    // it), and left alone, a stat of a file commutes with renaming it and shares
+    // nothing with it. A replaced file's ctime moves with its link count.
+    if (tgt && !exchange)
         inode_touch(tgt->ip, T_CTIME);
     hint_note(&c->rh, &b1, o->dir, h1);
     hint_note(&c->rh, &b2, n->dir, h2);
