@@ -333,6 +333,21 @@ void dirhash_lock(struct dirhash *dh, uint32_t hash, struct dbucket *b)
     }
 }
 
+bool dirhash_trylock(struct dirhash *dh, uint32_t hash, struct dbucket *b)
+{
+    for (;;) {
+        struct dtable *t;
+        uintptr_t *w = find_bucket(dh, hash, &t);
+        if (!btrylock(w))
+            return false;
+        if (!(bload(w) & B_MIGRATED)) {
+            fill(b, dh, t, w, hash);
+            return true;
+        }
+        bunlock(w); // moved meanwhile: it is final now, look again
+    }
+}
+
 // Locks are taken in address order, which every holder of two bucket locks
 // follows (resizes take adjacent buckets of one table in order too).
 void dirhash_lock2(struct dirhash *dh1, uint32_t h1, struct dbucket *b1, struct dirhash *dh2,

@@ -17,6 +17,7 @@ struct dent {
     struct epoch_cb cb;       // deferred free
     uint8_t type;             // DT_*: lookups decide ENOTDIR/EISDIR from it
     uint8_t namelen;
+    uint8_t dying;            // a remover waits for links of it (linkpin.c)
     char name[];              // namelen bytes and a NUL
 };
 
@@ -63,6 +64,7 @@ struct dent *dirhash_next(struct dirhash *dh, uint64_t key);
 // possibly of different directories, in a deadlock-free order; b2 may end up
 // the same bucket as b1, then it is locked once).
 void dirhash_lock(struct dirhash *dh, uint32_t hash, struct dbucket *b);
+bool dirhash_trylock(struct dirhash *dh, uint32_t hash, struct dbucket *b);
 void dirhash_lock2(struct dirhash *dh1, uint32_t h1, struct dbucket *b1, struct dirhash *dh2,
                    uint32_t h2, struct dbucket *b2);
 void dirhash_unlock(struct dbucket *b);

@@ -13,6 +13,7 @@
 // See fs/README.md for the full list of what each one reads and writes.
 #include "inode.h"
 #include "mm.h"
+#include "percpu.h"
 #include "x86.h"
 
 // ---- directory entries ------------------------------------------------------
@@ -25,6 +26,7 @@ struct dent *dent_alloc(const char *name, size_t len)
     fs_count_dent(1);
     e->next = NULL;
     e->ip = NULL;
+    e->dying = 0;
     e->namelen = (uint8_t)len;
     memcpy(e->name, name, len);
     e->name[len] = 0;
@@ -424,6 +426,47 @@ static int link_check(const struct nameidata *o, const struct nameidata *n, cons
     return 0;
 }
 
+// The link itself, with the old name's entry e pinned (linkpin.c) rather than
+// its bucket locked: a lookup of the old name reads nothing the link writes.
+// -EAGAIN if e turned out to be going. On success *nep is published (NULL).
+static int link_pinned(struct nameidata *o, struct nameidata *n, struct dent *e,
+                       struct dent **nep, struct resize_hint *rh)
+{
+    uint32_t h2 = (*nep)->hash;
+    struct dbucket b;
+    int err = -EAGAIN;
+    preempt_disable(); // a remover of e waits for the pin
+    if (!link_pin(e))
+        goto out;
+    // Our pin holds e's remover, who may hold the lock we want: give up then.
+    while (!dirhash_trylock(&n->dir->dir, h2, &b)) {
+        if (link_pin_dying(e))
+            goto unpin;
+        pause();
+    }
+    // e is in place and holds a link, so the count cannot reach zero under us:
+    // the increment is a legitimate one.
+    err = link_check(o, n, e, dirhash_find_locked(&b, n->name, n->len, h2));
+    if (!err) {
+        dent_set_same(*nep, e);
+        err = dirhash_insert_locked(&b, *nep);
+    }
+    if (!err) {
+        refcache_inc(&e->ip->nlink);
+        refcache_inc(&e->ip->ref); // the new entry's
+        inode_touch(e->ip, T_CTIME); // its CPU's slot (itime.c)
+        *nep = NULL;
+    }
+    dirhash_unlock(&b);
+    if (!err)
+        hint_note(rh, &b, n->dir, h2);
+unpin:
+    link_unpin(e);
+out:
+    preempt_enable();
+    return err;
+}
+
 static int do_link(struct nameidata *o, struct nameidata *n, int flags, struct resize_hint *rh)
 {
     int err = name_ok(o, -EPERM); // ".", ".." and "/" are directories
@@ -438,45 +481,34 @@ static int do_link(struct nameidata *o, struct nameidata *n, int flags, struct r
     }
     if ((err = name_ok(n, -EEXIST)))
         return err;
-    uint32_t h1 = nd_hash(o), h2 = nd_hash(n);
-    // Failures without locks. The new name is looked up only if the old one
-    // passes (a failure on the old name reads nothing of the new one's
-    // bucket), and then the old name's entry again: it was there throughout
-    // (an entry never comes back once removed), so both lookups' answers held
-    // when the second was made.
-    struct dent *e = dirhash_lookup(&o->dir->dir, o->name, o->len, h1);
-    if ((err = link_check_old(o, e)))
-        return err;
-    err = link_check(o, n, e, dirhash_lookup(&n->dir->dir, n->name, n->len, h2));
-    if (err && dirhash_lookup(&o->dir->dir, o->name, o->len, h1) == e)
-        return err;
-    struct dent *ne = dent_alloc(n->name, n->len);
-    if (!ne)
-        return -ENOMEM;
-    ne->hash = h2;
-    struct dbucket b1, b2;
-    dirhash_lock2(&o->dir->dir, h1, &b1, &n->dir->dir, h2, &b2);
-    // The old name's entry holds a link while we hold its bucket lock, so the
-    // link count cannot reach zero under us: the increment is a legitimate one.
-    e = dirhash_find_locked(&b1, o->name, o->len, h1);
-    err = link_check(o, n, e, dirhash_find_locked(&b2, n->name, n->len, h2));
-    if (!err) {
-        dent_set_same(ne, e);
-        err = dirhash_insert_locked(&b2, ne);
-        if (!err) {
-            refcache_inc(&e->ip->nlink);
-            refcache_inc(&e->ip->ref); // the new entry's
-            inode_touch(e->ip, T_CTIME); // its CPU's slot (itime.c)
+    uint32_t h1 = nd_hash(o);
+    struct dent *ne = NULL;
+    for (;;) {
+        // Failures without locks. The new name is looked up only if the old one
+        // passes (a failure on the old name reads nothing of the new one's
+        // bucket), and then the old name's entry again: it was there throughout
+        // (an entry never comes back once removed), so both lookups' answers
+        // held when the second was made.
+        struct dent *e = dirhash_lookup(&o->dir->dir, o->name, o->len, h1);
+        if ((err = link_check_old(o, e)))
+            break;
+        err = link_check(o, n, e, dirhash_lookup(&n->dir->dir, n->name, n->len, nd_hash(n)));
+        if (err && dirhash_lookup(&o->dir->dir, o->name, o->len, h1) == e)
+            break;
+        if (!ne && !(ne = dent_alloc(n->name, n->len))) {
+            err = -ENOMEM;
+            break;
         }
+        ne->hash = nd_hash(n);
+        if ((err = link_pinned(o, n, e, &ne, rh)) != -EAGAIN)
+            break;
+        link_wait_gone(&o->dir->dir, o->name, o->len, h1, e);
     }
-    dirhash_unlock2(&b1, &b2);
-    if (err) {
+    if (ne)
         dent_free_unpublished(ne);
-        return err;
-    }
-    inode_touch(n->dir, T_MTIME | T_CTIME);
-    hint_note(rh, &b2, n->dir, h2);
-    return 0;
+    if (!err)
+        inode_touch(n->dir, T_MTIME | T_CTIME);
+    return err;
 }
 
 int fs_link(struct inode *oldcwd, const char *oldpath, struct inode *newcwd, const char *newpath,
@@ -528,6 +560,7 @@ static int do_unlink(struct nameidata *nd, struct resize_hint *rh)
     if ((err = check_unlocked(nd, hash, unlink_check, 0)) ||
         (err = lock_checked(nd, hash, unlink_check, 0, &b, &e)))
         return err;
+    dent_retire(e); // links of it (linkpin.c)
     dirhash_remove_locked(&b, e);
     dirhash_unlock(&b);
     refcache_dec(&e->ip->nlink);

@@ -86,6 +86,14 @@ struct dent *dent_alloc(const char *name, size_t len);
 void dent_set_inode(struct dent *e, struct inode *ip); // ip, ino and type
 void dent_set_same(struct dent *e, const struct dent *old); // the same, from old
 void dent_put_later(struct dent *e);  // unlinked: free + drop its ip reference later
+
+// Link pins (linkpin.c): a link keeps its source entry in place without its lock.
+bool link_pin(struct dent *e);        // preemption off; false: e is going, start again
+bool link_pin_dying(const struct dent *e);
+void link_unpin(struct dent *e);
+void link_wait_gone(struct dirhash *dh, const char *name, size_t len, uint32_t hash, struct dent *e);
+void dent_retire(struct dent *e);     // remover, bucket locked: wait for e's links
+void dent_unretire(struct dent *e);   // the removal failed after all
 void dent_free_unpublished(struct dent *e);
 
 // A reference dropped a grace period from now (a pointer readers may still

@@ -6,7 +6,9 @@
 // the source and target buckets only (dirhash_lock2, address order), so it
 // touches the same lines as an unlink of the source plus a create of the target;
 // and only one that will change them: failures and renames between two names of
-// one file are decided from lock-free lookups and write nothing.
+// one file are decided from lock-free lookups and write nothing. Before an entry
+// goes (moved or replaced) it is retired: marked dying, and links that pinned it
+// as their source finish first (linkpin.c); that reads one slot line per CPU.
 // The one global lock, rename_lock, is taken only by renames that move a
 // directory to a different parent: those must check that the target directory is
 // not inside the moved one, by following ".." pointers up to the root, and those
@@ -195,10 +197,17 @@ static int rename_locked(struct rename_ctx *c, bool have_lock, bool *retry, bool
     else if (!err && !exchange && src->type == DT_DIR && tgt)
         err = dirhash_kill(&tgt->ip->dir); // ENOTEMPTY, EAGAIN, or dead for good
     if (!err) {
+        // Both entries go (or are replaced): links of them finish first.
+        dent_retire(src);
+        if (tgt)
+            dent_retire(tgt);
         if (exchange)
             exchange_locked(c, &b1, src, &b2, tgt);
-        else
-            err = move_locked(c, &b1, src, &b2, tgt);
+        else if ((err = move_locked(c, &b1, src, &b2, tgt))) {
+            dent_unretire(src);
+            if (tgt)
+                dent_unretire(tgt);
+        }
     }
     dirhash_unlock2(&b1, &b2);
     if (err) {

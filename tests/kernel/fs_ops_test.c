@@ -1,10 +1,14 @@
 // ScaleFS semantics, one case at a time: path resolution, create, mkdir,
 // unlink, rmdir, link, symlinks, with every error the interface promises.
 #include "fstest.h"
+#include "inode.h"
 #include "ktest.h"
 #include "mm.h"
 #include "percpu.h"
 #include "refcache.h"
+#include "sched.h"
+#include "smp.h"
+#include "x86.h"
 
 static struct inode *D; // the test's scratch directory
 
@@ -262,6 +266,129 @@ KTEST(fs_link_cases)
     KCHECK_EQ(ino_of("g2", FS_NOFOLLOW), ino_of("d/g", 0));
     KCHECK_EQ(nlink_of("d/g"), 2);
     teardown("t_link");
+}
+
+// link against removers of its source name (linkpin.c): one thread keeps
+// replacing "a" by a new file (rename "x" over it) or unlinking it, the others
+// keep linking "a" to names of their own and removing them. A link that
+// succeeds names a file that still had "a" then, so its count is at least the
+// new name's, and no file is freed while a name holds it: afterwards every
+// inode and entry is gone again.
+struct link_race {
+    struct inode *dir;
+    volatile int stop;
+    volatile long linked;
+};
+
+static void link_race_thread(int i, void *arg)
+{
+    struct link_race *r = arg;
+    if (i == 0) {
+        for (int k = 0; k < 3000; k++) {
+            struct inode *ip;
+            if (fs_create(r->dir, "x", 0644, FS_EXCL, &ip) == 0)
+                fs_iput(ip);
+            int err = k % 3 ? fs_rename(r->dir, "x", r->dir, "a") : fs_unlink(r->dir, "a");
+            if (err && err != -ENOENT)
+                ktest_failed(__FILE__, __LINE__, "remover: %d", err);
+        }
+        r->stop = 1;
+        return;
+    }
+    char name[16];
+    ksnprintf(name, sizeof name, "l%d", i);
+    while (!r->stop) {
+        int err = fs_link(r->dir, "a", r->dir, name, 0);
+        if (err == -ENOENT)
+            continue;
+        if (err) {
+            ktest_failed(__FILE__, __LINE__, "link: %d", err);
+            return;
+        }
+        __atomic_fetch_add(&r->linked, 1, __ATOMIC_RELAXED);
+        struct inode *ip;
+        if (fs_lookup(r->dir, name, 0, &ip) == 0) {
+            if (fst_nlink(ip) < 1)
+                ktest_failed(__FILE__, __LINE__, "a linked file without links");
+            fs_iput(ip);
+        } else {
+            ktest_failed(__FILE__, __LINE__, "the new name is missing");
+        }
+        if (fs_unlink(r->dir, name) != 0)
+            ktest_failed(__FILE__, __LINE__, "unlink of the new name");
+    }
+}
+
+KTEST(fs_link_pin_race)
+{
+    KREQUIRE(setup("t_linkrace"));
+    fst_quiesce();
+    int64_t inodes0, dents0, inodes1, dents1;
+    fs_count_objects(&inodes0, &dents0);
+    struct link_race r = {.dir = D};
+    KCHECK(fst_run(MAX(ncpu_online, 2), link_race_thread, &r));
+    KCHECK(r.linked > 0);
+    fs_unlink(D, "a");
+    fs_unlink(D, "x");
+    KCHECK_EQ(fst_count_entries(D), 0);
+    fst_quiesce();
+    fs_count_objects(&inodes1, &dents1);
+    KCHECK_EQ(inodes1, inodes0);
+    KCHECK_EQ(dents1, dents0);
+    teardown("t_linkrace");
+}
+
+// The pin itself: an unlink of a pinned entry returns only after the pin goes,
+// and once it returned the entry cannot be pinned again.
+struct pin_wait {
+    struct dent *e;
+    volatile int pinned, repinned;
+    volatile uint64_t unpinned, unlinked;
+};
+
+static void pin_wait_thread(int i, void *arg)
+{
+    struct pin_wait *w = arg;
+    if (i == 1) {
+        while (!w->pinned)
+            sched_yield();
+        KCHECK_EQ(fs_unlink(D, "a"), 0);
+        w->unlinked = nsec_now();
+        return;
+    }
+    epoch_enter(); // e stays readable
+    preempt_disable();
+    w->pinned = link_pin(w->e) ? 1 : -1;
+    uint64_t until = nsec_now() + 20000000;
+    while (nsec_now() < until)
+        pause();
+    w->unpinned = nsec_now();
+    link_unpin(w->e);
+    preempt_enable();
+    while (!w->unlinked)
+        sched_yield();
+    preempt_disable();
+    w->repinned = link_pin(w->e);
+    if (w->repinned)
+        link_unpin(w->e);
+    preempt_enable();
+    epoch_exit();
+}
+
+KTEST(fs_link_pin_waits)
+{
+    KREQUIRE(setup("t_linkpin"));
+    KCHECK_EQ(mkfile("a"), 0);
+    struct pin_wait w = {0};
+    epoch_enter();
+    w.e = dirhash_lookup(&D->dir, "a", 1, dirhash_hash(&D->dir, "a", 1));
+    epoch_exit();
+    KREQUIRE(w.e != NULL);
+    KCHECK(fst_run(2, pin_wait_thread, &w));
+    KCHECK_EQ(w.pinned, 1);
+    KCHECK(w.unlinked > w.unpinned);
+    KCHECK(!w.repinned);
+    teardown("t_linkpin");
 }
 
 KTEST(fs_symlink_cases)

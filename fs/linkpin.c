@@ -1,0 +1,96 @@
+// Link pins: what keeps a link's source name in place without locking it.
+//
+// link(a, b) must find a's entry still in place when b appears: otherwise a
+// moment with neither name (a gone, b not yet there) could be seen, and the
+// link count the new name adds to might already have reached zero. Locking a's
+// bucket for the insert would do, but then the link writes the line that every
+// lookup of a reads. Commute: links from one name to different new names, and a
+// link with opens, stats and failing calls that look the source name up. None
+// of them write anything the others read here.
+//
+// A link pins the entry instead: it stores the entry in a slot of its own CPU
+// (one cache line per slot, 128 slots per CPU, chosen by the entry's address)
+// and then checks that the entry is not being removed. A remover (unlink, or a
+// rename that moves or replaces the entry) marks the entry `dying` under its
+// bucket lock, and then waits until no CPU's slot for the entry holds it. The
+// two sides are Dekker's: each stores, fences and reads the other's store, so
+// either the link sees `dying` and backs off, or the remover sees the pin and
+// waits for the link to finish. A link backing off waits for the removal (or
+// for a failed remover to clear the mark) and starts again.
+//
+// A pinned link runs with preemption off and waits for nothing but its new
+// name's bucket lock, which it gives up on when its entry turns dying, so a
+// remover's wait (with its bucket locks held) is short. Only a remover reads
+// other CPUs' slots: one line per online CPU, under no lock. A link and a
+// remover of entries that share a slot number (1 in 128) touch one line.
+#include "inode.h"
+#include "cpumask.h"
+#include "percpu.h"
+#include "x86.h"
+
+#define LP_SLOTS 128 // per CPU; a power of two
+
+struct lp_slot {
+    struct dent *e;
+} __cacheline_aligned;
+
+static DEFINE_PERCPU(struct lp_slot, lp_slots[LP_SLOTS]);
+
+static unsigned slot_of(const struct dent *e)
+{
+    uintptr_t h = (uintptr_t)e >> 6;
+    return (h ^ h >> 7) & (LP_SLOTS - 1);
+}
+
+// Pins e in this CPU's slot (preemption must be off until link_unpin). True if e
+// may be linked: then it stays in place until link_unpin. False if it is being
+// removed: e is unpinned, and link_wait_gone tells when to start again.
+bool link_pin(struct dent *e)
+{
+    struct lp_slot *s = &this_cpu_ptr(&lp_slots)[0][slot_of(e)];
+    // The slot is free: a pinned link on this CPU cannot be preempted, and no
+    // interrupt handler links.
+    __atomic_store_n(&s->e, e, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&e->dying, __ATOMIC_SEQ_CST))
+        return true;
+    link_unpin(e);
+    return false;
+}
+
+// Is e, pinned, being removed now? Its remover waits for the pin, so a link
+// that waits for a lock must give up when this turns true.
+bool link_pin_dying(const struct dent *e) { return __atomic_load_n(&e->dying, __ATOMIC_ACQUIRE); }
+
+void link_unpin(struct dent *e)
+{
+    struct lp_slot *s = &this_cpu_ptr(&lp_slots)[0][slot_of(e)];
+    __atomic_store_n(&s->e, NULL, __ATOMIC_RELEASE);
+}
+
+// The remover's side, with e's bucket locked and the removal decided: mark e and
+// wait until no link holds it pinned.
+void dent_retire(struct dent *e)
+{
+    __atomic_store_n(&e->dying, 1, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    unsigned i = slot_of(e);
+    for_each_cpu(c, &cpu_online_mask) {
+        struct lp_slot *s = &per_cpu_ptr(&lp_slots, c)[0][i];
+        while (__atomic_load_n(&s->e, __ATOMIC_ACQUIRE) == e)
+            pause();
+    }
+}
+
+// A remover that fails after dent_retire (rename's insert into a dead directory)
+// takes the mark back: e stays.
+void dent_unretire(struct dent *e) { __atomic_store_n(&e->dying, 0, __ATOMIC_RELEASE); }
+
+// A link that backed off: wait until e, found under name nd, is gone from it or
+// no longer dying (its remover failed). Inside the caller's epoch, so e stays
+// readable.
+void link_wait_gone(struct dirhash *dh, const char *name, size_t len, uint32_t hash, struct dent *e)
+{
+    while (link_pin_dying(e) && dirhash_lookup(dh, name, len, hash) == e)
+        pause();
+}
