@@ -1,6 +1,7 @@
-// Benchmark: ScaleFS throughput at the current CPU count, creates/s and
-// lookups/s, one thread per CPU, each in its own directory or all in one shared
-// directory. Reports figures (`make bench`); checks only that every operation
+// Benchmark: ScaleFS throughput at the current CPU count, creates/s, lookups/s,
+// links/s and unlinks/s, one thread per CPU, each in its own directory or all in
+// one shared directory; links also all from one source name (linkpin.c: a link
+// writes nothing a lookup or another link of its source reads). Reports figures (`make bench`); checks only that every operation
 // succeeded. Under TCG absolute figures mean little; compare ratios in one run.
 #include "fstest.h"
 #include "ktest.h"
@@ -51,6 +52,33 @@ static void lookups(int t, void *arg)
     fs_iput(d);
 }
 
+// New names in the thread's directory for thread 0's first file (shared: every
+// thread links one source name), then their unlinks.
+static void links(int t, void *arg)
+{
+    (void)arg;
+    char path[48], src[48], dir[24];
+    dirname(dir, t);
+    ksnprintf(src, sizeof src, "%s/x%d_0", dir, shared ? 0 : t);
+    for (int k = 0; k < NCREATE; k++) {
+        ksnprintf(path, sizeof path, "%s/l%d_%d", dir, t, k);
+        if (fs_link(P, src, P, path, 0))
+            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static void unlinks(int t, void *arg)
+{
+    (void)arg;
+    char path[48], dir[24];
+    dirname(dir, t);
+    for (int k = 0; k < NCREATE; k++) {
+        ksnprintf(path, sizeof path, "%s/l%d_%d", dir, t, k);
+        if (fs_unlink(P, path))
+            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+    }
+}
+
 static uint64_t per_sec(uint64_t ops, uint64_t ns) { return ns ? ops * 1000000000ULL / ns : 0; }
 
 KTEST(bench_fs_creates_lookups)
@@ -65,7 +93,7 @@ KTEST(bench_fs_creates_lookups)
     }
     KREQUIRE(fs_mkdir(P, "same", 0755) == 0);
     failures = 0;
-    uint64_t ns[4];
+    uint64_t ns[8];
     for (int i = 0; i < 2; i++) {
         shared = i == 1;
         uint64_t t0 = nsec_now();
@@ -78,11 +106,24 @@ KTEST(bench_fs_creates_lookups)
         KCHECK(fst_run(n, lookups, NULL));
         ns[2 + i] = nsec_now() - t0;
     }
+    for (int i = 0; i < 2; i++) {
+        shared = i == 1;
+        uint64_t t0 = nsec_now();
+        KCHECK(fst_run(n, links, NULL));
+        ns[4 + i] = nsec_now() - t0;
+        t0 = nsec_now();
+        KCHECK(fst_run(n, unlinks, NULL));
+        ns[6 + i] = nsec_now() - t0;
+    }
     KCHECK_EQ(failures, 0);
     KBENCH("fs_create_own_dirs", per_sec((uint64_t)n * NCREATE, ns[0]), "ops/s");
     KBENCH("fs_create_one_dir", per_sec((uint64_t)n * NCREATE, ns[1]), "ops/s");
     KBENCH("fs_lookup_own_dirs", per_sec((uint64_t)n * NLOOKUP, ns[2]), "ops/s");
     KBENCH("fs_lookup_one_dir", per_sec((uint64_t)n * NLOOKUP, ns[3]), "ops/s");
+    KBENCH("fs_link_own_dirs", per_sec((uint64_t)n * NCREATE, ns[4]), "ops/s");
+    KBENCH("fs_link_one_source", per_sec((uint64_t)n * NCREATE, ns[5]), "ops/s");
+    KBENCH("fs_unlink_own_dirs", per_sec((uint64_t)n * NCREATE, ns[6]), "ops/s");
+    KBENCH("fs_unlink_one_dir", per_sec((uint64_t)n * NCREATE, ns[7]), "ops/s");
     fs_iput(P);
     fst_rm_rf("/t_perf");
 }
