@@ -403,11 +403,8 @@ void fdtable_release(struct fdtable *t)
     kfree(t);
 }
 
-struct fdtable *fdtable_copy(struct fdtable *src)
+int fdtable_fill(struct fdtable *t, struct fdtable *src, bool (*skip)(int fd, void *arg), void *arg)
 {
-    struct fdtable *t = fdtable_new();
-    if (!t)
-        return NULL;
     epoch_enter(); // other threads may close fds meanwhile: their files stay valid
     struct fddir *d = dir_load(src);
     uint32_t n = d->n;
@@ -417,17 +414,28 @@ struct fdtable *fdtable_copy(struct fdtable *src)
         if (!sc)
             continue;
         for (int j = 0; j < CHUNK_FDS; j++) {
+            if (skip && skip((int)i * CHUNK_FDS + j, arg))
+                continue; // not even read: the caller has its own for this fd
             uintptr_t v = ref_slot(&sc->slot[j].v, true);
             struct file *f = slot_file(v);
             if (!f)
                 continue;
             if (!c && !(c = chunk_get(t, (int)i, true))) {
                 file_unhold(f);
-                fdtable_release(t);
-                return NULL;
+                return -ENOMEM;
             }
-            c->slot[j].v = v | SLOT_HELD; // the child's reference is held
+            c->slot[j].v = v | SLOT_HELD; // the new table's reference is held
         }
+    }
+    return 0;
+}
+
+struct fdtable *fdtable_copy(struct fdtable *src)
+{
+    struct fdtable *t = fdtable_new();
+    if (t && fdtable_fill(t, src, NULL, NULL)) {
+        fdtable_release(t);
+        t = NULL;
     }
     return t;
 }

@@ -7,6 +7,10 @@
 //                            the same open file descriptions as t's do now
 //                            (offsets and status flags shared, POSIX), each
 //                            holding its file (file.h); NULL if out of memory
+//   fdtable_fill(t, src, skip, arg)  posix_spawn: the same into t (private to
+//                            the caller, its own fds at the skipped numbers),
+//                            for the fds of src that skip(fd, arg) does not
+//                            name; src's skipped slots are not read. 0 or -ENOMEM
 //   fdtable_hold(t)          one more holder. EVERY thread that can use the table
 //                            must hold its own reference (clone with CLONE_FILES
 //                            or CLONE_THREAD: hold; thread exit: release), even
@@ -27,6 +31,7 @@ struct fdtable;
 
 struct fdtable *fdtable_new(void);
 struct fdtable *fdtable_copy(struct fdtable *t);
+int fdtable_fill(struct fdtable *t, struct fdtable *src, bool (*skip)(int fd, void *arg), void *arg);
 void fdtable_hold(struct fdtable *t);
 void fdtable_release(struct fdtable *t);
 void fdtable_close_on_exec(struct fdtable *t);

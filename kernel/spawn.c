@@ -1,9 +1,10 @@
 // posix_spawn (uapi/ext.h): a child process built straight from an executable.
-// The caller's arguments are copied in; the child's fd table (a copy of the
-// caller's) and fs context get the file actions; the program is loaded into a
-// fresh address space by execve's loader (exec.c); proc.c makes the pieces a
-// process. Until that last step nothing is visible: a failure frees the pieces
-// and returns its errno, and no child ever existed.
+// The caller's arguments are copied in; the file actions build the child's fd
+// table and fs context; the program is loaded into a fresh address space by
+// execve's loader (exec.c); then the child's table receives the caller's other
+// fds, and proc.c makes the pieces a process. Until that last step nothing is
+// visible: a failure frees the pieces and returns its errno, and no child ever
+// existed.
 //
 // Commute: spawns by different processes or threads share nothing but what
 // fork would: the calling thread's own children list (proc.c) and this CPU's
@@ -14,6 +15,14 @@
 // it is read through the usercopy helpers, and only *pid is written. The file
 // actions touch only the child's new fd table; opens and lookups go through
 // ScaleFS's lock-free paths; the new address space is private.
+//
+// The caller's fd table is read last, and only where the child will have what
+// the caller has: a file action reads the caller's slot only for an fd it
+// takes from there (dup2's source, fchdir, close's EBADF check), and the copy
+// skips every fd an action set or closed. So a spawn whose program cannot be
+// loaded reads no slot but those, and a spawn reads nothing of an fd its
+// actions replace: another thread's open or close of that fd commutes with it
+// (the child cannot tell) and shares no line with it.
 #include "dev.h"
 #include "fdtable.h"
 #include "file.h"
@@ -33,11 +42,37 @@
 
 // The child's pieces, before it is a process.
 struct child {
-    struct fdtable *fdt;
+    struct fdtable *fdt;    // the fds the file actions set; the rest come last
+    struct fdtable *parent; // the caller's
+    int *set;               // fds the actions set or closed (nset of them)
+    unsigned nset;
     struct fs_context *fsc; // private to the child: we set its cwd directly
     char *path;             // scratch for action paths (FS_PATH_MAX)
     int leader;             // SETSID: the child's pid, as it will lead a session
 };
+
+// Did an action set or close fd? Then the child's table has the answer;
+// otherwise the caller's will, when it is copied.
+static bool was_set(int fd, void *arg)
+{
+    struct child *c = arg;
+    for (unsigned i = 0; i < c->nset; i++)
+        if (c->set[i] == fd)
+            return true;
+    return false;
+}
+
+static void mark_set(struct child *c, int fd)
+{
+    if (!was_set(fd, c))
+        c->set[c->nset++] = fd; // room for one per action (file_actions)
+}
+
+// The table that holds fd's file for the child now.
+static struct fdtable *table_of(struct child *c, int fd)
+{
+    return was_set(fd, c) ? c->fdt : c->parent;
+}
 
 static int copy_path(char *dst, uint64_t upath)
 {
@@ -67,20 +102,35 @@ static int act_open(struct child *c, const struct spawn_file_action *a)
     long r = fd_install_at(c->fdt, a->fd, f, (a->oflag & O_CLOEXEC) ? FDI_CLOEXEC : 0);
     if (r < 0)
         file_put(f);
+    else
+        mark_set(c, a->fd);
     return r < 0 ? (int)r : 0;
+}
+
+static int act_close(struct child *c, const struct spawn_file_action *a)
+{
+    if (was_set(a->fd, c))
+        return fd_close(c->fdt, a->fd);
+    if (fd_get_cloexec(c->parent, a->fd) < 0)
+        return -EBADF; // the caller has no such fd
+    mark_set(c, a->fd); // not copied
+    return 0;
 }
 
 static int act_dup2(struct child *c, const struct spawn_file_action *a)
 {
-    if (a->fd == a->newfd) // POSIX: the fd stays, without FD_CLOEXEC
+    // POSIX: dup2 of an fd onto itself keeps it, without FD_CLOEXEC.
+    if (a->fd == a->newfd && was_set(a->fd, c))
         return fd_set_cloexec(c->fdt, a->fd, false);
     unsigned how; // held: an owned reference would write the shared count
-    struct file *f = fd_dup_ref(c->fdt, a->fd, false, &how);
+    struct file *f = fd_dup_ref(table_of(c, a->fd), a->fd, false, &how);
     if (!f)
         return -EBADF;
-    long err = fd_install_at(c->fdt, a->newfd, f, how);
+    long err = fd_install_at(c->fdt, a->newfd, f, how); // how: without FD_CLOEXEC
     if (err < 0)
         fd_ref_drop(f, how);
+    else
+        mark_set(c, a->newfd);
     return err < 0 ? (int)err : 0;
 }
 
@@ -104,7 +154,7 @@ static int act_chdir(struct child *c, const struct spawn_file_action *a)
 
 static int act_fchdir(struct child *c, const struct spawn_file_action *a)
 {
-    struct fd_ref r = fd_get(c->fdt, a->fd);
+    struct fd_ref r = fd_get(table_of(c, a->fd), a->fd);
     if (!r.f)
         return -EBADF;
     int err = r.f->ip && S_ISDIR(fs_mode(r.f->ip)) ? 0 : -ENOTDIR;
@@ -122,7 +172,7 @@ static int apply(struct child *c, const struct spawn_file_action *a)
     case SPAWN_FA_OPEN:
         return act_open(c, a);
     case SPAWN_FA_CLOSE:
-        return fd_close(c->fdt, a->fd);
+        return act_close(c, a);
     case SPAWN_FA_DUP2:
         return act_dup2(c, a);
     case SPAWN_FA_CHDIR:
@@ -143,6 +193,8 @@ static int file_actions(struct child *c, uint64_t ufa)
         return -EFAULT;
     if (fa.n > SPAWN_ACTIONS_MAX)
         return -EINVAL;
+    if (fa.n && !(c->set = kmalloc(fa.n * sizeof *c->set)))
+        return -ENOMEM;
     for (unsigned i = 0; i < fa.n; i++) {
         struct spawn_file_action a;
         if (copy_from_user(&a, fa.actions + i * sizeof a, sizeof a) < 0)
@@ -205,16 +257,20 @@ static long spawn(uint64_t upath, uint64_t ufa, uint64_t uattr, uint64_t uargv,
     if (err)
         return err;
     sc.pid = pid_alloc();
-    struct child c = {fdtable_copy(p->fdt), fsctx_copy(p->fsc), path + FS_PATH_MAX,
-                      sc.setsid ? sc.pid : 0};
+    struct child c = {.fdt = fdtable_new(), .parent = p->fdt, .fsc = fsctx_copy(p->fsc),
+                      .path = path + FS_PATH_MAX, .leader = sc.setsid ? sc.pid : 0};
     if (!c.fdt || !c.fsc)
         err = -ENOMEM;
     if (!err)
         err = file_actions(&c, ufa);
     if (!err)
-        fdtable_close_on_exec(c.fdt);
-    if (!err)
         err = exec_load(args, c.fsc->cwd, path, &sc.vm, &sc.ei);
+    // The program loaded: now the caller's other fds.
+    if (!err && (err = fdtable_fill(c.fdt, p->fdt, was_set, &c)))
+        vmspace_put(sc.vm);
+    kfree(c.set);
+    if (!err)
+        fdtable_close_on_exec(c.fdt);
     if (!err) {
         char name[16];
         exec_name(path, name, sizeof name);

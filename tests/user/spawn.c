@@ -172,6 +172,37 @@ static void test_file_actions(void)
     add(&badfd, (struct spawn_file_action){.op = SPAWN_FA_DUP2, .fd = 77, .newfd = 4});
     check(spawnee(&badfd, NULL, "closed", "4", NULL) == 1000 + EBADF,
           "dup2 of a closed fd returns EBADF");
+
+    // Actions on the parent's fds: the child's table is the parent's as the
+    // actions leave it (ours copies the rest after the program loads).
+    int pfd = open("data", O_RDONLY), other = open("/dev/null", O_RDONLY);
+    snprintf(num, sizeof num, "%d", pfd);
+    struct actions cl = {0};
+    add(&cl, (struct spawn_file_action){.op = SPAWN_FA_CLOSE, .fd = pfd});
+    check(spawnee(&cl, NULL, "closed", num, NULL) == 0, "close action of a parent's fd");
+    check(fcntl(pfd, F_GETFD) == 0, "... which the parent keeps");
+    add(&cl, (struct spawn_file_action){.op = SPAWN_FA_CLOSE, .fd = pfd});
+    check(spawnee(&cl, NULL, "closed", num, NULL) == 1000 + EBADF, "closing it twice: EBADF");
+    struct actions cl2 = {0};
+    add(&cl2, (struct spawn_file_action){.op = SPAWN_FA_CLOSE, .fd = 90});
+    check(spawnee(&cl2, NULL, "closed", "90", NULL) == 1000 + EBADF,
+          "close action of an fd the parent lacks: EBADF");
+    struct actions dp = {0};
+    add(&dp, (struct spawn_file_action){.op = SPAWN_FA_DUP2, .fd = pfd, .newfd = 9});
+    check(spawnee(&dp, NULL, "reads", "9", "hello") == 0, "dup2 action from a parent's fd");
+    check(spawnee(&dp, NULL, "reads", num, "hello") == 0, "... which the child has too");
+    struct actions over = {0};
+    add(&over, (struct spawn_file_action){.op = SPAWN_FA_OPEN, .fd = other, .oflag = O_RDONLY,
+                                           .path = (unsigned long)"data"});
+    snprintf(num, sizeof num, "%d", other);
+    check(spawnee(&over, NULL, "reads", num, "hello") == 0, "an open action over a parent's fd");
+    struct actions closed_src = {0};
+    add(&closed_src, (struct spawn_file_action){.op = SPAWN_FA_CLOSE, .fd = other});
+    add(&closed_src, (struct spawn_file_action){.op = SPAWN_FA_DUP2, .fd = other, .newfd = 9});
+    check(spawnee(&closed_src, NULL, "closed", "9", NULL) == 1000 + EBADF,
+          "dup2 from an fd an earlier action closed: EBADF");
+    close(pfd);
+    close(other);
 }
 
 static void test_chdir(void)
