@@ -265,18 +265,11 @@ def sequential(t):
     return re.search(r"_s\d+_\d+$", t.name) is not None
 
 
-POSIX_TAG = "[posix] "
-
-
 def read_reasons(path):
     """The reasons file: `PATTERN<tab>REASON` lines (# comments), PATTERN a
     regular expression searched for in a conflict's site followed by the test's
     pair ("fn<-caller / fn<-caller [call0 call1]", the calls in the per-pair
-    table's order).
-    A REASON that starts with "[posix] " says the two calls do not commute under
-    POSIX: they differ in state the model leaves out (file times, a spawned
-    child's descriptors, si_code), so the scalable commutativity rule does not
-    apply."""
+    table's order)."""
     rules = []
     with open(path) as f:
         for line in f:
@@ -290,35 +283,25 @@ def read_reasons(path):
 
 def explain(site_tests, rules, pair_of):
     """The remaining conflicts by reason: each site goes to the first rule whose
-    pattern it matches, or to "unexplained"; a test counts once per reason.
-    Also the tests with a site of a [posix] reason."""
+    pattern it matches, or to "unexplained"; a test counts once per reason."""
     by_reason = collections.OrderedDict((r, {"tests": set(), "sites": collections.Counter()})
                                         for _, r in rules)
     by_reason["unexplained"] = {"tests": set(), "sites": collections.Counter()}
-    posix = set()
     for (site, _), ids in site_tests.items():
         for i in ids:
             key = f"{site} [{' '.join(pair_of[i])}]"
             reason = next((r for pat, r in rules if pat.search(key)), "unexplained")
             by_reason[reason]["tests"].add(i)
             by_reason[reason]["sites"][site] += 1
-            if reason.startswith(POSIX_TAG):
-                posix.add(i)
     return [{"reason": r, "tests": len(v["tests"]),
              "sites": [{"site": s, "tests": k} for s, k in v["sites"].most_common()]}
-            for r, v in by_reason.items() if v["tests"]], posix
+            for r, v in by_reason.items() if v["tests"]]
 
 
 def remaining_text(summary):
     rows = [f"{summary['kernel']}: {summary['tests'] - summary['conflict_free_lines']} of "
             f"{summary['tests']} commuting tests share a cache line; by reason (a test "
             f"may have several)."]
-    if summary["posix_noncommuting"]:
-        rows.append(textwrap.fill(
-            f"{summary['posix_noncommuting']} of them are tests whose calls do not commute "
-            f"under POSIX (a reason marked [posix]); over the other "
-            f"{summary['posix_tests']} tests, {summary['conflict_free_lines']} "
-            f"({summary['posix_conflict_free_lines_pct']}%) are conflict-free.", 96))
     for r in summary["remaining"]:
         rows.append("\n" + textwrap.fill(r["reason"], 96, initial_indent=f"{r['tests']:6} tests  ",
                                            subsequent_indent=" " * 14))
@@ -366,7 +349,7 @@ def analyse(tests, syms, kernel, reasons=None):
                 "call1": syms.code(call1) if call1 else None, "site": site})
     top = [{"site": s, "object": o, "conflicts": k, "tests": len(site_tests[(s, o)])}
            for (s, o), k in sites.most_common(30)]
-    remaining, posix = explain(site_tests, reasons or [], {t.id: pair_key(t) for t in ts})
+    remaining = explain(site_tests, reasons or [], {t.id: pair_key(t) for t in ts})
     summary = {
         "kernel": kernel, "tests": n,
         "conflict_free_lines": free_lines, "conflict_free_bytes": free_bytes,
@@ -381,12 +364,6 @@ def analyse(tests, syms, kernel, reasons=None):
         "top_sites": top,
         "top_objects": [{"object": o, "conflicts": k} for o, k in objects.most_common(20)],
         "remaining": remaining,
-        # Conflicted tests whose calls do not commute under POSIX ([posix]
-        # reasons), and the conflict-free share of the rest. Such tests that
-        # share nothing cannot be told apart, so they stay in posix_tests.
-        "posix_noncommuting": len(posix),
-        "posix_tests": n - len(posix),
-        "posix_conflict_free_lines_pct": pct(free_lines, n - len(posix)),
     }
     return summary, records
 
@@ -487,10 +464,6 @@ def main():
           f"{summary['conflict_free_lines']} ({summary['conflict_free_lines_pct']}%) "
           f"at cache-line granularity, {summary['conflict_free_bytes']} "
           f"({summary['conflict_free_bytes_pct']}%) at byte granularity")
-    if summary["posix_noncommuting"]:
-        print(f"  without the {summary['posix_noncommuting']} tests whose calls do not commute "
-              f"under POSIX: {summary['conflict_free_lines']} of {summary['posix_tests']} "
-              f"({summary['posix_conflict_free_lines_pct']}%)")
     if summary["empty_windows"]:
         print(f"warning: {len(summary['empty_windows'])} tests with an empty window "
               f"(first: {summary['empty_windows'][:5]})")
