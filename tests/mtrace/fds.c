@@ -6,10 +6,13 @@
 // controls that must share: two lseeks of one open file (one offset) and two
 // writes to one pipe. Two fstats or preads of one descriptor in two threads
 // commute and share nothing: the lookups borrow the file in per-CPU counts
-// (kernel/file.c). A query lseek (SEEK_CUR by 0) takes no lock. Harness: pairs.h; host
+// (kernel/file.c). A query lseek (SEEK_CUR by 0) takes no lock. A posix_spawn
+// of a missing program reads no fd slot another thread's open writes. Harness: pairs.h; host
 // side: tools/mtrace/validate --kernel ours --program /tests/mtrace/fds.
 #include "pairs.h"
 
+#include <errno.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -186,6 +189,26 @@ static void call_munmap_own(int s)
         die("munmap");
 }
 static void call_touch_own(int s) { side[s].map[0] = 1; } // the page fault
+
+// A posix_spawn whose program is missing (ENOENT, no child) against an open in
+// a sibling thread: the spawn copies the caller's fds only once the program has
+// loaded (kernel/spawn.c), so it reads none of the slots the open writes.
+static void call_spawn_missing_or_open(int s)
+{
+    if (s == 0) {
+        char *argv[] = {"nonexistent", NULL}, *envp[] = {NULL};
+        pid_t pid;
+        if (posix_spawn(&pid, DIR "/nonexistent", NULL, NULL, argv, envp) != ENOENT)
+            die("posix_spawn: expected ENOENT");
+    } else if ((side[s].fd = open("/dev/null", O_RDONLY)) < 0) {
+        die("open /dev/null");
+    }
+}
+static void close_opened(int s)
+{
+    if (s == 1)
+        close(side[s].fd);
+}
 static void unmap_own(int s) { munmap(side[s].map, 4096); }
 
 static const struct pair pairs[] = {
@@ -217,6 +240,8 @@ static const struct pair pairs[] = {
       NULL, map_and_touch_own_page, call_munmap_own, NULL },
     { "fault-own-page-2thread", "fault", "fault", 1, "private",
       NULL, map_own_page, call_touch_own, unmap_own },
+    { "spawn-missing-open-2thread", "spawn", "open", 1, "private",
+      NULL, NULL, call_spawn_missing_or_open, close_opened },
     { "lseek-one-file-2thread", "lseek", "lseek", 1, "shared",
       open_shared_fd, NULL, call_lseek_shared, NULL },
     { "write-one-pipe-2proc", "write", "write", 0, "shared",

@@ -8,7 +8,8 @@
 // The private pairs commute: stat of two existing names, open(O_CREAT|O_EXCL)
 // of two new names (O_ANYFD when the two share an fd table), unlink of two
 // names, mkdir of two names, rename of two names to two others, link of two
-// files to two new names, open of two files and of one (for reading, and for
+// files to two new names, and of one file to two new names, a link and an open
+// of its source, open of two files and of one (for reading, and for
 // writing: the ETXTBSY writers count is a refcache count), stat of one file; and
 // failures with operations on the names they name: a link that fails with
 // EEXIST and a stat of its source, a rename of a missing name that fails with
@@ -151,6 +152,28 @@ static void call_link(int side)
 {
     if (link(name('s', side), name('l', side)) != 0)
         die("link");
+}
+
+// Links of one source name to two new names, and a link against an open of its
+// source: the link pins the source entry in its own CPU's slot instead of
+// locking the source's bucket (fs/linkpin.c), so neither writes what the other
+// reads.
+static void call_link_same_source(int side)
+{
+    if (link(name('s', 0), name('l', side)) != 0)
+        die("link");
+}
+static void call_link_or_open_source(int side)
+{
+    if (side == 0 && link(name('s', 0), name('l', 0)) != 0)
+        die("link");
+    if (side == 1 && (own_fd[1] = open(name('s', 0), O_RDONLY)) < 0)
+        die("open");
+}
+static void close_side1(int side)
+{
+    if (side == 1)
+        close(own_fd[1]);
 }
 
 // Failures write nothing, not even a bucket lock (fs/dirops.c, fs/rename.c):
@@ -326,6 +349,10 @@ static const struct pair pairs[] = {
       prepare_rename, NULL, call_rename, NULL },
     { "link-other-names-2proc", "link", "link", 0, "private",
       prepare_link, NULL, call_link, NULL },
+    { "link-same-source-2proc", "link", "link", 0, "private",
+      prepare_link, NULL, call_link_same_source, NULL },
+    { "link-open-source-2proc", "link", "open", 0, "private",
+      prepare_link, NULL, call_link_or_open_source, close_side1 },
     { "link-eexist-stat-source-2proc", "link", "stat", 0, "private",
       NULL, NULL, call_link_eexist_or_stat, NULL },
     { "rename-enoent-link-target-2proc", "rename", "link", 0, "private",
