@@ -621,6 +621,14 @@ static __noreturn void proc_finish(struct thread *t, int wstatus)
         spin_unlock(&cl->lock);
         par = NULL;
     }
+    // The report must not be reaped before its SIGCHLD is pending (Linux's order:
+    // a handler that runs when wait returns has seen it): count ourselves in
+    // before the zombie can be seen. The signal is generated now: if the parent
+    // ignores it now, it is discarded now, not sent later to a handler installed
+    // meanwhile. A signal that is sent takes the parent's lock anyway.
+    bool announce = par && exit_signal && !signal_discarded(par, exit_signal);
+    if (announce)
+        __atomic_fetch_add(&par->chld_inflight, 1, __ATOMIC_RELAXED); // cl's unlock publishes it
     spin_lock(&p->lock);
     p->wstatus = wstatus;
     p->state = P_ZOMBIE;
@@ -633,8 +641,10 @@ static __noreturn void proc_finish(struct thread *t, int wstatus)
     if (par) {
         wake_waiters(par, cl);
         spin_unlock(&cl->lock);
-        if (exit_signal)
+        if (announce) {
             signal_send_proc(par, exit_signal, &info); // par stays valid: epoch
+            __atomic_fetch_sub(&par->chld_inflight, 1, __ATOMIC_RELEASE);
+        }
     }
     epoch_exit();
     usig_free(t->sig);
@@ -855,6 +865,9 @@ static long wait_child(int pid, int pgid, int options, int *st)
     waitq_finish(q);
     if (!cl)
         __atomic_fetch_sub(&p->any_waiters, 1, __ATOMIC_RELAXED);
+    // A report seen: its SIGCHLD is pending by the time we return (see exit).
+    while (c && __atomic_load_n(&p->chld_inflight, __ATOMIC_ACQUIRE))
+        sched_yield();
     if (reap)
         proc_reap(c);
     if (!c && ret == 0 && !any)
@@ -868,15 +881,20 @@ void proc_report_stop(struct proc *p, int report)
     struct childlist *cl = NULL;
     struct proc *par = lock_parent(p, &cl);
     if (par) {
+        bool quiet = signal_action(par, SIGCHLD).flags & SA_NOCLDSTOP;
+        bool announce = !quiet && !signal_discarded(par, SIGCHLD); // as at exit
+        if (announce)
+            __atomic_fetch_add(&par->chld_inflight, 1, __ATOMIC_RELAXED);
         p->wait_report = report;
         wake_waiters(par, cl);
-        bool quiet = signal_action(par, SIGCHLD).flags & SA_NOCLDSTOP;
         spin_unlock(&cl->lock);
         struct ksiginfo info = {.signo = SIGCHLD, .pid = p->pid};
         info.code = report == W_CONTINUED ? CLD_CONTINUED : CLD_STOPPED;
         info.status = report == W_CONTINUED ? SIGCONT : report >> 8;
-        if (!quiet)
+        if (announce) {
             signal_send_proc(par, SIGCHLD, &info);
+            __atomic_fetch_sub(&par->chld_inflight, 1, __ATOMIC_RELEASE);
+        }
     }
     epoch_exit();
 }

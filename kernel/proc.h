@@ -84,6 +84,8 @@ struct proc {
     uint32_t act_seq __cacheline_aligned; // odd while sigactions change (under lock): lock-free readers retry
     struct k_sigaction sigactions[64];
     uint64_t sigpending;     // sent to the process: any thread not blocking may take it
+    int chld_inflight;       // children that made a report visible and have yet to send
+                             // its SIGCHLD: a wait returns only after (proc.c)
     struct ksiginfo siginfo[64];
     struct rlimit64 rlim[RLIM_NLIMITS];
     struct proc *hash_next;  // pid table chain (pid.c)
@@ -196,6 +198,7 @@ void user_exception(struct trapframe *tf);
 
 // signal.c. Senders: sig 1..64, info may be NULL (SI_KERNEL). 0 or -errno.
 int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info);
+bool signal_discarded(struct proc *p, int sig); // would signal_send_proc drop it unseen?
 int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info);
 // kill(-pgid, sig): every live member of the group. 0, or -ESRCH if none.
 int signal_send_group(int pgid, int sig, const struct ksiginfo *info);

@@ -255,6 +255,8 @@ static bool discard_at_once(struct proc *p, int sig)
     return discard && READ_ONCE(p->act_seq) == seq;
 }
 
+bool signal_discarded(struct proc *p, int sig) { return discard_at_once(p, sig); }
+
 int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info)
 {
     if (sig < 1 || sig > NSIG)
