@@ -481,7 +481,7 @@ static int do_link(struct nameidata *o, struct nameidata *n, int flags, struct r
     }
     if ((err = name_ok(n, -EEXIST)))
         return err;
-    uint32_t h1 = nd_hash(o);
+    uint32_t h1 = nd_hash(o), h2 = nd_hash(n);
     struct dent *ne = NULL;
     for (;;) {
         // Failures without locks. The new name is looked up only if the old one
@@ -492,14 +492,16 @@ static int do_link(struct nameidata *o, struct nameidata *n, int flags, struct r
         struct dent *e = dirhash_lookup(&o->dir->dir, o->name, o->len, h1);
         if ((err = link_check_old(o, e)))
             break;
-        err = link_check(o, n, e, dirhash_lookup(&n->dir->dir, n->name, n->len, nd_hash(n)));
+        err = link_check(o, n, e, dirhash_lookup(&n->dir->dir, n->name, n->len, h2));
         if (err && dirhash_lookup(&o->dir->dir, o->name, o->len, h1) == e)
             break;
-        if (!ne && !(ne = dent_alloc(n->name, n->len))) {
-            err = -ENOMEM;
-            break;
+        if (!ne) {
+            if (!(ne = dent_alloc(n->name, n->len))) {
+                err = -ENOMEM;
+                break;
+            }
+            ne->hash = h2;
         }
-        ne->hash = nd_hash(n);
         if ((err = link_pinned(o, n, e, &ne, rh)) != -EAGAIN)
             break;
         link_wait_gone(&o->dir->dir, o->name, o->len, h1, e);

@@ -11,7 +11,8 @@
 // A link pins the entry instead: it stores the entry in a slot of its own CPU
 // (one cache line per slot, 128 slots per CPU, chosen by the entry's address)
 // and then checks that the entry is not being removed. A remover (unlink, or a
-// rename that moves or replaces the entry) marks the entry `dying` under its
+// rename that moves or replaces the entry; directories, which links refuse,
+// are left out) marks the entry `dying` under its
 // bucket lock, and then waits until no CPU's slot for the entry holds it. The
 // two sides are Dekker's: each stores, fences and reads the other's store, so
 // either the link sees `dying` and backs off, or the remover sees the pin and
@@ -72,6 +73,8 @@ void link_unpin(struct dent *e)
 // wait until no link holds it pinned.
 void dent_retire(struct dent *e)
 {
+    if (e->type == DT_DIR)
+        return; // links refuse directories (EPERM) before they pin
     __atomic_store_n(&e->dying, 1, __ATOMIC_SEQ_CST);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     unsigned i = slot_of(e);
