@@ -11,13 +11,13 @@
 // A link pins the entry instead: it stores the entry in a slot of its own CPU
 // (one cache line per slot, 128 slots per CPU, chosen by the entry's address)
 // and then checks that the entry is not being removed. A remover (unlink, or a
-// rename that moves or replaces the entry; directories, which links refuse,
-// are left out) marks the entry `dying` under its
-// bucket lock, and then waits until no CPU's slot for the entry holds it. The
-// two sides are Dekker's: each stores, fences and reads the other's store, so
-// either the link sees `dying` and backs off, or the remover sees the pin and
-// waits for the link to finish. A link backing off waits for the removal (or
-// for a failed remover to clear the mark) and starts again.
+// rename that moves or replaces the entry; not of directories, which links
+// refuse) marks the entry `dying` under its bucket lock, and then waits until
+// no CPU's slot for the entry holds it. The two sides are Dekker's: each
+// stores, fences and reads the other's store, so either the link sees `dying`
+// and backs off, or the remover sees the pin and waits for the link to finish.
+// A link backing off waits for the removal (or for a failed remover to clear
+// the mark) and starts again.
 //
 // A pinned link runs with preemption off and waits for nothing but its new
 // name's bucket lock, which it gives up on when its entry turns dying, so a
