@@ -124,12 +124,13 @@ static char *page_get(struct filemap *m, uint64_t pg)
     return (char *)node;
 }
 
-// Data pages may also be mapped into address spaces (fs_map_page), which hold
-// extra references: page_put frees a page only when the last of them lets go.
+// Data pages may also be mapped into address spaces (fs_map_page), without a
+// reference of their own: a mapping holds the inode, and a truncate takes the
+// pages it detaches out of every mapping before they are freed.
 static void free_tree(void *p, int h)
 {
     if (h == 0) {
-        page_put(p);
+        page_free(p);
         return;
     }
     for (unsigned i = 0; i < SLOTS; i++)
@@ -142,21 +143,28 @@ static void free_tree(void *p, int h)
 
 struct freebatch {
     struct epoch_cb cb;
+    struct freebatch *next; // the detacher's earlier batches, or the inode's orphans
     uint32_t n;
     uintptr_t item[]; // page or node address | its height (0 = data page)
 };
 #define BATCH_MAX ((PGSIZE - sizeof(struct freebatch)) / sizeof(uintptr_t))
 
+// What one call detached, in batches kept until it is done: a truncate must take
+// the pages out of the mappings that may hold them (uvm_truncate_file) first.
 struct detacher {
     struct freebatch *b;
 };
 
-static void batch_free_cb(struct epoch_cb *cb)
+static void batch_free(struct freebatch *b)
 {
-    struct freebatch *b = container_of(cb, struct freebatch, cb);
     for (uint32_t i = 0; i < b->n; i++)
         free_tree((void *)(b->item[i] & ~(PGSIZE - 1)), (int)(b->item[i] & 7));
     page_free(b);
+}
+
+static void batch_free_cb(struct epoch_cb *cb)
+{
+    batch_free(container_of(cb, struct freebatch, cb));
 }
 
 // Room for one more item; false if out of memory.
@@ -168,18 +176,30 @@ static bool det_room(struct detacher *d)
     if (!nb)
         return false;
     nb->n = 0;
-    if (d->b)
-        epoch_defer(&d->b->cb, batch_free_cb);
+    nb->next = d->b;
     d->b = nb;
     return true;
 }
 
-static void det_finish(struct detacher *d)
+// Free what d detached a grace period from now (lock-free readers may still be
+// copying from it). If a truncate of the file once failed to take its pages out
+// of every mapping (out of memory), pages past the end may still be mapped: then
+// they are kept until the file itself is freed.
+static void det_finish(struct inode *ip, struct detacher *d)
 {
-    if (d->b && d->b->n)
-        epoch_defer(&d->b->cb, batch_free_cb);
-    else if (d->b)
-        page_free(d->b);
+    for (struct freebatch *b = d->b, *next; b; b = next) {
+        next = b->next;
+        if (!b->n) {
+            page_free(b);
+        } else if (__atomic_load_n(&ip->file.maps_stale, __ATOMIC_ACQUIRE)) {
+            b->next = __atomic_load_n(&ip->file.orphans, __ATOMIC_RELAXED);
+            while (!__atomic_compare_exchange_n(&ip->file.orphans, &b->next, b, false,
+                                                __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+                ;
+        } else {
+            epoch_defer(&b->cb, batch_free_cb);
+        }
+    }
     d->b = NULL;
 }
 
@@ -347,7 +367,7 @@ static int64_t write_locked(struct inode *ip, const char *buf, size_t n, uint64_
         __atomic_store_n(&ip->size, off + ret, __ATOMIC_RELEASE); // after the data
 out:
     spin_unlock(&ip->sizelock.lock);
-    det_finish(&d);
+    det_finish(ip, &d);
     return ret;
 }
 
@@ -422,9 +442,10 @@ int filedata_truncate(struct inode *ip, uint64_t len)
     // that never held a page of the file are not looked at.
     if (len < size) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        uvm_truncate_file(ip, PGROUNDUP(len) / PGSIZE);
+        if (!uvm_truncate_file(ip, PGROUNDUP(len) / PGSIZE))
+            __atomic_store_n(&ip->file.maps_stale, true, __ATOMIC_RELEASE);
     }
-    det_finish(&d);
+    det_finish(ip, &d);
     return err;
 }
 
@@ -456,6 +477,11 @@ void filedata_free(struct inode *ip)
     if (r)
         free_tree(ROOT_PTR(r), ROOT_H(r));
     ip->map.root = 0;
+    for (struct freebatch *b = ip->file.orphans, *next; b; b = next) {
+        next = b->next;
+        batch_free(b);
+    }
+    ip->file.orphans = NULL;
 }
 
 // ---- the interface ------------------------------------------------------------------
@@ -534,10 +560,12 @@ int fs_truncate(struct inode *ip, int64_t size)
 
 // A page for a memory mapping (uvm.c): the file's own page, so that MAP_SHARED
 // stores and read/write see each other; a hole inside the file gets a zeroed page
-// as a write would. The caller gets an extra reference (page_owner_add) and
-// drops it with page_put; a truncate that detaches the page then frees it only
-// after the last mapping lets go. -EFAULT beyond the end of the file (SIGBUS).
-// With page NULL, only the answer: 0 or -EFAULT, no page and no reference.
+// as a write would. The caller gets no reference: it holds the inode, which
+// keeps its pages, and has recorded the mapping, so that a truncate that
+// detaches the page takes it out of the caller's descriptor (uvm_truncate_file)
+// before freeing it. Two faults of one page in different address spaces thus
+// write nothing of the page. -EFAULT beyond the end of the file (SIGBUS).
+// With page NULL, only the answer: 0 or -EFAULT, no page.
 int fs_map_page(struct inode *ip, uint64_t pg, void **page)
 {
     int err = check_regular(ip);
@@ -553,10 +581,8 @@ int fs_map_page(struct inode *ip, uint64_t pg, void **page)
         return -EFAULT;
     if (!page)
         return 0; // only asked whether the page lies inside the file
-    epoch_enter(); // a racing truncate frees detached pages only after we leave
+    epoch_enter(); // the tree's nodes (the caller's own section keeps the page)
     char *p = page_get(&ip->map, pg);
-    if (p)
-        page_owner_add(p, 1);
     epoch_exit();
     *page = p;
     return p ? 0 : -ENOMEM;

@@ -102,10 +102,10 @@ bool fs_read_at_end(struct inode *ip, const uint64_t *pos, size_t n);
 int64_t fs_write(struct inode *ip, const void *buf, size_t n, uint64_t off);
 int64_t fs_append(struct inode *ip, const void *buf, size_t n); // at the end, atomically
 int fs_truncate(struct inode *ip, int64_t size);
-// Memory mappings (kernel/uvm.c): page pg of a regular file with an extra
-// reference (drop it with page_put); 0, -EFAULT beyond the end of the file,
-// -ENOMEM, or -EINVAL/-EISDIR for other inode types. page NULL: only whether
-// pg lies inside the file (0 or -EFAULT), no page and no reference.
+// Memory mappings (kernel/uvm.c): page pg of a regular file, without a reference
+// (the caller holds the inode and has recorded its mapping for truncate); 0,
+// -EFAULT beyond the end of the file, -ENOMEM, or -EINVAL/-EISDIR for other
+// inode types. page NULL: only whether pg lies inside the file (0 or -EFAULT).
 int fs_map_page(struct inode *ip, uint64_t pg, void **page);
 // ETXTBSY (writecount.c): a regular file is either open for writing or executed,
 // never both. fs_get_write: -ETXTBSY if some address space executes ip, else one

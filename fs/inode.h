@@ -32,6 +32,12 @@ struct inode {
             uint32_t len;
         } link;
         uint32_t rdev;            // device nodes (S_IFCHR): the device number
+        struct {                  // regular files (filedata.c):
+            // a truncate could not take its pages out of every mapping (out
+            // of memory): detached pages are kept in orphans until the inode goes
+            bool maps_stale;
+            struct freebatch *orphans;
+        } file;
     };
     struct inode *parent;         // directories: ".." (holds a reference on it)
     // Regular files: writers and executors (writecount.c), allocated by the

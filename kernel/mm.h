@@ -27,7 +27,6 @@ void page_owner_set(void *va, uintptr_t owner);
 // User pages (uvm.c) keep their count of extra references in the owner word
 // (0 when unshared, as page_free expects it). Returns the old value.
 intptr_t page_owner_add(void *va, intptr_t delta);
-void page_put(void *va); // drop one reference: free the page if there is no extra one
 bool page_free_stamped(const void *va); // does the page carry page_free's stamp? (tests)
 
 // kmalloc.c: small objects from per-CPU slab caches; large ones straight from pages.

@@ -582,14 +582,6 @@ intptr_t page_owner_add(void *va, intptr_t delta)
     return (intptr_t)__atomic_fetch_add(w, (uintptr_t)delta, __ATOMIC_ACQ_REL);
 }
 
-void page_put(void *va)
-{
-    if (page_owner_add(va, -1) != 0)
-        return; // someone else still holds it
-    page_owner_set(va, 0);
-    page_free(va);
-}
-
 bool page_free_stamped(const void *va) { return *(const uint64_t *)va == FREE_COOKIE(V2P(va)); }
 
 void page_owner_set(void *va, uintptr_t owner)

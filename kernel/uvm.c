@@ -53,10 +53,16 @@
 // then only read the word and the page. The word is thus never below the true
 // count, and a COW break that reads 0 may take the page as its own.
 //
-// File-backed pages are the file's own pages (fs_map_page), with a reference:
-// MAP_SHARED maps them writable, so stores and read(2)/write(2) see each other;
-// MAP_PRIVATE maps them copy-on-write. The descriptor holds the inode and page
-// index (and an inode reference); faults past the end of the file get SIGBUS,
+// File-backed pages are the file's own pages (fs_map_page): MAP_SHARED maps them
+// writable, so stores and read(2)/write(2) see each other; MAP_PRIVATE maps them
+// copy-on-write. The descriptor holds the inode, the page index and an inode
+// reference, but no reference to the page (VP_FILEPG): the inode keeps its
+// pages, a truncate takes the pages it frees out of every descriptor before
+// freeing them (see "truncate"; if it cannot, the file keeps them), and a
+// dropped descriptor gives its inode reference back only once no TLB reaches the
+// page (struct wrun). So faults of one file page in many address spaces (the
+// text of a program many processes run) write nothing of the page; a COW break
+// of a file page always copies. Faults past the end of the file get SIGBUS,
 // decided without locking the descriptor (file_page_past_end). A page mapped
 // through a description open for writing (VP_WRITER) also holds write access
 // to the file (ETXTBSY, fs/writecount.c) until its descriptor is unmapped, and
@@ -94,6 +100,7 @@
 #define VP_NOWRITE (1UL << 7) // mprotect may not add VM_WRITE (UVM_NOWRITE)
 #define VP_DEAD (1UL << 8)   // the leaf was taken out of the tree: look the page up again
 #define VP_WRITER (1UL << 9) // holds write access to ip (UVM_WRITER; see wrun)
+#define VP_FILEPG (1UL << 10) // the page is ip's own, held without a reference
 #define VP_PA(w) PTE_ADDR(w)
 #define VP_PROT(w) ((int)((w) >> VP_PROT_SHIFT) & 7)
 
@@ -383,13 +390,13 @@ void uvm_tick(void)
     }
 }
 
-// Write access held by VP_WRITER descriptors, one writer per page, counted in
-// runs of consecutive descriptors of one file: a run costs one refcache update
-// (fs/writecount.c), however many pages it has. A run of dropped descriptors
-// keeps the inode reference of its first page until its count is given back.
+// Dropped descriptors of a file, in runs of consecutive descriptors of one file:
+// their inode references (a run keeps its first one and gives it back last) and
+// the write access of the VP_WRITER ones, one writer per page, given back in one
+// refcache update (fs/writecount.c) however many pages the run has.
 struct wrun {
     struct inode *ip; // NULL: no run
-    int64_t n;        // pages in the run
+    int64_t n;        // write access held by the run's descriptors
 };
 
 static void wrun_put(struct wrun *r)
@@ -401,17 +408,17 @@ static void wrun_put(struct wrun *r)
     }
 }
 
-// A dropped VP_WRITER descriptor of ip: its write access and inode reference.
-static void wrun_drop(struct wrun *r, struct inode *ip)
+// A dropped descriptor of ip: its inode reference, and its write access if writer.
+static void wrun_drop(struct wrun *r, struct inode *ip, bool writer)
 {
     if (r->ip == ip) {
-        r->n++;
+        r->n += writer;
         fs_iput(ip); // the run holds one
         return;
     }
     wrun_put(r);
     r->ip = ip;
-    r->n = 1;
+    r->n = writer;
 }
 
 // Pages whose references are dropped once the TLBs that may reach them are
@@ -433,7 +440,7 @@ struct zap {
     uintptr_t lo, hi;   // the range to flush
     struct batch *pages;
     bool nomem;         // a batch could not be allocated: flush synchronously
-    struct wrun wrun;   // write access of dropped descriptors (zap_writer)
+    struct wrun wrun;   // inode references and write access of dropped descriptors
 };
 
 static void zap_init(struct zap *z)
@@ -448,7 +455,7 @@ static void batch_release(struct batch *b)
         struct batch *next = b->next;
         for (uint32_t i = 0; i < b->n; i++) {
             uintptr_t e = b->pg[i];
-            if (e & 2) { // a run of write access (zap_writer)
+            if (e & 2) { // a run of dropped file descriptors (zap_file)
                 struct wrun r = {(struct inode *)(e & ~2UL), (int64_t)b->pg[++i]};
                 wrun_put(&r);
             } else {
@@ -535,7 +542,7 @@ static void zap_flush(struct vmspace *vs, struct zap *z)
     cpumask_clear(&z->tlb);
 }
 
-// Flush, then drop the pages (and the write access).
+// Flush, then drop the pages (and the inode references and write access).
 static void zap_finish_sync(struct vmspace *vs, struct zap *z)
 {
     zap_flush(vs, z);
@@ -544,8 +551,8 @@ static void zap_finish_sync(struct vmspace *vs, struct zap *z)
     z->pages = NULL;
 }
 
-// Hand z's run of write access to its batch, to go with the pages (or, without
-// a batch, flush and give it back now).
+// Hand z's run of file descriptors to its batch, to go with the pages (or,
+// without a batch, flush and give it back now).
 static void zap_writers_batch(struct vmspace *vs, struct zap *z)
 {
     if (!z->wrun.ip)
@@ -560,13 +567,14 @@ static void zap_writers_batch(struct vmspace *vs, struct zap *z)
     z->wrun.ip = NULL;
 }
 
-// A dropped VP_WRITER descriptor of ip (its inode reference comes along): its
-// write access goes back once no TLB reaches the pages dropped with it.
-static void zap_writer(struct vmspace *vs, struct zap *z, struct inode *ip)
+// A dropped descriptor of ip: its inode reference (which keeps the page if it is
+// the file's) and its write access go back once no TLB reaches the pages
+// dropped with it.
+static void zap_file(struct vmspace *vs, struct zap *z, struct inode *ip, bool writer)
 {
     if (z->wrun.ip != ip)
         zap_writers_batch(vs, z);
-    wrun_drop(&z->wrun, ip);
+    wrun_drop(&z->wrun, ip, writer);
 }
 
 // Drop a page while the caller holds locks: flush first if it cannot be batched.
@@ -758,12 +766,10 @@ static void free_tree(void *node, int level, struct wrun *wr)
         struct vleaf *l = node;
         for (size_t i = 0; i < LEAF_PAGES; i++) {
             uint64_t w = l->vp[i].word;
-            if (VP_PA(w))
+            if (VP_PA(w) && !(w & VP_FILEPG))
                 page_unref(P2V(VP_PA(w)), (w & (VP_COW | VP_SHARED)) || l->vp[i].ip);
-            if (l->vp[i].ip && (w & VP_WRITER))
-                wrun_drop(wr, l->vp[i].ip);
-            else if (l->vp[i].ip)
-                fs_iput(l->vp[i].ip);
+            if (l->vp[i].ip) // after its page: the inode may hold the last reference
+                wrun_drop(wr, l->vp[i].ip, w & VP_WRITER);
         }
     } else {
         struct vmnode *n = node;
@@ -927,16 +933,14 @@ static void vp_drop(struct vmspace *vs, int64_t *resident, struct vpage *vp, uin
         vp_clear_ptes(vs, va, &z->tlb);
         zap_range(z, va);
         (*resident)--;
-        vp_set(vp, keep_mapping ? (w & ~(PTE_ADDR(~0UL) | VP_COW)) : 0);
-        zap_or_flush(vs, z, P2V(VP_PA(w)), (w & (VP_COW | VP_SHARED)) || vp->ip);
+        vp_set(vp, keep_mapping ? (w & ~(PTE_ADDR(~0UL) | VP_COW | VP_FILEPG)) : 0);
+        if (!(w & VP_FILEPG)) // the file's own page has no reference to drop
+            zap_or_flush(vs, z, P2V(VP_PA(w)), (w & (VP_COW | VP_SHARED)) || vp->ip);
     } else {
         vp_set(vp, keep_mapping ? w : 0);
     }
     if (!keep_mapping && vp->ip) {
-        if (w & VP_WRITER)
-            zap_writer(vs, z, vp->ip);
-        else
-            fs_iput(vp->ip);
+        zap_file(vs, z, vp->ip, w & VP_WRITER);
         vp->ip = NULL;
     }
 }
@@ -1187,8 +1191,7 @@ static int vp_populate(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, 
             err = fs_map_page(vp->ip, vp->pgoff, &pg);
         if (err)
             return err;
-        if (!(vp->word & VP_SHARED))
-            flags = VP_COW;
+        flags = VP_FILEPG | ((vp->word & VP_SHARED) ? 0 : VP_COW);
     } else if (!(pg = page_alloc_zeroed())) {
         return -ENOMEM;
     }
@@ -1514,7 +1517,7 @@ static int vp_break_cow(struct vmspace *vs, struct vpage *vp, uintptr_t va)
 {
     uint64_t w = vp_val(vp);
     void *old = P2V(VP_PA(w));
-    if (page_owner_get(old) == 0) { // ours alone: the other side let go
+    if (!(w & VP_FILEPG) && page_owner_get(old) == 0) { // ours alone: the other side let go
         vp_set(vp, w & ~VP_COW);
         return 0;
     }
@@ -1526,9 +1529,10 @@ static int vp_break_cow(struct vmspace *vs, struct vpage *vp, uintptr_t va)
     zap_init(&z);
     vp_clear_ptes(vs, va, &z.tlb);
     zap_range(&z, va);
-    vp_set(vp, (w & ~(VP_COW | PTE_ADDR(~0UL))) | V2P(pg));
+    vp_set(vp, (w & ~(VP_COW | VP_FILEPG | PTE_ADDR(~0UL))) | V2P(pg));
     zap_finish_sync(vs, &z);
-    cow_defer_put(old);
+    if (!(w & VP_FILEPG)) // (the file keeps its own page)
+        cow_defer_put(old);
     return 0;
 }
 
@@ -1748,7 +1752,7 @@ static bool fmap_any(unsigned h)
     return false;
 }
 
-void uvm_truncate_file(struct inode *ip, uint64_t from)
+bool uvm_truncate_file(struct inode *ip, uint64_t from)
 {
     // The file's new size is visible, and ordered before what follows by the
     // caller's full barrier: a fault that populates a page after we lock its
@@ -1757,7 +1761,7 @@ void uvm_truncate_file(struct inode *ip, uint64_t from)
     // common truncate allocates nothing.
     unsigned h = fmap_hash(ip);
     if (!fmap_any(h))
-        return; // (no space can hold a page of ip from before the new size)
+        return true; // (no space can hold a page of ip from before the new size)
     // Under way, before the look (forkstate); on this CPU's line, whichever
     // CPU we end on.
     uint32_t *busy = &this_cpu_ptr(&fmap_list)->truncating[h];
@@ -1774,7 +1778,7 @@ void uvm_truncate_file(struct inode *ip, uint64_t from)
         found = kmalloc(cap * sizeof *found);
         if (!found) { // out of memory: the pages stay mapped (as before truncate)
             __atomic_fetch_sub(busy, 1, __ATOMIC_RELEASE);
-            return;
+            return false;
         }
     }
     // The children of forks under way after everything else (forkstate).
@@ -1787,6 +1791,7 @@ void uvm_truncate_file(struct inode *ip, uint64_t from)
         vmspace_put(found[i].vs);
     if (found != local)
         kfree(found);
+    return true;
 }
 
 // ---- kernel access, fork ---------------------------------------------------------
@@ -1955,7 +1960,8 @@ static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr
         vp_set(vp, w);
     }
     if (pg) {
-        page_owner_add(pg, 1);
+        if (!(w & VP_FILEPG)) // the child's inode reference keeps the file's own page
+            page_owner_add(pg, 1);
         f->pages++;
     }
     if (vp->ip) {

@@ -82,8 +82,9 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
 // space that maps them (a later access gets SIGBUS, or a fresh page once the
 // file grew again). Called after the new size is visible, and after a full
 // barrier (mmap's record of the file is ordered against it the same way).
-// Writes nothing if no address space has recorded a mapping of ip.
-void uvm_truncate_file(struct inode *ip, uint64_t from);
+// Writes nothing if no address space has recorded a mapping of ip. False if out
+// of memory left some space mapping such pages: the caller must then keep them.
+bool uvm_truncate_file(struct inode *ip, uint64_t from);
 int uvm_unmap(struct vmspace *vs, uintptr_t addr, size_t len);
 // MADV_UNMAP_ASYNC: unmap without waiting for other CPUs' TLBs (uapi/ext.h).
 int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len);

@@ -7,7 +7,8 @@
 // writes to one pipe. Two fstats or preads of one descriptor in two threads
 // commute and share nothing: the lookups borrow the file in per-CPU counts
 // (kernel/file.c). A query lseek (SEEK_CUR by 0) takes no lock. A posix_spawn
-// of a missing program reads no fd slot another thread's open writes. Harness: pairs.h; host
+// of a missing program reads no fd slot another thread's open writes, and faults
+// of one file page in two processes write nothing of the page. Harness: pairs.h; host
 // side: tools/mtrace/validate --kernel ours --program /tests/mtrace/fds.
 #include "pairs.h"
 
@@ -211,6 +212,23 @@ static void close_opened(int s)
 }
 static void unmap_own(int s) { munmap(side[s].map, 4096); }
 
+// One page of one file, mapped by each process itself: both fault it in. The
+// page is the file's own and the mapping holds the inode, not the page
+// (kernel/uvm.c, VP_FILEPG), so the faults write nothing of the page: the text of
+// a program that many processes run is the common case.
+static void map_one_file(int s)
+{
+    open_one_file(s);
+    side[s].map = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, side[s].fd, 0);
+    if (side[s].map == MAP_FAILED)
+        die("mmap one file");
+}
+static void call_fault_one_file(int s)
+{
+    if (side[s].map[s] != "data"[s])
+        die("read one file's page");
+}
+
 static const struct pair pairs[] = {
     { "close-own-anyfd-2thread", "close", "close", 1, "private",
       NULL, open_own_devnull, call_close, NULL },
@@ -240,6 +258,8 @@ static const struct pair pairs[] = {
       NULL, map_and_touch_own_page, call_munmap_own, NULL },
     { "fault-own-page-2thread", "fault", "fault", 1, "private",
       NULL, map_own_page, call_touch_own, unmap_own },
+    { "fault-one-file-page-2proc", "fault", "fault", 0, "private",
+      prepare_one_file, map_one_file, call_fault_one_file, unmap_close },
     { "spawn-missing-open-2thread", "spawn", "open", 1, "private",
       NULL, NULL, call_spawn_missing_or_open, close_opened },
     { "lseek-one-file-2thread", "lseek", "lseek", 1, "shared",
