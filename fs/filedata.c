@@ -308,6 +308,16 @@ static void copy_out(struct filemap *m, char *buf, size_t n, uint64_t off)
 
 uint64_t filedata_size(struct inode *ip) { return __atomic_load_n(&ip->size, __ATOMIC_ACQUIRE); }
 
+// The pages a size covers, kept apart from the size for faults (fs_map_page):
+// stored only when it changes, so a write or truncate inside the last page
+// writes nothing a fault reads. With the size lock held, after the size.
+static void set_npages(struct inode *ip, uint64_t size)
+{
+    uint64_t n = PGROUNDUP(size) / PGSIZE;
+    if (n != ip->npages)
+        __atomic_store_n(&ip->npages, n, __ATOMIC_RELEASE);
+}
+
 // Reads and writes go in chunks of this much, each in its own epoch section
 // (a long section would hold up every CPU's reclamation) and each atomic with
 // respect to truncate on its own, as in Linux, where that holds per page.
@@ -363,8 +373,10 @@ static int64_t write_locked(struct inode *ip, const char *buf, size_t n, uint64_
     ret = (int64_t)copy_in(&ip->map, buf, n, off);
     if (ret == 0)
         ret = -ENOMEM;
-    else if (off + ret > size)
+    else if (off + ret > size) {
         __atomic_store_n(&ip->size, off + ret, __ATOMIC_RELEASE); // after the data
+        set_npages(ip, off + ret);
+    }
 out:
     spin_unlock(&ip->sizelock.lock);
     det_finish(ip, &d);
@@ -423,6 +435,7 @@ int filedata_truncate(struct inode *ip, uint64_t len)
     uint64_t size = ip->size;
     if (len < size) {
         __atomic_store_n(&ip->size, len, __ATOMIC_RELEASE);
+        set_npages(ip, len);
         if (len % PGSIZE) {
             char *p = page_find(&ip->map, len / PGSIZE);
             if (p)
@@ -433,14 +446,16 @@ int filedata_truncate(struct inode *ip, uint64_t len)
         detach_range(&ip->map, PGROUNDUP(len) / PGSIZE, UINT64_MAX, &d);
     } else if (len > size && !(err = clean_beyond(ip, size, len, &d))) {
         __atomic_store_n(&ip->size, len, __ATOMIC_RELEASE);
+        set_npages(ip, len);
     }
     seq_write_end(&ip->sizelock);
-    // Mapped pages past the new end go too (SIGBUS on access). Against a fault:
-    // before it asks for a page it marks its CPU's record of the mapping (uvm.c)
-    // and then loads the size; we store the size and then look at the marked
-    // records, so a page handed out on the old size is seen there. Mappings
-    // that never held a page of the file are not looked at.
-    if (len < size) {
+    // Mapped pages past the new last page go too (SIGBUS on access); a smaller
+    // last page stays mapped, as in POSIX. Against a fault: before it asks for a
+    // page it marks its CPU's record of the mapping (uvm.c) and then loads the
+    // page count; we store the count and then look at the marked records, so a
+    // page handed out on the old count is seen there. Mappings that never held a
+    // page of the file are not looked at.
+    if (PGROUNDUP(len) < PGROUNDUP(size)) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         if (!uvm_truncate_file(ip, PGROUNDUP(len) / PGSIZE))
             __atomic_store_n(&ip->file.maps_stale, true, __ATOMIC_RELEASE);
@@ -577,7 +592,7 @@ int fs_map_page(struct inode *ip, uint64_t pg, void **page)
     // (filedata_truncate). Nothing
     // here writes the inode, so faults commute with reads, in-place writes,
     // stats and other faults of the file.
-    if (pg >= (filedata_size(ip) + PGSIZE - 1) / PGSIZE)
+    if (pg >= __atomic_load_n(&ip->npages, __ATOMIC_ACQUIRE))
         return -EFAULT;
     if (!page)
         return 0; // only asked whether the page lies inside the file

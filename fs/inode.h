@@ -48,12 +48,15 @@ struct inode {
     // file, so readers retry only then; its spinlock serialises size changes.
     struct seqlock sizelock __cacheline_aligned;
     uint64_t size;                // regular files
-    uint64_t atime;               // nanoseconds since 1970, less what CPUs cache (itime.c)
-    struct filemap map;           // regular files: the page tree (filedata.c)
+    uint64_t atime, mtime, ctime; // nanoseconds since 1970, less what CPUs cache (itime.c)
 
     struct refcache_obj nlink __cacheline_aligned; // names (+1 for "." and per subdirectory)
     struct refcache_obj ref;      // dents + open references + children's ".." + callers
-    uint64_t mtime, ctime;        // the same
+    // Regular files (filedata.c), off the size's line: the page tree, and the
+    // pages the size covers, all a fault asks (is its page inside the file?),
+    // which a write or truncate inside the last page does not change.
+    struct filemap map;
+    uint64_t npages;
 };
 
 static inline bool inode_isdir(const struct inode *ip) { return S_ISDIR(ip->mode); }

@@ -7,8 +7,9 @@
 // writes to one pipe. Two fstats or preads of one descriptor in two threads
 // commute and share nothing: the lookups borrow the file in per-CPU counts
 // (kernel/file.c). A query lseek (SEEK_CUR by 0) takes no lock. A posix_spawn
-// of a missing program reads no fd slot another thread's open writes, and faults
-// of one file page in two processes write nothing of the page. Harness: pairs.h; host
+// of a missing program reads no fd slot another thread's open writes; faults of
+// one file page in two processes write nothing of the page, and one of them
+// shares nothing with a write extending the file inside that page. Harness: pairs.h; host
 // side: tools/mtrace/validate --kernel ours --program /tests/mtrace/fds.
 #include "pairs.h"
 
@@ -229,6 +230,32 @@ static void call_fault_one_file(int s)
         die("read one file's page");
 }
 
+// One file: side 0 extends it inside its only page while side 1 faults that
+// page in. The fault asks only whether its page lies inside the file, from the
+// page count (fs/inode.h, npages), which the extension does not change; the
+// size it moves is on another line.
+static void open_or_map_one_file(int s)
+{
+    if (s == 1) {
+        map_one_file(s);
+    } else if ((side[s].fd = open(path(0), O_RDWR | O_ANYFD)) < 0) {
+        die("open one file for writing");
+    }
+}
+static void call_extend_or_fault(int s)
+{
+    if (s == 0 && pwrite(side[s].fd, "!", 1, 100) != 1)
+        die("extend one file");
+    if (s == 1)
+        call_fault_one_file(s);
+}
+static void close_or_unmap(int s)
+{
+    if (s == 1)
+        munmap(side[s].map, 4096);
+    close(side[s].fd);
+}
+
 static const struct pair pairs[] = {
     { "close-own-anyfd-2thread", "close", "close", 1, "private",
       NULL, open_own_devnull, call_close, NULL },
@@ -260,6 +287,8 @@ static const struct pair pairs[] = {
       NULL, map_own_page, call_touch_own, unmap_own },
     { "fault-one-file-page-2proc", "fault", "fault", 0, "private",
       prepare_one_file, map_one_file, call_fault_one_file, unmap_close },
+    { "extend-fault-one-file-2proc", "pwrite64", "fault", 0, "private",
+      prepare_one_file, open_or_map_one_file, call_extend_or_fault, close_or_unmap },
     { "spawn-missing-open-2thread", "spawn", "open", 1, "private",
       NULL, NULL, call_spawn_missing_or_open, close_opened },
     { "lseek-one-file-2thread", "lseek", "lseek", 1, "shared",
