@@ -316,8 +316,8 @@ static void call_pread_or_pwrite(int side)
     if (side == 1 && pwrite(map[1].fd, "bbbbbbbb", 8, 2 * PG) != 8)
         die("pwrite " DATA);
 }
-// The control: side 0 extends the file, side 1's fault reads the size it
-// writes.
+// The control: side 0 extends the file by pages, side 1's fault reads the page
+// count it changes (fs/inode.h, npages).
 static void call_extend_or_fault(int side)
 {
     if (side == 0 && pwrite(map[0].fd, "bbbbbbbb", 8, 4 * PG) != 8)

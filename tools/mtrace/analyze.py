@@ -16,8 +16,9 @@ runner). PCs and data addresses are symbolized against our kernel's ELF
 object (the global variable holding the line, or the kernel region).
 
 With --out DIR it writes summary.json ({"tests", "conflict_free_lines",
-"conflict_free_bytes", percentages, per-pair table, top sites, and "remaining":
-the conflicted tests by reason, from --reasons FILE}: commuting tests only;
+"conflict_free_bytes", percentages, per-pair table, top sites, "remaining":
+the conflicted tests by reason, from --reasons FILE, and "inherent_tests": those
+conflicted only for reasons the file marks inherent}: commuting tests only;
 "sequential_tests" counts the others, whose conflicts conflicts.json still
 lists), remaining.txt (the same by reason, readable), conflicts.json
 (every conflict, symbolized), pairs.txt (the per-pair table, readable) and
@@ -265,11 +266,15 @@ def sequential(t):
     return re.search(r"_s\d+_\d+$", t.name) is not None
 
 
+INHERENT = "inherent: "
+
+
 def read_reasons(path):
     """The reasons file: `PATTERN<tab>REASON` lines (# comments), PATTERN a
     regular expression searched for in a conflict's site followed by the test's
     pair ("fn<-caller / fn<-caller [call0 call1]", the calls in the per-pair
-    table's order)."""
+    table's order). A REASON that starts with "inherent: " claims that any
+    kernel would share a line there (see explain)."""
     rules = []
     with open(path) as f:
         for line in f:
@@ -283,25 +288,35 @@ def read_reasons(path):
 
 def explain(site_tests, rules, pair_of):
     """The remaining conflicts by reason: each site goes to the first rule whose
-    pattern it matches, or to "unexplained"; a test counts once per reason."""
+    pattern it matches, or to "unexplained"; a test counts once per reason.
+    Also the tests all of whose sites have inherent reasons: no kernel could
+    pass them, so the conflict-free count can be at most the rest."""
     by_reason = collections.OrderedDict((r, {"tests": set(), "sites": collections.Counter()})
                                         for _, r in rules)
     by_reason["unexplained"] = {"tests": set(), "sites": collections.Counter()}
+    avoidable = set()  # tests with a site whose reason is not inherent
     for (site, _), ids in site_tests.items():
         for i in ids:
             key = f"{site} [{' '.join(pair_of[i])}]"
             reason = next((r for pat, r in rules if pat.search(key)), "unexplained")
             by_reason[reason]["tests"].add(i)
             by_reason[reason]["sites"][site] += 1
-    return [{"reason": r, "tests": len(v["tests"]),
-             "sites": [{"site": s, "tests": k} for s, k in v["sites"].most_common()]}
-            for r, v in by_reason.items() if v["tests"]]
+            if not reason.startswith(INHERENT):
+                avoidable.add(i)
+    conflicted = set().union(*(v["tests"] for v in by_reason.values()))
+    return ([{"reason": r, "tests": len(v["tests"]),
+              "sites": [{"site": s, "tests": k} for s, k in v["sites"].most_common()]}
+             for r, v in by_reason.items() if v["tests"]],
+            len(conflicted - avoidable))
 
 
 def remaining_text(summary):
     rows = [f"{summary['kernel']}: {summary['tests'] - summary['conflict_free_lines']} of "
             f"{summary['tests']} commuting tests share a cache line; by reason (a test "
-            f"may have several)."]
+            f"may have several).",
+            f"{summary['inherent_tests']} of them share only for reasons marked inherent, "
+            f"so a kernel built as those reasons assume is conflict-free in at most "
+            f"{summary['reachable_lines_pct']}% of these tests."]
     for r in summary["remaining"]:
         rows.append("\n" + textwrap.fill(r["reason"], 96, initial_indent=f"{r['tests']:6} tests  ",
                                            subsequent_indent=" " * 14))
@@ -349,7 +364,7 @@ def analyse(tests, syms, kernel, reasons=None):
                 "call1": syms.code(call1) if call1 else None, "site": site})
     top = [{"site": s, "object": o, "conflicts": k, "tests": len(site_tests[(s, o)])}
            for (s, o), k in sites.most_common(30)]
-    remaining = explain(site_tests, reasons or [], {t.id: pair_key(t) for t in ts})
+    remaining, inherent = explain(site_tests, reasons or [], {t.id: pair_key(t) for t in ts})
     summary = {
         "kernel": kernel, "tests": n,
         "conflict_free_lines": free_lines, "conflict_free_bytes": free_bytes,
@@ -364,6 +379,8 @@ def analyse(tests, syms, kernel, reasons=None):
         "top_sites": top,
         "top_objects": [{"object": o, "conflicts": k} for o, k in objects.most_common(20)],
         "remaining": remaining,
+        "inherent_tests": inherent,
+        "reachable_lines_pct": pct(n - inherent, n),
     }
     return summary, records
 

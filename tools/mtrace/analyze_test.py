@@ -96,6 +96,13 @@ def main():
         why = {r["reason"]: r["tests"] for r in summary["remaining"]}
         check(why == {"beta's reason": 2, "unexplained": 1},
               f"remaining conflicts by reason, the rest unexplained ({why})")
+        check(summary["inherent_tests"] == 0, "no reason marked inherent, no inherent test")
+        with open(rules_path, "w") as f:
+            f.write("^beta \tinherent: beta\n^alpha\talpha\n")
+        summary, _ = analyze.analyse(tests, syms, "linux", analyze.read_reasons(rules_path))
+        check(summary["inherent_tests"] == 2 and summary["reachable_lines_pct"] == 50.0,
+              "tests conflicted only for inherent reasons bound the reachable count "
+              f"({summary['inherent_tests']}, {summary['reachable_lines_pct']})")
         with open(rules_path, "w") as f:
             f.write("^beta .*\\[close open\\]$\tbeta in open/close\n")
         summary, _ = analyze.analyse(tests, syms, "linux", analyze.read_reasons(rules_path))
