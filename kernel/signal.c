@@ -20,7 +20,9 @@
 // faults in different threads of one process commute too. A signal its target
 // ignores and its main thread does not block (the SIGCHLD of exiting children,
 // by default) is discarded without the lock (discard_at_once), so children
-// exiting on different CPUs write nothing of their parent's.
+// exiting on different CPUs write nothing of their parent's; so is one a thread
+// sends itself while it ignores it and does not block it (SIGPIPE), so that
+// writes to pipes without readers in two threads share nothing either.
 //
 // Standard and real-time signals alike are pending at most once (no queue of
 // real-time signals). A stop signal's default action stops every thread of the
@@ -233,13 +235,15 @@ static void kick_one(struct proc *p, int sig)
     }
 }
 
-// Would sig be discarded at once, as ignored and not blocked by p's main thread?
-// Decided without p's lock, so that the SIGCHLD of children exiting on different
-// CPUs (ignored by default) writes nothing of the parent's: the action is read
-// lock-free and must not have changed by the time we have read the main thread's
-// mask (whose usig stays allocated for a grace period after it leaves). Signals
-// with side effects on sending always take the lock.
-static bool discard_at_once(struct proc *p, int sig)
+// Would sig be discarded at once, as ignored and not blocked by p's main thread
+// (mine NULL) or by the calling thread (mine: its usig)? Decided without p's
+// lock, so that the SIGCHLD of children exiting on different CPUs (ignored by
+// default) writes nothing of the parent's, nor the SIGPIPEs of writes to pipes
+// without readers in two threads of a process that ignores it: the action is
+// read lock-free and must not have changed by the time we have read the mask
+// (the main thread's usig stays allocated for a grace period after it leaves).
+// Signals with side effects on sending always take the lock.
+static bool discard_at_once(struct proc *p, int sig, struct usig *mine)
 {
     if (sig == SIGKILL || sig == SIGCONT || (BIT(sig) & STOP_SIGNALS))
         return false;
@@ -248,20 +252,20 @@ static bool discard_at_once(struct proc *p, int sig)
     if (a.handler != SIG_IGN && !(a.handler == SIG_DFL && default_action(sig) == ACT_IGN))
         return false;
     epoch_enter();
-    struct usig *s = READ_ONCE(p->main_sig);
+    struct usig *s = mine ? mine : READ_ONCE(p->main_sig);
     bool discard = s && !(READ_ONCE(s->blocked) & BIT(sig));
     epoch_exit();
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     return discard && READ_ONCE(p->act_seq) == seq;
 }
 
-bool signal_discarded(struct proc *p, int sig) { return discard_at_once(p, sig); }
+bool signal_discarded(struct proc *p, int sig) { return discard_at_once(p, sig, NULL); }
 
 int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info)
 {
     if (sig < 1 || sig > NSIG)
         return -EINVAL;
-    if (discard_at_once(p, sig))
+    if (discard_at_once(p, sig, NULL))
         return 0;
     push_off(); // signal_kick compares with this CPU
     spin_lock(&p->lock);
@@ -298,6 +302,8 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
         return -ESRCH; // a kernel thread (in-kernel tests use pipes too)
     if (sig == SIGKILL || sig == SIGCONT)
         return signal_send_proc(p, sig, info); // these always act on the whole group
+    if (t == thread_current() && t->sig && discard_at_once(p, sig, t->sig))
+        return 0;
     push_off();
     spin_lock(&p->lock);
     if (t->sig && !(ignored(p, sig) && !(READ_ONCE(t->sig->blocked) & BIT(sig))))

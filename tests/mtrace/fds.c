@@ -9,7 +9,8 @@
 // (kernel/file.c). A query lseek (SEEK_CUR by 0) takes no lock. A posix_spawn
 // of a missing program reads no fd slot another thread's open writes; faults of
 // one file page in two processes write nothing of the page, and one of them
-// shares nothing with a write extending the file inside that page. Harness: pairs.h; host
+// shares nothing with a write extending the file inside that page; writes to
+// pipes without readers, SIGPIPE ignored, share nothing. Harness: pairs.h; host
 // side: tools/mtrace/validate --kernel ours --program /tests/mtrace/fds.
 #include "pairs.h"
 
@@ -256,6 +257,23 @@ static void close_or_unmap(int s)
     close(side[s].fd);
 }
 
+// Each thread writes to its own pipe whose reader is gone (EPIPE), in a
+// process that ignores SIGPIPE: the signal each sends itself is discarded
+// without the process's lock (kernel/signal.c, discard_at_once).
+static void ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
+static void make_broken_pipe(int s)
+{
+    if (pipe2(side[s].pipe, O_ANYFD) != 0)
+        die("broken pipe");
+    close(side[s].pipe[0]);
+}
+static void call_write_broken_pipe(int s)
+{
+    if (write(side[s].pipe[1], "x", 1) != -1 || errno != EPIPE)
+        die("write to a pipe without readers: expected EPIPE");
+}
+static void close_broken_pipe(int s) { close(side[s].pipe[1]); }
+
 static const struct pair pairs[] = {
     { "close-own-anyfd-2thread", "close", "close", 1, "private",
       NULL, open_own_devnull, call_close, NULL },
@@ -289,6 +307,8 @@ static const struct pair pairs[] = {
       prepare_one_file, map_one_file, call_fault_one_file, unmap_close },
     { "extend-fault-one-file-2proc", "pwrite64", "fault", 0, "private",
       prepare_one_file, open_or_map_one_file, call_extend_or_fault, close_or_unmap },
+    { "write-broken-pipe-2thread", "write", "write", 1, "private",
+      ignore_sigpipe, make_broken_pipe, call_write_broken_pipe, close_broken_pipe },
     { "spawn-missing-open-2thread", "spawn", "open", 1, "private",
       NULL, NULL, call_spawn_missing_or_open, close_opened },
     { "lseek-one-file-2thread", "lseek", "lseek", 1, "shared",
