@@ -316,7 +316,8 @@ def remaining_text(summary):
             f"may have several).",
             f"{summary['inherent_tests']} of them share only for reasons marked inherent, "
             f"so a kernel built as those reasons assume is conflict-free in at most "
-            f"{summary['reachable_lines_pct']}% of these tests."]
+            f"{summary['tests'] - summary['inherent_tests']} of these tests "
+            f"({summary['reachable_lines_pct']}%)."]
     for r in summary["remaining"]:
         rows.append("\n" + textwrap.fill(r["reason"], 96, initial_indent=f"{r['tests']:6} tests  ",
                                            subsequent_indent=" " * 14))
@@ -380,7 +381,7 @@ def analyse(tests, syms, kernel, reasons=None):
         "top_objects": [{"object": o, "conflicts": k} for o, k in objects.most_common(20)],
         "remaining": remaining,
         "inherent_tests": inherent,
-        "reachable_lines_pct": pct(n - inherent, n),
+        "reachable_lines_pct": round(100.0 * (n - inherent) / n, 3) if n else 100.0,
     }
     return summary, records
 
