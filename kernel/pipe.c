@@ -14,7 +14,10 @@
 // room or for the last reader to go (EPIPE). A write of at most PIPE_BUF bytes
 // waits for room for all of it and keeps the write lock until it is all in, so
 // it is never interleaved with other writes (POSIX). Both sides publish their
-// index page by page, so the other side starts before a big copy is over.
+// index page by page, so the other side starts before a big copy is over. A
+// read that finds the ring empty and returns at once (end of file, or EAGAIN)
+// and a write without readers (EPIPE) decide from a look without the locks, so
+// two of them on one pipe write nothing.
 #include "pipe.h"
 #include "file.h"
 #include "poll.h"
@@ -91,12 +94,20 @@ static long pipe_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     struct pipe *p = pipe_of(f);
     if (n == 0)
         return 0;
+    // An empty ring: end of file without writers, EAGAIN when not waiting,
+    // decided from a look without the lock, so that two such reads write
+    // nothing. r first: r only grows and never passes w, so w equal to the r
+    // loaded before it means the ring was empty when w was loaded.
+    bool eof = __atomic_load_n(&p->writers, __ATOMIC_ACQUIRE) == 0;
+    uint64_t r = load(&p->r);
+    if (load(&p->w) == r && (eof || (f->flags & O_NONBLOCK)))
+        return eof ? 0 : -EAGAIN;
     uint64_t w;
     for (;;) {
         sleeplock_acquire(&p->rlock);
         // Writers count before the index: a writer's last bytes are published
         // before it goes, so EOF is never reported with data still in the ring.
-        bool eof = __atomic_load_n(&p->writers, __ATOMIC_ACQUIRE) == 0;
+        eof = __atomic_load_n(&p->writers, __ATOMIC_ACQUIRE) == 0;
         if ((w = load(&p->w)) != p->r)
             break;
         sleeplock_release(&p->rlock);
@@ -126,6 +137,10 @@ static long pipe_writev(struct file *f, const struct iovec *iov, int cnt, size_t
     int seg = 0;
     size_t segoff = 0; // bytes of iov[seg] already written
     long ret;
+    if (__atomic_load_n(&p->readers, __ATOMIC_ACQUIRE) == 0) { // as below, without the lock
+        signal_send_thread(thread_current(), SIGPIPE, NULL);
+        return -EPIPE;
+    }
     sleeplock_acquire(&p->wlock);
     for (;;) {
         if (__atomic_load_n(&p->readers, __ATOMIC_ACQUIRE) == 0) {

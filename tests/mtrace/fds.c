@@ -10,7 +10,8 @@
 // of a missing program reads no fd slot another thread's open writes; faults of
 // one file page in two processes write nothing of the page, and one of them
 // shares nothing with a write extending the file inside that page; writes to
-// pipes without readers, SIGPIPE ignored, share nothing. Harness: pairs.h; host
+// pipes without readers, SIGPIPE ignored, share nothing, nor two reads of one
+// pipe's end of file or two writes to one pipe without readers. Harness: pairs.h; host
 // side: tools/mtrace/validate --kernel ours --program /tests/mtrace/fds.
 #include "pairs.h"
 
@@ -274,6 +275,35 @@ static void call_write_broken_pipe(int s)
 }
 static void close_broken_pipe(int s) { close(side[s].pipe[1]); }
 
+// One pipe whose writers are gone: both sides read its end of file. Or one
+// whose reader is gone: both write (EPIPE, SIGPIPE ignored). Either is decided
+// from a look at the pipe without its locks (kernel/pipe.c).
+static void make_widowed_pipe(int end)
+{
+    ignore_sigpipe();
+    if (pipe(shared_pipe) != 0)
+        die("pipe");
+    close(shared_pipe[end]);
+}
+static void make_pipe_without_writer(void) { make_widowed_pipe(1); }
+static void make_pipe_without_reader(void) { make_widowed_pipe(0); }
+static void call_read_eof(int s)
+{
+    if (read(shared_pipe[0], side[s].buf, 1) != 0)
+        die("read a pipe without writers: expected 0");
+}
+static void call_write_epipe(int s)
+{
+    (void)s;
+    if (write(shared_pipe[1], "x", 1) != -1 || errno != EPIPE)
+        die("write a pipe without readers: expected EPIPE");
+}
+static void close_widowed_pipe(int s)
+{
+    if (s == 0) // after both windows; the other end is closed already
+        close(shared_pipe[0]), close(shared_pipe[1]);
+}
+
 static const struct pair pairs[] = {
     { "close-own-anyfd-2thread", "close", "close", 1, "private",
       NULL, open_own_devnull, call_close, NULL },
@@ -309,6 +339,10 @@ static const struct pair pairs[] = {
       prepare_one_file, open_or_map_one_file, call_extend_or_fault, close_or_unmap },
     { "write-broken-pipe-2thread", "write", "write", 1, "private",
       ignore_sigpipe, make_broken_pipe, call_write_broken_pipe, close_broken_pipe },
+    { "read-eof-one-pipe-2proc", "read", "read", 0, "private",
+      make_pipe_without_writer, NULL, call_read_eof, close_widowed_pipe },
+    { "write-epipe-one-pipe-2proc", "write", "write", 0, "private",
+      make_pipe_without_reader, NULL, call_write_epipe, close_widowed_pipe },
     { "spawn-missing-open-2thread", "spawn", "open", 1, "private",
       NULL, NULL, call_spawn_missing_or_open, close_opened },
     { "lseek-one-file-2thread", "lseek", "lseek", 1, "shared",
