@@ -588,10 +588,10 @@ int fs_map_page(struct inode *ip, uint64_t pg, void **page)
         return err;
     // A caller that maps the page marked its record of the mapping (with a
     // full barrier) before this (uvm.c, vp_populate): a truncate that stored a
-    // smaller size before our load finds the mark and takes the page out again
-    // (filedata_truncate). Nothing
-    // here writes the inode, so faults commute with reads, in-place writes,
-    // stats and other faults of the file.
+    // smaller page count before our load finds the mark and takes the page out
+    // again (filedata_truncate). Nothing here writes the inode, and the count is
+    // off the size's line, so faults commute with reads, in-place writes, stats,
+    // writes inside the last page and other faults of the file.
     if (pg >= __atomic_load_n(&ip->npages, __ATOMIC_ACQUIRE))
         return -EFAULT;
     if (!page)

@@ -553,7 +553,7 @@ static void zap_finish_sync(struct vmspace *vs, struct zap *z)
 
 // Hand z's run of file descriptors to its batch, to go with the pages (or,
 // without a batch, flush and give it back now).
-static void zap_writers_batch(struct vmspace *vs, struct zap *z)
+static void zap_files_batch(struct vmspace *vs, struct zap *z)
 {
     if (!z->wrun.ip)
         return;
@@ -573,7 +573,7 @@ static void zap_writers_batch(struct vmspace *vs, struct zap *z)
 static void zap_file(struct vmspace *vs, struct zap *z, struct inode *ip, bool writer)
 {
     if (z->wrun.ip != ip)
-        zap_writers_batch(vs, z);
+        zap_files_batch(vs, z);
     wrun_drop(&z->wrun, ip, writer);
 }
 
@@ -1327,7 +1327,7 @@ int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
     zap_init(&z);
     range_lock(vs, addr, addr + len, false);
     unmap_locked(vs, vc, addr, addr + len, &z);
-    zap_writers_batch(vs, &z); // the write access goes with the pages
+    zap_files_batch(vs, &z); // inode references and write access go with the pages
     if (z.nomem) {
         zap_finish_sync(vs, &z); // out of memory for batches: fall back to waiting
         range_unlock(vs, addr, addr + len);
