@@ -41,7 +41,7 @@ KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
 	-T kernel/kernel.ld
 
-KSRCS := $(wildcard kernel/*.c kernel/*.S fs/*.c tests/kernel/*.c)
+KSRCS := $(wildcard kernel/*.c kernel/*/*.c kernel/*/*.S fs/*.c tests/kernel/*.c)
 KOBJS := $(patsubst %,$(BUILD)/%.o,$(KSRCS))
 include libc/libc.mk
 include user/user.mk

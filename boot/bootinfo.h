@@ -1,4 +1,4 @@
-// The hand-off from the UEFI loader (boot/loader.c) to the kernel (kernel/entry.S).
+// The hand-off from the UEFI loader (boot/loader.c) to the kernel (kernel/x86/entry.S).
 // Shared by both sides: plain fixed-width types only, no pointers (the loader runs
 // identity-mapped, the kernel in the higher half), so every address here is physical.
 #pragma once

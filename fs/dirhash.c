@@ -64,9 +64,9 @@
 // empty, and sets DH_DEAD, which inserts check under their bucket lock.
 #include "dirhash.h"
 #include "fs.h"
-#include "mm.h"
-#include "percpu.h"
-#include "x86.h"
+#include "mm/mm.h"
+#include "sync/percpu.h"
+#include "x86/x86.h"
 
 #define B_LOCK 0x1UL
 #define B_MIGRATED 0x2UL

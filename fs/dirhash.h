@@ -2,7 +2,7 @@
 // namespace operations use. Internal to fs/.
 #pragma once
 #include "kernel.h"
-#include "epoch.h"
+#include "sync/epoch.h"
 
 struct inode;
 

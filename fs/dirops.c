@@ -12,9 +12,9 @@
 // emptiness is a property of the child directory.
 // See fs/README.md for the full list of what each one reads and writes.
 #include "inode.h"
-#include "mm.h"
-#include "percpu.h"
-#include "x86.h"
+#include "mm/mm.h"
+#include "sync/percpu.h"
+#include "x86/x86.h"
 
 // ---- directory entries ------------------------------------------------------
 

@@ -43,9 +43,9 @@
 // see them finish first, and whatever a racing writer installed into a detached
 // subtree is freed with it.
 #include "inode.h"
-#include "mm.h"
-#include "uvm.h"
-#include "x86.h"
+#include "mm/mm.h"
+#include "mm/uvm.h"
+#include "x86/x86.h"
 
 #define SLOT_SHIFT 9
 #define SLOTS (1U << SLOT_SHIFT)

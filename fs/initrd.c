@@ -8,9 +8,9 @@
 // (hard links included: newc stores the data once, with the last link) and
 // symlinks (data = target) are created; other types are skipped with a message.
 // Runs once on one CPU before anything else uses the file system.
-#include "inode.h"
 #include "bootinfo.h"
-#include "mm.h"
+#include "inode.h"
+#include "mm/mm.h"
 
 #define HDR_LEN 110
 #define A4(x) (((x) + 3) & ~(size_t)3)

@@ -27,11 +27,11 @@
 // `ref` reaches zero no pointer to the inode exists any more, so the free needs
 // no further grace period. Release callbacks run from the timer tick.
 #include "inode.h"
-#include "counter.h"
-#include "cpumask.h"
-#include "mm.h"
-#include "percpu.h"
-#include "smp.h"
+#include "mm/mm.h"
+#include "sync/counter.h"
+#include "sync/cpumask.h"
+#include "sync/percpu.h"
+#include "x86/smp.h"
 
 struct inode *fs_root_inode;
 

@@ -4,8 +4,8 @@
 #include "dirhash.h"
 #include "filedata.h"
 #include "fs.h"
-#include "refcache.h"
-#include "seqlock.h"
+#include "sync/refcache.h"
+#include "sync/seqlock.h"
 
 // An inode, 256 bytes (one kmalloc class), laid out by who writes what:
 //   line 0   read by every lookup and data access; written at creation (and

@@ -27,9 +27,10 @@
 // CPU's cache first (an xcall), so that an explicit time is not overridden by a
 // cached one.
 #include "inode.h"
-#include "percpu.h"
-#include "seqlock.h"
-#include "smp.h"
+#include "sync/percpu.h"
+#include "sync/seqlock.h"
+#include "sync/xcall.h"
+#include "x86/smp.h"
 
 #define IT_SLOTS 256 // per CPU; a power of two
 

@@ -25,9 +25,9 @@
 // other CPUs' slots: one line per online CPU, under no lock. A link and a
 // remover of entries that share a slot number (1 in 128) touch one line.
 #include "inode.h"
-#include "cpumask.h"
-#include "percpu.h"
-#include "x86.h"
+#include "sync/cpumask.h"
+#include "sync/percpu.h"
+#include "x86/x86.h"
 
 #define LP_SLOTS 128 // per CPU; a power of two
 

@@ -27,9 +27,9 @@
 // can show the same file, as rename's moment above. A directory exchanged
 // across directories takes rename_lock, as a directory move does.
 #include "inode.h"
-#include "mm.h"
-#include "spinlock.h"
-#include "x86.h"
+#include "mm/mm.h"
+#include "sync/spinlock.h"
+#include "x86/x86.h"
 
 static struct spinlock rename_lock = SPINLOCK_INIT("fs rename");
 

@@ -3,7 +3,7 @@
 // What the kernel provides: descriptors 0, 1 and 2 open on the console (else
 // init opens /dev/console for itself), /dev/console for the console shell (see
 // start_shell), argv = {"/sbin/init", NULL}, and an environment built from the
-// kernel command line by cmdline_env (kernel/cmdline.c): every `key=value` word
+// kernel command line by cmdline_env (kernel/lib/cmdline.c): every `key=value` word
 // becomes an environment variable, as on Linux. A value with spaces is written
 // in double quotes, `RUN="ls -l /"`, and arrives without them (RUN=ls -l /).
 //

@@ -1,5 +1,5 @@
 # User programs embedded in the kernel image, where user_program_find("name")
-# finds them (kernel/progs.c):
+# finds them (kernel/proc/progs.c):
 #  - user/tests/*.c, small programs the in-kernel tests drive, each built twice
 #    with musl-gcc: a static executable (ET_EXEC, name) and a static-pie (ET_DYN,
 #    name-pie);

@@ -1,5 +1,5 @@
 // Tests for the kernel command line: words, quotes, and init's environment.
-#include "ktest.h"
+#include "ktest/ktest.h"
 
 static bool value_is(const char *line, const char *key, const char *want)
 {

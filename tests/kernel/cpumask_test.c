@@ -1,7 +1,7 @@
 // CPU masks: for_each_cpu visits exactly the set bits, in order, across word
 // boundaries and up to the last slot.
-#include "cpumask.h"
-#include "ktest.h"
+#include "ktest/ktest.h"
+#include "sync/cpumask.h"
 
 KTEST(cpumask_walk)
 {

@@ -1,11 +1,12 @@
 // Tests for epoch-based reclamation: grace periods wait for readers, every
 // deferred callback runs exactly once, and readers never see freed objects.
-#include "cpumask.h"
-#include "epoch.h"
-#include "ktest.h"
-#include "percpu.h"
-#include "smp.h"
-#include "x86.h"
+#include "ktest/ktest.h"
+#include "sync/cpumask.h"
+#include "sync/epoch.h"
+#include "sync/percpu.h"
+#include "sync/xcall.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
 
 struct counted_cb {
     struct epoch_cb cb;

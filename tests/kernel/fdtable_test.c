@@ -3,16 +3,16 @@
 // CPU (different chunks and cache lines, checked by address), lookups racing
 // with close (never a freed file), growth under readers, fork-style copies and
 // close-on-exec. bench_fdtable (make bench) reports ns per operation.
-#include "fdtable.h"
-#include "file.h"
+#include "file/fdtable.h"
+#include "file/file.h"
 #include "fs.h"
 #include "fstest.h"
-#include "ktest.h"
-#include "mm.h"
-#include "percpu.h"
-#include "sched.h"
-#include "smp.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "proc/sched.h"
+#include "sync/percpu.h"
 #include "testutil.h"
+#include "x86/smp.h"
 
 #define LIVE 0x11fe11fe
 #define DEAD 0xdeaddead

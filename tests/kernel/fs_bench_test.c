@@ -4,10 +4,10 @@
 // writes nothing a lookup or another link of its source reads). Reports figures (`make bench`); checks only that every operation
 // succeeded. Under TCG absolute figures mean little; compare ratios in one run.
 #include "fstest.h"
-#include "ktest.h"
-#include "mm.h"
-#include "percpu.h"
-#include "smp.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "sync/percpu.h"
+#include "x86/smp.h"
 
 #define NCREATE 1000
 #define NLOOKUP 4000

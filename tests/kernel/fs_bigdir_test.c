@@ -4,10 +4,10 @@
 // (test=fs_bigdir_million): 1,000,000 files in one directory in 512 MiB.
 #include "fstest.h"
 #include "inode.h"
-#include "ktest.h"
-#include "mm.h"
-#include "percpu.h"
-#include "smp.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "sync/percpu.h"
+#include "x86/smp.h"
 
 // ---- a directory with one entry ----------------------------------------------
 

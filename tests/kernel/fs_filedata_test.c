@@ -3,9 +3,9 @@
 // racing with truncates, and that freeing a file returns its pages.
 #include "fstest.h"
 #include "inode.h"
-#include "ktest.h"
-#include "mm.h"
-#include "percpu.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "sync/percpu.h"
 #include "testutil.h"
 
 static struct inode *D;

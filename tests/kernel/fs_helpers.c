@@ -1,14 +1,14 @@
 // Helpers shared by the ScaleFS tests (declared in fs/fstest.h).
 #include "fstest.h"
 #include "inode.h"
-#include "cpumask.h"
-#include "epoch.h"
-#include "mm.h"
-#include "percpu.h"
-#include "refcache.h"
-#include "sched.h"
-#include "smp.h"
-#include "x86.h"
+#include "mm/mm.h"
+#include "proc/sched.h"
+#include "sync/cpumask.h"
+#include "sync/epoch.h"
+#include "sync/percpu.h"
+#include "sync/refcache.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
 
 struct run_one {
     void (*fn)(int i, void *arg);

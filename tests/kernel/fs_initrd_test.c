@@ -7,8 +7,8 @@
 // d1/ (0700) d1/d2/d3/deep, d1/abs -> /etc/hello, and a FIFO (skipped).
 #include "fstest.h"
 #include "inode.h"
-#include "ktest.h"
-#include "mm.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
 
 static const unsigned char archive[] = {
     0x30, 0x37, 0x30, 0x37, 0x30, 0x31, 0x30, 0x30, 0x41, 0x37, 0x32, 0x30, 0x34, 0x32, 0x30, 0x30,

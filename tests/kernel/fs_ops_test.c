@@ -2,13 +2,13 @@
 // unlink, rmdir, link, symlinks, with every error the interface promises.
 #include "fstest.h"
 #include "inode.h"
-#include "ktest.h"
-#include "mm.h"
-#include "percpu.h"
-#include "refcache.h"
-#include "sched.h"
-#include "smp.h"
-#include "x86.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "proc/sched.h"
+#include "sync/percpu.h"
+#include "sync/refcache.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
 
 static struct inode *D; // the test's scratch directory
 

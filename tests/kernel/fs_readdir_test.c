@@ -4,11 +4,11 @@
 // no name twice.
 #include "fstest.h"
 #include "inode.h"
-#include "ktest.h"
-#include "mm.h"
-#include "percpu.h"
-#include "sched.h"
-#include "smp.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "proc/sched.h"
+#include "sync/percpu.h"
+#include "x86/smp.h"
 
 #define NSTABLE 300
 #define NCHURN 1500          // most names per churning thread per cycle

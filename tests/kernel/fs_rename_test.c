@@ -2,11 +2,11 @@
 // readdir basics.
 #include "fstest.h"
 #include "inode.h"
-#include "percpu.h"
-#include "ktest.h"
-#include "mm.h"
-#include "sched.h"
-#include "smp.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "proc/sched.h"
+#include "sync/percpu.h"
+#include "x86/smp.h"
 
 static struct inode *D;
 

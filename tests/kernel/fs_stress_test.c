@@ -10,9 +10,9 @@
 //  - once everything is removed, every page is back.
 #include "fstest.h"
 #include "inode.h"
-#include "ktest.h"
-#include "mm.h"
-#include "percpu.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "sync/percpu.h"
 #include "testutil.h"
 
 #define NPRIV 48    // names per private directory

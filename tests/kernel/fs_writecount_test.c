@@ -5,10 +5,10 @@
 // it did not catch a deny side made to ignore the writers at 2 CPUs.)
 #include "fstest.h"
 #include "inode.h"
-#include "ktest.h"
-#include "percpu.h"
-#include "refcache.h"
-#include "x86.h"
+#include "ktest/ktest.h"
+#include "sync/percpu.h"
+#include "sync/refcache.h"
+#include "x86/x86.h"
 
 KTEST(fs_writecount_exclusion)
 {

@@ -1,14 +1,15 @@
-// Tests for the kernel heap (kernel/kmalloc.c): alignment and disjointness of every
+// Tests for the kernel heap (kernel/mm/kmalloc.c): alignment and disjointness of every
 // size class, zeroing, kmalloc(0), large allocations, conservation of pages,
 // exhaustion, magazine and slab locality, and all CPUs allocating and freeing each
 // other's objects at once.
-#include "epoch.h"
-#include "ktest.h"
-#include "mm.h"
-#include "percpu.h"
-#include "smp.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "sync/epoch.h"
+#include "sync/percpu.h"
+#include "sync/xcall.h"
 #include "testutil.h"
-#include "x86.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
 
 // What kmalloc.c promises about alignment.
 static size_t promised_align(size_t size)

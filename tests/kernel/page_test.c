@@ -1,12 +1,13 @@
-// Tests for the physical page allocator (kernel/page.c): conservation of the free
+// Tests for the physical page allocator (kernel/mm/page.c): conservation of the free
 // count, zeroing, contiguous runs, exhaustion, per-CPU cache locality, and many
 // CPUs allocating at once without ever getting the same page.
-#include "ktest.h"
-#include "mm.h"
-#include "percpu.h"
-#include "smp.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "sync/percpu.h"
+#include "sync/xcall.h"
 #include "testutil.h"
-#include "x86.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
 
 #define MAX_CONTIG 1024 // page.c's largest block, in pages
 

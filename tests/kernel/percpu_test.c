@@ -1,8 +1,8 @@
 // Tests for per-CPU variables and interrupt/preemption guards on one CPU
 // (smp_test.c checks that different CPUs' copies are distinct).
-#include "ktest.h"
-#include "percpu.h"
-#include "x86.h"
+#include "ktest/ktest.h"
+#include "sync/percpu.h"
+#include "x86/x86.h"
 
 static DEFINE_PERCPU(uint64_t, test_counter);
 

@@ -2,17 +2,17 @@
 // address space (pipe data moves through user memory): blocking in both
 // directions, order, PIPE_BUF atomicity of write and writev with two writers,
 // EOF and EPIPE waking blocked threads. bench_pipe (make bench) reports throughput.
-#include "file.h"
-#include "ktest.h"
-#include "mm.h"
-#include "percpu.h"
-#include "pipe.h"
-#include "sched.h"
-#include "smp.h"
+#include "file/file.h"
+#include "file/pipe.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "mm/usercopy.h"
+#include "mm/uvm.h"
+#include "proc/sched.h"
+#include "sync/percpu.h"
 #include "testutil.h"
 #include "uapi/errno.h"
-#include "usercopy.h"
-#include "uvm.h"
+#include "x86/smp.h"
 
 #define BASE 0x400000UL
 #define AREA (1UL << 20) // each thread's user buffer

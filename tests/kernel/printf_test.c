@@ -1,5 +1,5 @@
 // Tests for the kernel's printf formatting.
-#include "ktest.h"
+#include "ktest/ktest.h"
 
 static bool fmt_is(const char *want, const char *fmt, ...)
 {

@@ -2,13 +2,13 @@
 // output and exit status come back; the syscall checker passes; faulting programs
 // are killed with the right signal and the kernel survives; bad images fail with
 // -ENOEXEC; many processes run at once on all CPUs.
-#include "ktest.h"
-#include "mm.h"
-#include "percpu.h"
-#include "proc.h"
-#include "smp.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "proc/proc.h"
+#include "sync/percpu.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
+#include "x86/smp.h"
 
 static char outbuf[8192];
 

@@ -1,11 +1,12 @@
 // Tests for refcache: exact reads, release only at a true zero, exactly once,
 // also when references move between CPUs.
-#include "cpumask.h"
-#include "ktest.h"
-#include "percpu.h"
-#include "refcache.h"
-#include "smp.h"
-#include "x86.h"
+#include "ktest/ktest.h"
+#include "sync/cpumask.h"
+#include "sync/percpu.h"
+#include "sync/refcache.h"
+#include "sync/xcall.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
 
 struct robj {
     struct refcache_obj rc;

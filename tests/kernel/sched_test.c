@@ -1,12 +1,12 @@
 // Tests for threads and the scheduler: threads on every CPU, exact affinity,
 // timer preemption, idle stealing, wait queues, timed sleeps, stack reuse and the
 // stack guard page.
-#include "ktest.h"
-#include "percpu.h"
-#include "sched.h"
-#include "smp.h"
-#include "trap.h"
-#include "x86.h"
+#include "ktest/ktest.h"
+#include "proc/sched.h"
+#include "sync/percpu.h"
+#include "x86/smp.h"
+#include "x86/trap.h"
+#include "x86/x86.h"
 
 static cpumask_t only(int c)
 {

@@ -1,8 +1,9 @@
 // Tests for seqlocks and per-CPU counters under concurrent use.
-#include "counter.h"
-#include "ktest.h"
-#include "seqlock.h"
-#include "smp.h"
+#include "ktest/ktest.h"
+#include "sync/counter.h"
+#include "sync/seqlock.h"
+#include "sync/xcall.h"
+#include "x86/smp.h"
 
 // Writers keep a == b; lock-free readers must never see them differ.
 static struct seqlock pair_lock;

@@ -1,10 +1,11 @@
 // Tests for CPU discovery and start-up: every CPU in the MADT came up, runs code,
 // knows who it is, and has its own per-CPU variables on their own cache lines.
-#include "ktest.h"
-#include "percpu.h"
-#include "mmu.h"
-#include "smp.h"
-#include "x86.h"
+#include "ktest/ktest.h"
+#include "mm/mmu.h"
+#include "sync/percpu.h"
+#include "sync/xcall.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
 
 struct seen {
     uint64_t runs;

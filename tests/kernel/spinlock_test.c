@@ -1,10 +1,10 @@
 // Tests for spinlocks on one CPU: state, interrupt masking, trylock, bookkeeping.
-#include "ktest.h"
-#include "percpu.h"
-#include "spinlock.h"
-#include "sched.h"
-#include "syscall.h"
-#include "x86.h"
+#include "ktest/ktest.h"
+#include "proc/sched.h"
+#include "sync/percpu.h"
+#include "sync/spinlock.h"
+#include "syscall/syscall.h"
+#include "x86/x86.h"
 
 KTEST(spinlock_basic)
 {

@@ -1,8 +1,8 @@
 // Small helpers shared by the in-kernel tests.
 #pragma once
 #include <stdint.h>
-#include "trap.h"
-#include "x86.h"
+#include "x86/trap.h"
+#include "x86/x86.h"
 
 // xorshift64: a cheap, repeatable pseudo-random sequence; *s must start non-zero.
 static inline uint64_t rnd(uint64_t *s)

@@ -1,10 +1,11 @@
 // Tests for the per-CPU timers and the clocks: every CPU ticks, the tick rate and
 // the TSC calibration agree with an independent clock (the ACPI PM timer), and
 // nsec_now is monotonic on each CPU and consistent between CPUs.
-#include "ktest.h"
-#include "percpu.h"
-#include "smp.h"
-#include "x86.h"
+#include "ktest/ktest.h"
+#include "sync/percpu.h"
+#include "sync/xcall.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
 
 // Sleep until nsec_now() reaches `until`, with interrupts on so this CPU ticks.
 static void sleep_until(uint64_t until)

@@ -1,11 +1,13 @@
 // Tests for TLB shootdown: it reaches exactly the CPUs asked for, and those CPUs
 // really drop a stale translation (QEMU's TCG keeps translations cached until
 // told, so a missing invalidation shows up as a read of the old page).
-#include "ktest.h"
-#include "mm.h"
-#include "percpu.h"
-#include "smp.h"
-#include "x86.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "mm/tlb.h"
+#include "sync/percpu.h"
+#include "sync/xcall.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
 
 static void snapshot(uint64_t *before)
 {

@@ -1,10 +1,10 @@
 // Tests for exception handling, recovery, kernel page protections and symbols.
-#include "ktest.h"
+#include "ktest/ktest.h"
+#include "lib/panic.h"
+#include "mm/mmu.h"
 #include "testutil.h"
-#include "mmu.h"
-#include "panic.h"
-#include "trap.h"
-#include "x86.h"
+#include "x86/trap.h"
+#include "x86/x86.h"
 
 static void read_unmapped(void) { (void)*(volatile uint64_t *)0x1000; }
 static void do_ud2(void) { asm volatile("ud2"); }

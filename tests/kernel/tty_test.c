@@ -1,9 +1,9 @@
 // The console's line discipline sends ^C and ^\ as SIGINT and SIGQUIT to the
 // foreground process group of the session it is the controlling terminal of.
-#include "dev.h"
-#include "file.h"
-#include "ktest.h"
-#include "proc.h"
+#include "file/dev.h"
+#include "file/file.h"
+#include "ktest/ktest.h"
+#include "proc/proc.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
 

@@ -2,15 +2,15 @@
 // a fresh user address space: demand paging inside copies, -EFAULT for NULL,
 // unmapped, kernel and non-canonical addresses, read-only pages, string limits,
 // and a fault when the kernel touches user memory directly.
-#include "ktest.h"
+#include "ktest/ktest.h"
+#include "mm/usercopy.h"
+#include "mm/uvm.h"
+#include "proc/sched.h"
+#include "sync/percpu.h"
 #include "testutil.h"
-#include "percpu.h"
-#include "sched.h"
-#include "trap.h"
 #include "uapi/errno.h"
-#include "usercopy.h"
-#include "uvm.h"
-#include "x86.h"
+#include "x86/trap.h"
+#include "x86/x86.h"
 
 #define BASE 0x400000UL
 

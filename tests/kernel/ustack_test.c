@@ -1,8 +1,8 @@
 // The stack grows on demand (ustack.c): exec maps its top, a fault below maps
 // down to the faulting page, within the reserve only; holes, other mappings and
 // fork behave as Linux's grows-down stack.
-#include "ktest.h"
-#include "uvm.h"
+#include "ktest/ktest.h"
+#include "mm/uvm.h"
 #include "vmtest.h"
 
 #define RESERVE_LO (USER_TOP - USER_STACK_SIZE)

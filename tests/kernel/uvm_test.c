@@ -1,10 +1,10 @@
 // Tests for user address spaces: mapping, demand-zero pages, protection changes
 // that split regions, unmapping that frees pages, brk, and address choice.
-#include "ktest.h"
-#include "mm.h"
-#include "uapi/errno.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "mm/uvm.h"
 #include "uapi/abi.h"
-#include "uvm.h"
+#include "uapi/errno.h"
 
 KTEST(uvm_map_write_read_unmap)
 {

@@ -6,8 +6,8 @@
 // synchronous munmap must shoot it down: one IPI per operation from 2 CPUs on.
 // Reports ops/s per CPU and IPIs per operation (`make bench`).
 #include "fstest.h"
-#include "ktest.h"
-#include "mm.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
 #include "uapi/abi.h"
 #include "vmtest.h"
 

@@ -2,10 +2,10 @@
 // writes by the mapping; MAP_PRIVATE stores stay private; a fault past the end
 // of the file is SIGBUS (BUS_ADRERR); truncating or unlinking a mapped file and
 // unmapping afterwards frees every page exactly once.
-#include "epoch.h"
 #include "fstest.h"
-#include "ktest.h"
-#include "mm.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "sync/epoch.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
 #include "vmtest.h"

@@ -14,12 +14,12 @@
 // meet mappings their child has no record for yet). When all is done, every
 // page came back.
 #include "fstest.h"
-#include "ktest.h"
-#include "mm.h"
-#include "proc.h"
-#include "uapi/errno.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "proc/proc.h"
 #include "testutil.h"
 #include "uapi/abi.h"
+#include "uapi/errno.h"
 #include "vmtest.h"
 
 #define NPAGES 48

@@ -1,9 +1,9 @@
 // Address-space semantics: copy-on-write fork, shared memory across fork,
 // fault signals (si_code, si_addr), mprotect (and the calls it decides without
 // locking), MADV_DONTNEED, MAP_POPULATE, MAP_FIXED and MAP_FIXED_NOREPLACE.
-#include "epoch.h"
-#include "ktest.h"
-#include "mm.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "sync/epoch.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
 #include "vmtest.h"

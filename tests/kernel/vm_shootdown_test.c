@@ -4,9 +4,10 @@
 // one that touched it and switched away since;
 // MADV_UNMAP_ASYNC sends nothing, and its pages are not freed while a writer on
 // another CPU can still reach them through a stale translation.
-#include "epoch.h"
-#include "ktest.h"
-#include "mm.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "mm/tlb.h"
+#include "sync/epoch.h"
 #include "uapi/errno.h"
 #include "vmtest.h"
 

@@ -3,9 +3,9 @@
 // peeking at its neighbour's latest mapping. Invariants: a fresh mapping reads as
 // zeros, what a CPU wrote it reads back (no two mappings overlap), and when all
 // is done no page is resident and every page came back to the allocator.
-#include "epoch.h"
-#include "ktest.h"
-#include "mm.h"
+#include "ktest/ktest.h"
+#include "mm/mm.h"
+#include "sync/epoch.h"
 #include "testutil.h"
 #include "uapi/errno.h"
 #include "vmtest.h"

@@ -1,13 +1,13 @@
 // Helpers for the virtual-memory tests: run kernel threads that load a user
 // address space on chosen CPUs and touch its pages through the user-copy helpers.
 #pragma once
-#include "kstats.h"
-#include "percpu.h"
-#include "sched.h"
-#include "smp.h"
-#include "usercopy.h"
-#include "uvm.h"
-#include "x86.h"
+#include "lib/kstats.h"
+#include "mm/usercopy.h"
+#include "mm/uvm.h"
+#include "proc/sched.h"
+#include "sync/percpu.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
 
 static inline void vmt_enter(struct vmspace *vs)
 {

@@ -1,9 +1,10 @@
 // Tests for cross-CPU calls: exact delivery to subsets, asynchronous calls, calls
 // from every CPU to every CPU at once, calls from inside calls, and full rings.
-#include "ktest.h"
-#include "percpu.h"
-#include "smp.h"
-#include "x86.h"
+#include "ktest/ktest.h"
+#include "sync/percpu.h"
+#include "sync/xcall.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
 
 struct hits {
     uint64_t n;

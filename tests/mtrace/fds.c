@@ -6,7 +6,7 @@
 // controls that must share: two lseeks of one open file (one offset) and two
 // writes to one pipe. Two fstats or preads of one descriptor in two threads
 // commute and share nothing: the lookups borrow the file in per-CPU counts
-// (kernel/file.c). A query lseek (SEEK_CUR by 0) takes no lock. A posix_spawn
+// (kernel/file/file.c). A query lseek (SEEK_CUR by 0) takes no lock. A posix_spawn
 // of a missing program reads no fd slot another thread's open writes; faults of
 // one file page in two processes write nothing of the page, and one of them
 // shares nothing with a write extending the file inside that page; writes to
@@ -196,7 +196,7 @@ static void call_touch_own(int s) { side[s].map[0] = 1; } // the page fault
 
 // A posix_spawn whose program is missing (ENOENT, no child) against an open in
 // a sibling thread: the spawn copies the caller's fds only once the program has
-// loaded (kernel/spawn.c), so it reads none of the slots the open writes.
+// loaded (kernel/proc/spawn.c), so it reads none of the slots the open writes.
 static void call_spawn_missing_or_open(int s)
 {
     if (s == 0) {
@@ -217,7 +217,7 @@ static void unmap_own(int s) { munmap(side[s].map, 4096); }
 
 // One page of one file, mapped by each process itself: both fault it in. The
 // page is the file's own and the mapping holds the inode, not the page
-// (kernel/uvm.c, VP_FILEPG), so the faults write nothing of the page: the text of
+// (kernel/mm/uvm.c, VP_FILEPG), so the faults write nothing of the page: the text of
 // a program that many processes run is the common case.
 static void map_one_file(int s)
 {
@@ -260,7 +260,7 @@ static void close_or_unmap(int s)
 
 // Each thread writes to its own pipe whose reader is gone (EPIPE), in a
 // process that ignores SIGPIPE: the signal each sends itself is discarded
-// without the process's lock (kernel/signal.c, discard_at_once).
+// without the process's lock (kernel/proc/signal.c, discard_at_once).
 static void ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
 static void make_broken_pipe(int s)
 {
@@ -277,7 +277,7 @@ static void close_broken_pipe(int s) { close(side[s].pipe[1]); }
 
 // One pipe whose writers are gone: both sides read its end of file. Or one
 // whose reader is gone: both write (EPIPE, SIGPIPE ignored). Either is decided
-// from a look at the pipe without its locks (kernel/pipe.c).
+// from a look at the pipe without its locks (kernel/file/pipe.c).
 static void make_widowed_pipe(int end)
 {
     ignore_sigpipe();

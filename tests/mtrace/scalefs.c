@@ -21,7 +21,7 @@
 // File data: two faults of different pages of a file share no byte, and a
 // fault shares no line with a stat, a read or an in-place write of the file
 // (the inode's flag that the first fault wrote on the size line is gone:
-// mmap's records tell truncate, kernel/uvm.c); the control is a write past
+// mmap's records tell truncate, kernel/mm/uvm.c); the control is a write past
 // the end, whose new size the fault must read.
 //
 // For each test it prints the line the host side reads:
@@ -270,7 +270,7 @@ static void unmap_data(int side)
     close(map[side].fd);
 }
 // A fault of page 2*side: the two faults share no byte (their pages' reference
-// words may share a line, kernel/page.c).
+// words may share a line, kernel/mm/page.c).
 static void call_fault(int side)
 {
     if (*(volatile char *)(map[side].p + 2 * side * PG) != 'a')

@@ -1,4 +1,4 @@
-// Bad input for every system call the kernel implements (kernel/syscall.c's
+// Bad input for every system call the kernel implements (kernel/syscall/syscall.c's
 // table): NULL, kernel and unmapped pointers, buffers that run into an unmapped
 // page, misaligned futex words, bad and wrong-type fds, unknown flag bits, huge
 // and negative sizes, overlong and empty names. Each row is one raw call and

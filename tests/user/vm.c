@@ -33,7 +33,7 @@ static int all_zero(const char *p, size_t len)
     return 1;
 }
 
-// The stack grows on demand (Linux's and ours, kernel/ustack.c): far below the
+// The stack grows on demand (Linux's and ours, kernel/mm/ustack.c): far below the
 // frames in use is still stack.
 static __attribute__((noinline)) int deep_stack(size_t depth)
 {

@@ -58,7 +58,7 @@ LINUX_REGIONS = [
     (0xffffffff80000000, 0x10000000000000000, "kernel image"),
 ]
 USER_TOP = 1 << 56  # the lower half, with 5-level paging
-# Ours (boot/bootinfo.h, kernel/mmu.h, kernel/kstack.c).
+# Ours (boot/bootinfo.h, kernel/mm/mmu.h, kernel/proc/kstack.c).
 OURS_REGIONS = [
     (0xffff800000000000, 0xffffc00000000000, "direct map (kmalloc, pages)"),
     (0xffffc00000000000, 0xffffd00000000000, "mmio"),

@@ -7,7 +7,7 @@ switch, addresses in hex.
 
     entries.py --kallsyms build/linux/kallsyms > FILE    Linux: asm_common_interrupt,
                         asm_spurious_interrupt, asm_sysvec_*; asm_exc_*; __switch_to_asm
-    entries.py --elf build/kernel.elf > FILE             ours (kernel/trapasm.S,
+    entries.py --elf build/kernel.elf > FILE             ours (kernel/x86/trapasm.S,
                         swtch.S): vector32..vector255; vector0..vector31; swtch
 """
 

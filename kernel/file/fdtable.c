@@ -1,0 +1,458 @@
+// File-descriptor tables: lock-free allocation, lookup and close.
+//
+// Commute, and share no written cache line:
+//  - operations on different fds: every fd has a cache line of its own (its
+//    slot), so installing, closing, dup2-ing or looking up fd A writes nothing
+//    that an operation on fd B reads. There is no shared bitmap: a slot's own
+//    word says whether the fd is free (0), so claiming an fd is one
+//    compare-and-swap on its line.
+//  - O_ANYFD allocations (open, pipe2, dup3 with O_ANYFD) on different CPUs:
+//    each CPU allocates from its own partition, chunks 1 + c, 1 + c + ncpu, ...
+//  - lookups (read, write, fstat, ...) of any fds with each other: the reader
+//    loads the directory, the chunk pointer and the slot, inside an epoch
+//    section, and borrows the file (a per-CPU count, file.c) only if another
+//    thread shares the table. Nothing in the table or the file is written.
+//  - fdtable_copy (fork, posix_spawn) with anything that leaves the copied
+//    slots alone: the child's slots hold their files in per-CPU counts
+//    (file.h), so copying them, the child's use of them and its exit write
+//    nothing the parent's threads read. (The copy reads every slot: an open or
+//    close in a sibling thread meanwhile shares that slot's line with it.)
+// Lowest-fd allocation (POSIX, no O_ANYFD) reads the slots from minfd up and
+// claims the first free one with compare-and-swap: it writes only the line of
+// the fd it returns, so it commutes with closes and lookups of higher fds.
+// Threads racing to allocate get distinct fds, each the lowest free one at the
+// moment of its claim. The price is a cache line read per lower open fd
+// (Linux reads a bit).
+//
+// RLIMIT_NOFILE: the caller passes the soft limit (read from its struct proc;
+// nothing shared is written). Lowest-fd allocation claims only fds below it and
+// returns EMFILE when every one of them in [minfd, limit) is taken, as Linux.
+// O_ANYFD fds come from the partitions, which lie above the low fds and may lie
+// above the limit by design: a CPU uses only the rounds of partitions (chunk
+// 1 + c + r * ncpu for round r) that begin below the limit, so O_ANYFD fds stay
+// below limit + 64 * ncpu and their number is bounded without a shared count.
+// When the CPU's allowed partition chunks are full, O_ANYFD falls back to the
+// lowest free fd below the limit (sharing lines as POSIX allocation does), and
+// only then fails with EMFILE. A limit of 64 or less leaves no partition:
+// O_ANYFD then gives lowest fds, so a process that lowered its limit to
+// confine itself never gets an fd at or above it.
+//
+// Slots hold a struct file pointer, with FD_CLOEXEC in bit 0 and in bit 1
+// whether the slot's reference is held (file.h) rather than owned.
+//
+// Growth: chunks (a page: 64 fds) never move once made. The directory (chunk
+// index -> chunk, one cache line per entry, so that making one partition's
+// chunk writes no line another fd's lookup reads) is replaced by a bigger copy
+// under the table's grow lock and the old one freed a grace period later, so
+// lock-free readers never stop. New chunks are also installed under that lock.
+//
+// Memory: a page per 64 fds in use (64 bytes per fd), a 64-byte directory entry
+// per chunk, and the directory starts with room for chunk 0 and one partition
+// per CPU (64 * (2 + ncpu) bytes).
+#include "file/fdtable.h"
+#include "file/file.h"
+#include "mm/mm.h"
+#include "sync/epoch.h"
+#include "sync/percpu.h"
+#include "sync/spinlock.h"
+#include "uapi/errno.h"
+#include "x86/x86.h"
+
+#define CHUNK_FDS 64 // one page of one-line slots
+#define NCHUNKS_MAX (FD_MAX / CHUNK_FDS)
+#define SLOT_CLOEXEC ((uintptr_t)FDI_CLOEXEC)
+#define SLOT_HELD ((uintptr_t)FDI_HELD)
+#define SLOT_FLAGS (SLOT_CLOEXEC | SLOT_HELD)
+
+struct fdslot {
+    uintptr_t v; // struct file * | SLOT_CLOEXEC, or 0: free
+} __cacheline_aligned;
+
+struct fdchunk {
+    struct fdslot slot[CHUNK_FDS];
+};
+_Static_assert(sizeof(struct fdchunk) == PGSIZE, "a chunk is one page");
+_Static_assert(FD_MAX % CHUNK_FDS == 0, "whole chunks");
+
+struct fddirent {
+    struct fdchunk *chunk;
+} __cacheline_aligned;
+
+struct fddir {
+    uint32_t n;
+    struct epoch_cb free_cb;
+    struct fddirent ent[]; // from the second cache line on
+};
+
+struct fdtable {
+    struct fddir *dir;               // read by every operation; replaced on growth
+    struct spinlock grow_lock __cacheline_aligned; // directory growth, chunk creation
+    int users __cacheline_aligned;   // holders (processes, threads)
+};
+
+int fd_chunk_of(int fd) { return fd / CHUNK_FDS; }
+int fdtable_partition_of_cpu(int c) { return 1 + c; }
+
+static uintptr_t slot_load(uintptr_t *s) { return __atomic_load_n(s, __ATOMIC_ACQUIRE); }
+static struct file *slot_file(uintptr_t v) { return (struct file *)(v & ~SLOT_FLAGS); }
+static uintptr_t slot_value(struct file *f, unsigned how)
+{
+    return (uintptr_t)f | (how & SLOT_FLAGS);
+}
+
+// Drop the reference a slot's value v held.
+static void slot_drop(uintptr_t v)
+{
+    if (v & SLOT_HELD)
+        file_unhold(slot_file(v));
+    else
+        file_put(slot_file(v));
+}
+
+void fd_ref_drop(struct file *f, unsigned how) { slot_drop(slot_value(f, how)); }
+
+// Slot s's value, with a held (hold) or borrowed reference to its file taken (0:
+// the slot is free). The reference is taken inside an epoch section and then
+// the slot is read again: if it still holds the file, a close that empties it
+// later sees the new reference (file.c); if the file left meanwhile (closed or
+// replaced), the reference is dropped and we look again.
+static uintptr_t ref_slot(uintptr_t *s, bool hold)
+{
+    for (;;) {
+        epoch_enter();
+        uintptr_t v = slot_load(s);
+        struct file *f = slot_file(v);
+        if (f)
+            hold ? file_hold(f) : file_borrow(f);
+        bool stayed = !f || slot_file(slot_load(s)) == f;
+        epoch_exit();
+        if (stayed)
+            return v;
+        hold ? file_unhold(f) : file_unborrow(f);
+    }
+}
+
+static struct fddir *dir_load(struct fdtable *t) { return __atomic_load_n(&t->dir, __ATOMIC_ACQUIRE); }
+
+static struct fddir *dir_alloc(uint32_t n)
+{
+    struct fddir *d = kzalloc(sizeof *d + n * sizeof d->ent[0]);
+    if (d)
+        d->n = n;
+    return d;
+}
+
+struct fdtable *fdtable_new(void)
+{
+    struct fdtable *t = kzalloc(sizeof *t);
+    if (!t)
+        return NULL;
+    // Room for chunk 0 and one partition per CPU from the start.
+    if (!(t->dir = dir_alloc(MIN(1 + ncpu, NCHUNKS_MAX)))) {
+        kfree(t);
+        return NULL;
+    }
+    spin_init(&t->grow_lock, "fdtable grow");
+    t->users = 1;
+    return t;
+}
+
+static void dir_free_cb(struct epoch_cb *cb) { kfree(container_of(cb, struct fddir, free_cb)); }
+
+// Chunk idx, made (empty) if missing and create is set; NULL if absent or out of
+// memory.
+static struct fdchunk *chunk_get(struct fdtable *t, int idx, bool create)
+{
+    struct fddir *d = dir_load(t);
+    struct fdchunk *c =
+        (uint32_t)idx < d->n ? __atomic_load_n(&d->ent[idx].chunk, __ATOMIC_ACQUIRE) : NULL;
+    if (c || !create || idx >= NCHUNKS_MAX)
+        return c;
+    spin_lock(&t->grow_lock);
+    d = t->dir;
+    if ((uint32_t)idx >= d->n) {
+        struct fddir *nd = dir_alloc(MIN(MAX(2 * d->n, (uint32_t)idx + 1), NCHUNKS_MAX));
+        if (!nd)
+            goto out;
+        memcpy(nd->ent, d->ent, d->n * sizeof d->ent[0]);
+        __atomic_store_n(&t->dir, nd, __ATOMIC_RELEASE);
+        epoch_defer(&d->free_cb, dir_free_cb); // readers may still hold the old one
+        d = nd;
+    }
+    if (!(c = d->ent[idx].chunk) && (c = page_alloc_zeroed()))
+        __atomic_store_n(&d->ent[idx].chunk, c, __ATOMIC_RELEASE);
+out:
+    spin_unlock(&t->grow_lock);
+    return c;
+}
+
+// Put v into the lowest free slot in [from, to); its index, or -1 if none is
+// free. Reads the slots below it, writes only its own.
+static int claim_slot(struct fdchunk *c, int from, int to, uintptr_t v)
+{
+    for (int i = from; i < to; i++) {
+        uintptr_t old = 0;
+        if (!__atomic_load_n(&c->slot[i].v, __ATOMIC_RELAXED) &&
+            __atomic_compare_exchange_n(&c->slot[i].v, &old, v, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED))
+            return i;
+    }
+    return -1;
+}
+
+// The lowest free fd in [minfd, limit), holding v; -EMFILE if there is none.
+// Never looks at (or makes chunks for) fds at or above the limit.
+static int claim_lowest(struct fdtable *t, uintptr_t v, int minfd, int limit)
+{
+    for (int idx = minfd / CHUNK_FDS, from = minfd % CHUNK_FDS; idx * CHUNK_FDS < limit;
+         idx++, from = 0) {
+        struct fdchunk *c = chunk_get(t, idx, true);
+        if (!c)
+            return -ENOMEM;
+        int i = claim_slot(c, from, MIN(CHUNK_FDS, limit - idx * CHUNK_FDS), v);
+        if (i >= 0)
+            return idx * CHUNK_FDS + i;
+    }
+    return -EMFILE;
+}
+
+// O_ANYFD: a free fd in the calling CPU's partition, holding v; -EMFILE if the
+// part of it the limit allows is full. Round r of the partitions is chunks
+// 1 + r * ncpu ... ncpu + r * ncpu (one per CPU); only rounds that begin below
+// the limit are used, so every fd returned is below limit + 64 * ncpu and the
+// limit bounds the number of fds, computed from the limit alone: no count is
+// shared between CPUs.
+static int claim_in_partition(struct fdtable *t, uintptr_t v, int limit)
+{
+    int first = fdtable_partition_of_cpu(cpu_id());
+    for (int r = 0; (1 + r * ncpu) * CHUNK_FDS < limit; r++) {
+        int idx = first + r * ncpu;
+        if (idx >= NCHUNKS_MAX)
+            break;
+        struct fdchunk *c = chunk_get(t, idx, true);
+        if (!c)
+            return -ENOMEM;
+        int i = claim_slot(c, 0, CHUNK_FDS, v);
+        if (i >= 0)
+            return idx * CHUNK_FDS + i;
+    }
+    return -EMFILE;
+}
+
+int fd_install(struct fdtable *t, struct file *f, unsigned how, bool anyfd, int minfd, int limit)
+{
+    if (minfd < 0 || minfd >= FD_MAX)
+        return -EINVAL;
+    limit = MIN(limit, FD_MAX);
+    uintptr_t v = slot_value(f, how);
+    if (anyfd) {
+        int fd = claim_in_partition(t, v, limit);
+        if (fd != -EMFILE)
+            return fd;
+        // The partition is full (or the limit leaves none): any free fd will do.
+    }
+    return claim_lowest(t, v, minfd, limit);
+}
+
+static uintptr_t *slot_of(struct fdtable *t, int fd, bool create)
+{
+    if (fd < 0 || fd >= FD_MAX)
+        return NULL;
+    struct fdchunk *c = chunk_get(t, fd / CHUNK_FDS, create);
+    return c ? &c->slot[fd % CHUNK_FDS].v : NULL;
+}
+
+int fd_install_at(struct fdtable *t, int fd, struct file *f, unsigned how)
+{
+    if (fd < 0 || fd >= FD_MAX)
+        return -EBADF;
+    uintptr_t *s = slot_of(t, fd, true);
+    if (!s)
+        return -ENOMEM;
+    uintptr_t old = __atomic_exchange_n(s, slot_value(f, how), __ATOMIC_ACQ_REL);
+    if (old)
+        slot_drop(old); // dup2 closes the fd it replaces
+    return fd;
+}
+
+// fd's slot, if its chunk exists.
+static uintptr_t *find_slot(struct fdtable *t, int fd)
+{
+    epoch_enter(); // the directory stays allocated while we look (chunks never move)
+    uintptr_t *s = slot_of(t, fd, false);
+    epoch_exit();
+    return s;
+}
+
+struct fd_ref fd_get(struct fdtable *t, int fd)
+{
+    struct fd_ref r = {NULL, false};
+    uintptr_t *s = find_slot(t, fd);
+    if (!s)
+        return r;
+    if (READ_ONCE(t->users) > 1) { // another thread may close fd meanwhile
+        r.f = slot_file(ref_slot(s, false));
+        r.borrowed = r.f != NULL;
+    } else {
+        r.f = slot_file(slot_load(s));
+    }
+    return r;
+}
+
+struct file *fd_dup_ref(struct fdtable *t, int fd, bool owned, unsigned *how)
+{
+    uintptr_t *s = find_slot(t, fd);
+    if (!s)
+        return NULL;
+    if (owned) {
+        epoch_enter();
+        struct file *f = slot_file(slot_load(s));
+        bool got = f && file_get_unless_zero(f); // refs > 0: f is alive
+        epoch_exit();
+        if (!f || got) {
+            *how = 0;
+            return f;
+        }
+    }
+    *how = FDI_HELD;
+    return slot_file(ref_slot(s, true));
+}
+
+void fd_put(struct fd_ref r)
+{
+    if (r.borrowed)
+        file_unborrow(r.f);
+}
+
+// Empty a slot; the value it held (0: it was free).
+static uintptr_t take_slot(uintptr_t *s)
+{
+    if (!s || !__atomic_load_n(s, __ATOMIC_RELAXED))
+        return 0;
+    return __atomic_exchange_n(s, 0, __ATOMIC_ACQ_REL);
+}
+
+int fd_close(struct fdtable *t, int fd)
+{
+    uintptr_t v = take_slot(slot_of(t, fd, false));
+    if (!v)
+        return -EBADF;
+    slot_drop(v);
+    return 0;
+}
+
+int fd_get_cloexec(struct fdtable *t, int fd)
+{
+    uintptr_t *s = slot_of(t, fd, false);
+    uintptr_t v = s ? slot_load(s) : 0;
+    return v ? (int)(v & SLOT_CLOEXEC) : -EBADF;
+}
+
+int fd_set_cloexec(struct fdtable *t, int fd, bool on)
+{
+    uintptr_t *s = slot_of(t, fd, false);
+    uintptr_t v = s ? slot_load(s) : 0;
+    do {
+        if (!v)
+            return -EBADF;
+        if ((v & SLOT_CLOEXEC) == (on ? SLOT_CLOEXEC : 0))
+            return 0; // already so: write nothing
+    } while (!__atomic_compare_exchange_n(s, &v, (v & ~SLOT_CLOEXEC) | (on ? SLOT_CLOEXEC : 0),
+                                          false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+    return 0;
+}
+
+void fd_close_range(struct fdtable *t, unsigned lo, unsigned hi, bool cloexec)
+{
+    struct fddir *d = dir_load(t);
+    uint64_t end = MIN((uint64_t)hi + 1, (uint64_t)d->n * CHUNK_FDS);
+    for (uint64_t fd = lo; fd < end; fd++) {
+        struct fdchunk *c = chunk_get(t, fd / CHUNK_FDS, false);
+        if (!c) {
+            fd = (fd / CHUNK_FDS + 1) * CHUNK_FDS - 1; // a missing chunk has no fds
+            continue;
+        }
+        if (cloexec) {
+            fd_set_cloexec(t, (int)fd, true);
+        } else {
+            uintptr_t v = take_slot(&c->slot[fd % CHUNK_FDS].v);
+            if (v)
+                slot_drop(v);
+        }
+    }
+}
+
+void fdtable_hold(struct fdtable *t) { __atomic_add_fetch(&t->users, 1, __ATOMIC_ACQ_REL); }
+
+void fdtable_release(struct fdtable *t)
+{
+    if (__atomic_sub_fetch(&t->users, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    // Nobody else holds the table, so nobody looks into it any more.
+    struct fddir *d = t->dir;
+    for (uint32_t i = 0; i < d->n; i++) {
+        struct fdchunk *c = d->ent[i].chunk;
+        if (!c)
+            continue;
+        for (int j = 0; j < CHUNK_FDS; j++)
+            if (c->slot[j].v)
+                slot_drop(c->slot[j].v);
+        page_free(c);
+    }
+    kfree(d);
+    kfree(t);
+}
+
+int fdtable_fill(struct fdtable *t, struct fdtable *src, bool (*skip)(int fd, void *arg), void *arg)
+{
+    epoch_enter(); // other threads may close fds meanwhile: their files stay valid
+    struct fddir *d = dir_load(src);
+    uint32_t n = d->n;
+    epoch_exit();
+    for (uint32_t i = 0; i < n; i++) {
+        struct fdchunk *sc = chunk_get(src, i, false), *c = NULL;
+        if (!sc)
+            continue;
+        for (int j = 0; j < CHUNK_FDS; j++) {
+            if (skip && skip((int)i * CHUNK_FDS + j, arg))
+                continue; // not even read: the caller has its own for this fd
+            uintptr_t v = ref_slot(&sc->slot[j].v, true);
+            struct file *f = slot_file(v);
+            if (!f)
+                continue;
+            if (!c && !(c = chunk_get(t, (int)i, true))) {
+                file_unhold(f);
+                return -ENOMEM;
+            }
+            c->slot[j].v = v | SLOT_HELD; // the new table's reference is held
+        }
+    }
+    return 0;
+}
+
+struct fdtable *fdtable_copy(struct fdtable *src)
+{
+    struct fdtable *t = fdtable_new();
+    if (t && fdtable_fill(t, src, NULL, NULL)) {
+        fdtable_release(t);
+        t = NULL;
+    }
+    return t;
+}
+
+void fdtable_close_on_exec(struct fdtable *t)
+{
+    struct fddir *d = dir_load(t);
+    for (uint32_t i = 0; i < d->n; i++) {
+        struct fdchunk *c = chunk_get(t, i, false);
+        for (int j = 0; c && j < CHUNK_FDS; j++) {
+            if (!(slot_load(&c->slot[j].v) & SLOT_CLOEXEC))
+                continue;
+            uintptr_t v = take_slot(&c->slot[j].v);
+            if (v)
+                slot_drop(v);
+        }
+    }
+}
+
+void *fdtable_debug_slot(struct fdtable *t, int fd) { return slot_of(t, fd, false); }

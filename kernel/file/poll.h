@@ -1,0 +1,22 @@
+// Readiness of files for poll and select (poll.c): the objects a file stands for
+// (a pipe, the console) keep a pollhead, and wake it when what they would report
+// may have changed.
+#pragma once
+#include "kernel.h"
+#include "lib/list.h"
+#include "sync/spinlock.h"
+
+struct poller;
+
+struct pollhead {
+    struct spinlock lock;
+    struct list entries; // of the pollers waiting on this object
+};
+
+void pollhead_init(struct pollhead *h, const char *name);
+// From a file's poll operation: wake pl when h is woken. pl may be NULL (a
+// rescan, already registered).
+void poll_register(struct poller *pl, struct pollhead *h);
+// Readiness may have changed: wake the pollers registered on h. Cheap when there
+// are none (one load), so the hot paths of pipes may call it on every change.
+void pollhead_wake(struct pollhead *h);

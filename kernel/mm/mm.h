@@ -1,0 +1,44 @@
+// Physical pages, kernel heap and the kernel's page tables.
+#pragma once
+#include "kernel.h"
+#include "mm/mmu.h"
+
+struct bootinfo;
+
+// page.c: physical page allocator. Pages are returned as direct-map addresses.
+// Each CPU keeps a cache of free pages in front of the shared pools, so the common
+// alloc/free on one CPU touches only that CPU's cache lines. Exhaustion returns NULL.
+void page_init(const struct bootinfo *bi);
+void *page_alloc(void);                 // one page, contents undefined
+void *page_alloc_zeroed(void);
+void page_free(void *va);
+// Physically contiguous run of at most 1024 pages, aligned to its size rounded
+// up to a power of two.
+void *page_alloc_contig(size_t npages);
+void page_free_contig(void *va, size_t npages);
+size_t page_count_free(void);           // exact: shared pools + every CPU cache
+size_t page_count_total(void);
+void page_drain_cpu_cache(void);        // return this CPU's cached pages to the pools
+void page_drain_all_caches(void);       // every CPU's (tests, statistics)
+uint64_t page_stat_pool_locks(void);    // times any shared pool was locked (tests)
+// One word per page for the owner of an allocated page (kmalloc's slab bookkeeping).
+uintptr_t page_owner_get(const void *va);
+void page_owner_set(void *va, uintptr_t owner);
+// User pages (uvm.c) keep their count of extra references in the owner word
+// (0 when unshared, as page_free expects it). Returns the old value.
+intptr_t page_owner_add(void *va, intptr_t delta);
+bool page_free_stamped(const void *va); // does the page carry page_free's stamp? (tests)
+
+// kmalloc.c: small objects from per-CPU slab caches; large ones straight from pages.
+void *kmalloc(size_t size);
+void *kzalloc(size_t size);
+void kfree(void *p);
+void kmalloc_drain_cpu_cache(void);     // return this CPU's cached objects to their slabs
+void kmalloc_drain_all(void);           // every CPU's (tests, statistics)
+uint64_t kmalloc_stat_class_locks(void); // times any shared class list was locked (tests)
+
+// vm.c: the kernel's own address space.
+extern pte_t *kernel_pml4;
+void kvm_init(const struct bootinfo *bi); // build and load the final kernel page tables
+void kvm_load(void);                      // load them on an AP
+void *mmio_map(uintptr_t pa, size_t len); // uncached mapping of device registers

@@ -1,0 +1,102 @@
+// TLB shootdown: after a mapping is changed or removed, make the CPUs that may
+// cache the old translation drop it, and wait until they have.
+//
+// Built on xcall: each target invalidates the range locally (invlpg page by page
+// for small ranges; a full flush above TLB_FULL_FLUSH_PAGES, where one flush
+// costs less than many invlpgs). Shootdowns to disjoint CPU sets commute and share
+// no cache line: the request lives on the sender's stack and is only read, and
+// each target counts what it received in its own per-CPU variable. Only the CPUs
+// in the mask are interrupted -- callers that track which CPUs use an address
+// space keep everybody else out of it.
+//
+// Deferred flushes (tlb_flush_later, for MADV_UNMAP_ASYNC) send nothing: they set
+// a flag in each target's per-CPU area, and the target flushes its whole TLB at its
+// next epoch tick (before it acknowledges the epoch, so a grace period after the
+// request every target has flushed) or context switch, whichever comes first.
+// Requests from any number of CPUs to one target collapse into one flush.
+#include "lib/kstats.h"
+#include "mm/mmu.h"
+#include "mm/tlb.h"
+#include "sync/percpu.h"
+#include "sync/xcall.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
+
+struct tlb_req {
+    uintptr_t start, end; // page aligned (used unless all)
+    bool all;             // flush everything instead
+    bool global;          // the range reaches the kernel half, whose entries are global
+};
+
+#define KERNEL_HALF DIRECTMAP_BASE // the lowest upper-half address
+
+static DEFINE_PERCPU(uint64_t, received);
+static DEFINE_PERCPU(uint32_t, flush_pending) __cacheline_aligned; // written by others
+
+// Kernel mappings are global (PTE_G) and survive a CR3 reload; turning CR4.PGE
+// off and on again drops them too.
+static void flush_everything(bool global)
+{
+    uint64_t cr4 = read_cr4();
+    if (global && (cr4 & CR4_PGE)) {
+        write_cr4(cr4 & ~CR4_PGE);
+        write_cr4(cr4);
+    } else {
+        flush_tlb_local();
+    }
+}
+
+static void flush_local(const struct tlb_req *r)
+{
+    if (r->all) {
+        flush_everything(r->global);
+        return;
+    }
+    for (uintptr_t a = r->start; a != r->end; a += PGSIZE)
+        invlpg(a);
+}
+
+static void shootdown_fn(void *arg)
+{
+    flush_local(arg);
+    this_cpu_inc(received);
+    kstat_tlb_flush();
+}
+
+void tlb_shootdown(const cpumask_t *mask, uintptr_t va, size_t len)
+{
+    struct tlb_req r;
+    r.start = PGROUNDDOWN(va);
+    r.end = PGROUNDUP(va + len);
+    r.all = len > TLB_FULL_FLUSH_PAGES * PGSIZE || r.end < r.start || // wraps around
+            (r.end - r.start) / PGSIZE > TLB_FULL_FLUSH_PAGES;
+    r.global = va >= KERNEL_HALF || len > KERNEL_HALF - va;
+    xcall(mask, shootdown_fn, &r, true);
+}
+
+uint64_t tlb_shootdowns_received(int c) { return READ_ONCE(*per_cpu_ptr(&received, c)); }
+
+void tlb_flush_later(const cpumask_t *mask)
+{
+    for_each_cpu(c, mask)
+        if (!__atomic_load_n(per_cpu_ptr(&flush_pending, c), __ATOMIC_RELAXED))
+            __atomic_store_n(per_cpu_ptr(&flush_pending, c), 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); // flags before the caller's epoch_defer
+}
+
+// Epoch tick (interrupts off), after the CPU has read the epoch it will acknowledge.
+void tlb_tick(void)
+{
+    if (!this_cpu_read(flush_pending))
+        return;
+    this_cpu_write(flush_pending, 0);
+    flush_tlb_local();
+    kstat_async_flush();
+}
+
+// Context switch, before the CR3 load that flushes the TLB anyway.
+void tlb_switch_flush(void)
+{
+    if (this_cpu_read(flush_pending))
+        this_cpu_write(flush_pending, 0);
+}

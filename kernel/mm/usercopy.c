@@ -1,0 +1,101 @@
+// Checked copies between the kernel and user space, and the exception table that
+// turns faults inside them into -EFAULT (see usercopy.S).
+#include "mm/usercopy.h"
+#include "mm/uvm.h"
+#include "proc/proc.h"
+#include "proc/sched.h"
+#include "uapi/errno.h"
+#include "x86/trap.h"
+#include "x86/x86.h"
+
+size_t __copy_user(void *dst, const void *src, size_t n);
+long __strncpy_user(char *dst, const char *src, size_t n);
+long __clear_user(void *dst, size_t n);
+
+struct extable_entry {
+    uintptr_t insn, fixup;
+};
+extern const struct extable_entry __start_extable[], __stop_extable[];
+
+bool user_range_valid(uint64_t uaddr, size_t n)
+{
+    return uaddr < USER_END && n <= USER_END - uaddr;
+}
+
+long copy_from_user(void *dst, uint64_t usrc, size_t n)
+{
+    if (!user_range_valid(usrc, n))
+        return -EFAULT;
+    return n && __copy_user(dst, (const void *)usrc, n) ? -EFAULT : 0;
+}
+
+long copy_to_user(uint64_t udst, const void *src, size_t n)
+{
+    if (!user_range_valid(udst, n))
+        return -EFAULT;
+    return n && __copy_user((void *)udst, src, n) ? -EFAULT : 0;
+}
+
+// The part of [uaddr, uaddr+n) inside user space.
+static size_t user_part(uint64_t uaddr, size_t n)
+{
+    return uaddr >= USER_END ? 0 : MIN(n, USER_END - uaddr);
+}
+
+size_t copy_from_user_some(void *dst, uint64_t usrc, size_t n)
+{
+    size_t m = user_part(usrc, n);
+    return m ? m - __copy_user(dst, (const void *)usrc, m) : 0;
+}
+
+size_t copy_to_user_some(uint64_t udst, const void *src, size_t n)
+{
+    size_t m = user_part(udst, n);
+    return m ? m - __copy_user((void *)udst, src, m) : 0;
+}
+
+long clear_user(uint64_t udst, size_t n)
+{
+    if (!user_range_valid(udst, n))
+        return -EFAULT;
+    return n ? __clear_user((void *)udst, n) : 0;
+}
+
+long strncpy_from_user(char *dst, uint64_t usrc, size_t n)
+{
+    if (n == 0)
+        return -ENAMETOOLONG;
+    // Never read past the end of user space, however large n is.
+    if (usrc >= USER_END)
+        return -EFAULT;
+    size_t max = MIN(n, USER_END - usrc);
+    long len = __strncpy_user(dst, (const char *)usrc, max);
+    if (len < 0)
+        return len;
+    if ((size_t)len == max) {
+        dst[max - 1] = 0;
+        return max < n ? -EFAULT : -ENAMETOOLONG;
+    }
+    return len;
+}
+
+static uintptr_t extable_fixup(uintptr_t rip)
+{
+    for (const struct extable_entry *e = __start_extable; e < __stop_extable; e++)
+        if (e->insn == rip)
+            return e->fixup;
+    return 0;
+}
+
+bool usercopy_fault(struct trapframe *tf)
+{
+    uintptr_t fixup = extable_fixup(tf->rip);
+    if (!fixup)
+        return false;
+    // A user page not touched yet: fill it in and retry the instruction.
+    struct thread *t = thread_current();
+    if (tf->vector == T_PF && t->vm && uvm_fault(t->vm, read_cr2(), tf->err, NULL) == 0)
+        return true;
+    tf->rip = fixup;
+    return true;
+}

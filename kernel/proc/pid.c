@@ -1,0 +1,93 @@
+// Process ids and the pid -> process table.
+//
+// Commute: allocating pids on different CPUs, and lookups of any pids. A pid is
+// (CPU number << 22) | (that CPU's counter), so each CPU hands out ids from its own
+// range with a per-CPU counter and no shared line; the first process started on
+// CPU 0 gets pid 1. Lookups take no lock: readers walk a hash chain inside an
+// epoch read section while writers (insert at creation, remove at reaping) lock
+// just that chain's bucket, one cache line each. A removed process is freed only
+// after an epoch grace period (proc.c), so a reader never sees freed memory.
+// Hashing mixes the CPU bits in, so processes of different CPUs rarely share a
+// bucket.
+#include "proc/proc.h"
+#include "sync/percpu.h"
+
+#define PID_CPU_SHIFT 22
+#define PID_COUNTER_MAX ((1 << PID_CPU_SHIFT) - 1)
+#define NBUCKET 4096
+
+struct bucket {
+    struct spinlock lock;
+    struct proc *head;
+} __cacheline_aligned;
+
+static struct bucket table[NBUCKET];
+static DEFINE_PERCPU(uint32_t, pid_counter);
+
+static struct bucket *bucket_of(int pid)
+{
+    uint32_t h = (uint32_t)pid * 2654435761u;
+    return &table[(h ^ (h >> 16)) % NBUCKET];
+}
+
+int pid_alloc(void)
+{
+    for (;;) {
+        preempt_disable();
+        uint32_t n = this_cpu_read(pid_counter) % PID_COUNTER_MAX + 1; // 1..MAX, wraps
+        this_cpu_write(pid_counter, n);
+        int pid = (int)((uint32_t)cpu_id() << PID_CPU_SHIFT | n);
+        preempt_enable();
+        epoch_enter();
+        bool used = pid_lookup(pid) != NULL; // only after a wrap-around
+        epoch_exit();
+        if (!used)
+            return pid;
+    }
+}
+
+void pid_insert(struct proc *p)
+{
+    struct bucket *b = bucket_of(p->pid);
+    spin_lock(&b->lock);
+    p->hash_next = b->head;
+    __atomic_store_n(&b->head, p, __ATOMIC_RELEASE); // readers see a complete p
+    spin_unlock(&b->lock);
+}
+
+void pid_remove(struct proc *p)
+{
+    struct bucket *b = bucket_of(p->pid);
+    spin_lock(&b->lock);
+    for (struct proc **pp = &b->head; *pp; pp = &(*pp)->hash_next) {
+        if (*pp == p) {
+            __atomic_store_n(pp, p->hash_next, __ATOMIC_RELEASE);
+            break;
+        }
+    }
+    spin_unlock(&b->lock);
+}
+
+// fn on every process in the table (for kill(-1)), inside the caller's epoch
+// read section: a process removed meanwhile may or may not be seen. Reads every
+// bucket, so it shares lines with every insert and removal, as "all processes"
+// must.
+void pid_for_each(void (*fn)(struct proc *p, void *arg), void *arg)
+{
+    assert(epoch_in_reader());
+    for (int i = 0; i < NBUCKET; i++) {
+        struct proc *p = __atomic_load_n(&table[i].head, __ATOMIC_ACQUIRE);
+        for (; p; p = __atomic_load_n(&p->hash_next, __ATOMIC_ACQUIRE))
+            fn(p, arg);
+    }
+}
+
+struct proc *pid_lookup(int pid)
+{
+    assert(epoch_in_reader());
+    struct proc *p = __atomic_load_n(&bucket_of(pid)->head, __ATOMIC_ACQUIRE);
+    for (; p; p = __atomic_load_n(&p->hash_next, __ATOMIC_ACQUIRE))
+        if (p->pid == pid)
+            return p;
+    return NULL;
+}

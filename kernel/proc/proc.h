@@ -1,0 +1,282 @@
+// Processes (proc.c), the pid table (pid.c), program loading (elf.c) and the
+// user programs built into the kernel image.
+#pragma once
+#include "file/fdtable.h"
+#include "kernel.h"
+#include "lib/list.h"
+#include "proc/sched.h"
+#include "sync/cpumask.h"
+#include "sync/epoch.h"
+#include "sync/spinlock.h"
+#include "uapi/abi.h"
+
+struct vmspace;
+struct trapframe;
+struct fdtable;
+struct fs_context;
+
+// Console output of a process captured into a buffer instead (tests).
+struct capture {
+    struct spinlock lock;
+    char *buf;
+    size_t cap, len;
+};
+
+enum { P_ALIVE, P_ZOMBIE };
+
+// rt_sigaction's struct as the kernel sees it (Linux's struct kernel_sigaction).
+struct k_sigaction {
+    uint64_t handler, flags, restorer, mask;
+};
+
+// Information kept with a pending signal: what siginfo_t will say.
+struct ksiginfo {
+    int signo, code, errno_;
+    int pid, uid, status; // kill/tgkill: sender; SIGCHLD: child and its status
+    uint64_t addr;        // faults: the address
+};
+
+#define RLIM_NLIMITS 16
+struct rlimit64 {
+    uint64_t cur, max;
+};
+
+// A process is a thread group: an address space, signal actions and a pid shared
+// by its threads (struct thread.group_link on `threads`).
+struct proc {
+    // Read on every system call and return to user space; written rarely. Its
+    // own line, so that taking the lock (a child's exit discarding an ignored
+    // SIGCHLD, a wait) writes nothing these paths read.
+    int pid;
+    int state;               // P_ALIVE / P_ZOMBIE, under lock
+    bool group_exiting;      // exit_group or a fatal signal: every thread leaves
+    bool stopped;            // group stop (SIGSTOP and friends) until SIGCONT
+    struct vmspace *vm;      // shared by the threads; a reference of its own
+    struct capture *capture;
+    struct fdtable *fdt;     // file descriptors (fdtable.h); a reference per thread
+    struct fs_context *fsc;  // cwd and umask (fs_context.h)
+    int pgid, sid;           // process group and session (pgrp.c); read lock-free
+    struct usig *main_sig;   // the first thread's (under lock; read lock-free, see usig)
+
+    struct spinlock lock __cacheline_aligned; // child lists, state, threads, signal state, group exit
+    int wstatus;             // wait4 status once a zombie
+    struct proc *parent;     // NULL: the kernel (kernel_waited) or orphaned (reaped at exit)
+    struct childlist *kin;   // the parent's list we are on (with parent, under its lock)
+    bool kernel_waited;      // a kernel thread will reap it with proc_wait_kernel
+    struct list sibling;     // on kin->list
+    struct childlist *lists; // every child list of ours (childlist.next), under lock
+    struct childlist *spare; // those of threads that left, for new threads (next_spare)
+    struct waitq exit_wq;    // the kernel waiting for this process; de_thread in exec
+    struct list threads;     // live threads, struct thread.group_link
+    int nthreads;
+    int group_status;        // the wait status then
+    int exit_signal;         // sent to the parent at exit (clone's CSIGNAL; SIGCHLD)
+    struct waitq stop_wq;    // the stopped threads wait here
+    int wait_report;         // W_STOPCODE / W_CONTINUED for the parent's wait, under
+                             // the parent's lock; 0 once reported
+    struct thread *vfork_waiter; // the vfork parent, released at our exec or exit
+
+    // Waiting for any child (or a vfork child's exec): written by those waits only,
+    // read by every child's exit.
+    struct waitq child_wq __cacheline_aligned;
+    int any_waiters;         // threads in a wait for any child or a group of them
+
+    uint32_t act_seq __cacheline_aligned; // odd while sigactions change (under lock): lock-free readers retry
+    struct k_sigaction sigactions[64];
+    uint64_t sigpending;     // sent to the process: any thread not blocking may take it
+    int chld_inflight;       // children that made a report visible and have yet to send
+                             // its SIGCHLD: a wait returns only after (proc.c)
+    struct ksiginfo siginfo[64];
+    struct rlimit64 rlim[RLIM_NLIMITS];
+    struct proc *hash_next;  // pid table chain (pid.c)
+    bool did_exec;           // setpgid on a child that exec'd: EACCES
+    struct epoch_cb free_cb;
+    char name[16];
+
+    // Written when a neighbour on the group's member list joins or leaves: a
+    // line of its own, away from what open/rlimit/getpgid read.
+    struct pgrp *pgrp __cacheline_aligned; // under the group's lock; NULL once reaped
+    struct list pgrp_link;   // on a member list of the group
+    int pgrp_part;           // which one (pgrp.c)
+};
+
+// The children one thread created with fork or posix_spawn (proc.c). Each thread
+// adds to its own list, so two threads creating, reaping and waiting for their
+// own children share no line. A list lives as long as its process: a thread that
+// leaves hands it, children and all, to the next thread the process creates.
+struct childlist {
+    struct spinlock lock;    // list, and the children's parent, kin and wait_report
+    struct list list;        // struct proc.sibling
+    struct waitq wq;         // waiting for a particular child on this list
+    struct childlist *next;  // proc.lists
+    struct childlist *next_spare; // proc.spare
+};
+
+// Per-thread signal state (signal.c), on three kinds of line so that a sender
+// (another process's SIGCHLD, kill) and the thread's own fault signals share only
+// what they must: blocked, written only by the thread itself when its mask
+// changes and read by senders; the thread's own bookkeeping, written on its
+// deliveries and read by nobody else; and what senders write (pending and info[]
+// under lock, inside the process lock when both are held).
+struct usig {
+    uint64_t blocked;
+
+    uint64_t saved_blocked __cacheline_aligned; // rt_sigsuspend: restored after the handler runs
+    bool restore_blocked;
+    uint64_t ss_sp, ss_size; // sigaltstack
+    int ss_flags;
+
+    struct spinlock lock __cacheline_aligned;
+    uint64_t pending;
+    bool vfork_done;         // our vfork child has exec'd or exited (written by it)
+    struct ksiginfo info[64];
+    struct epoch_cb free_cb; // freed a grace period after its thread left (main_sig)
+};
+
+struct exec_info {
+    uintptr_t entry, sp, brk; // a loaded program's start (elf.c)
+};
+
+// The process of the running thread, or NULL in a kernel thread.
+struct proc *proc_current(void);
+
+// RLIMIT_NOFILE's soft limit, at most FD_MAX: new fds are below it (fd_install).
+// Only reads p.
+static inline int proc_nofile(struct proc *p)
+{
+    return (int)MIN(READ_ONCE(p->rlim[RLIMIT_NOFILE].cur), (uint64_t)FD_MAX);
+}
+
+// Create a process running the ELF image with the given argument and environment
+// vectors (NULL-terminated), on the CPUs in affinity (NULL: any). The kernel
+// reaps it with proc_wait_kernel. 0 or -errno.
+int proc_spawn(const char *name, const void *image, size_t len, const char *const argv[],
+               const char *const envp[], const cpumask_t *affinity, struct capture *cap,
+               struct proc **out);
+struct exec_info;
+// The same with the program already loaded into vs (ei); vs is the new
+// process's, or freed on failure.
+int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
+               const cpumask_t *affinity, struct capture *cap, struct proc **out);
+int proc_wait_kernel(struct proc *p); // wait for exit, free it, return the wait status
+// exec.c: the program loader of execve and posix_spawn. Argument and environment
+// strings in kernel memory:
+struct exec_args {
+    char *pool;        // 64 KiB of strings
+    size_t used;
+    const char **argv; // NULL-terminated vectors
+    const char **envp;
+    int argc, envc;
+};
+struct inode;
+int exec_args_init(struct exec_args *a); // 0 or -ENOMEM (exec_args_free it anyway)
+void exec_args_free(struct exec_args *a);
+// Copy the user's argv and envp (NULL: empty): 0, -EFAULT or -E2BIG.
+int exec_args_copy(struct exec_args *a, uint64_t uargv, uint64_t uenvp);
+// Load path (relative to cwd; following #! lines, which rewrite a's argv) into a
+// new address space: on success *vsp and *ei describe it and nothing else has
+// changed. -ENOENT, -EACCES, -ENOEXEC, -ELOOP, -E2BIG, -ENOMEM.
+int exec_load(struct exec_args *a, struct inode *cwd, const char *path, struct vmspace **vsp,
+              struct exec_info *ei);
+void exec_name(const char *path, char *name, size_t size); // the process name: path's last part
+// proc_spawn of the ELF executable at path in ScaleFS (the first process).
+int proc_spawn_file(const char *path, const char *const argv[], const char *const envp[],
+                    struct proc **out);
+long proc_wait4(int pid, uint64_t ustatus, int options);
+long proc_waitid(int idtype, int id, uint64_t uinfo, int options);
+// clone/fork/vfork: flags as Linux's clone(2). The child's pid/tid or -errno.
+long proc_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls);
+void thread_exit_user(int code) __noreturn;   // exit(2): this thread only
+void proc_exit_group(int wstatus) __noreturn; // exit_group(2) and fatal signals
+bool proc_group_exiting(struct proc *p);
+bool proc_kill_other_threads(void); // exec: the caller stays alone (false: it is killed)
+// p stopped or continued (W_STOPCODE(sig) / W_CONTINUED): tell its parent's wait,
+// and send it SIGCHLD unless it asked SA_NOCLDSTOP. No locks held.
+void proc_report_stop(struct proc *p, int report);
+// A user-mode exception: resolve it (demand paging) or raise a signal.
+void user_exception(struct trapframe *tf);
+
+// signal.c. Senders: sig 1..64, info may be NULL (SI_KERNEL). 0 or -errno.
+int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info);
+bool signal_discarded(struct proc *p, int sig); // would signal_send_proc drop it unseen?
+int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info);
+// kill(-pgid, sig): every live member of the group. 0, or -ESRCH if none.
+int signal_send_group(int pgid, int sig, const struct ksiginfo *info);
+// A synchronous fault: delivered even if blocked or ignored (then fatal).
+void signal_force(int sig, int code, uint64_t addr);
+bool signal_pending(struct thread *t); // an unblocked signal waits (interrupts sleeps)
+bool signal_ignored_or_blocked(int sig); // for the current thread
+void signal_mask_begin(uint64_t mask);   // ppoll/pselect6: wait with this mask
+void signal_mask_end(bool interrupted);  // ... and the old one back (after a handler)
+void signal_kick(struct thread *t);    // make t look at its signals soon (locked)
+// Return-to-user work: deliver pending signals, restart interrupted calls.
+void signal_deliver(struct trapframe *tf);
+struct usig *usig_alloc(void);
+void usig_free(struct usig *s);
+void signal_exec_reset(struct proc *p); // handlers back to SIG_DFL at exec
+void signal_copy_actions(struct proc *p, struct k_sigaction out[NSIG]); // lock-free
+struct k_sigaction signal_action(struct proc *p, int sig);             // likewise
+void vfork_release(struct proc *child); // at the child's exec or exit (proc.c)
+#define ERESTARTSYS 512 // internal: restart the call or fail with EINTR
+
+// pgrp.c: process groups and sessions (every user process is in one).
+struct pgrp;
+void pgrp_init(void);
+int pgrp_create(struct proc *p);     // a new group and session led by p: 0 or -ENOMEM
+void pgrp_join_parent(struct proc *child, struct proc *parent); // fork: parent's group
+void pgrp_leave(struct proc *p);     // at reaping
+int pgrp_setsid(struct proc *p);     // p's pid, -EPERM (a group leader) or -ENOMEM
+int pgrp_move(struct proc *p, int pgid, int sid); // setpgid's move: 0, -EPERM, -ESRCH
+// The pids of group pgid's members (kmalloc'ed array, kfree it): their number,
+// -ESRCH if no such group, -ENOMEM.
+int pgrp_pids(int pgid, int **pids);
+int pgrp_session(int pgid); // the session of group pgid, or -ESRCH
+
+// spawn.c builds the child's pieces, proc.c makes it a process: a child of the
+// caller running the program loaded in vm (references to vm, fdt and fsc are
+// handed over on success only).
+struct spawn_child {
+    int pid;               // from pid_alloc
+    const char *name;
+    struct vmspace *vm;
+    struct exec_info ei;
+    struct fdtable *fdt;
+    struct fs_context *fsc;
+    bool setmask;
+    uint64_t sigmask;      // if setmask, else the caller's mask
+    uint64_t sigdefault;   // these become SIG_DFL (caught ones do anyway)
+    bool setsid;
+    bool setpgroup;
+    int pgroup;            // 0: its own pid
+    const cpumask_t *affinity; // NULL: the caller's
+};
+long proc_spawn_child(const struct spawn_child *c); // the pid, or -errno (nothing made)
+
+// futex.c: wake at most n waiters on the word at uaddr in vs.
+int futex_wake(struct vmspace *vs, uint64_t uaddr, int n);
+
+// pid.c
+int pid_alloc(void);
+void pid_insert(struct proc *p);
+void pid_remove(struct proc *p);
+struct proc *pid_lookup(int pid); // inside epoch_enter/exit
+void pid_for_each(void (*fn)(struct proc *p, void *arg), void *arg); // likewise
+
+// elf.c: load an ELF64 executable into vs and build the initial stack.
+int elf_exec(struct vmspace *vs, const void *image, size_t len, const char *const argv[],
+             const char *const envp[], const char *execfn, struct exec_info *out);
+// The same from a ScaleFS file of len bytes whose first headlen bytes (at least
+// the ELF and program headers) are in head; the segments are read from ip.
+struct inode;
+int elf_exec_file(struct vmspace *vs, struct inode *ip, size_t len, const void *head,
+                  size_t headlen, const char *const argv[], const char *const envp[],
+                  const char *execfn, struct exec_info *out);
+
+// Programs built into the image (user/user.mk).
+struct user_program {
+    const char *name;
+    const void *start;
+    size_t len;
+};
+extern const struct user_program user_programs[]; // ends with a NULL name
+const struct user_program *user_program_find(const char *name);

@@ -1,0 +1,142 @@
+// Threads, the per-CPU scheduler, wait queues and kernel stacks
+// (thread.c, sched.c, waitq.c, kstack.c, swtch.S).
+#pragma once
+#include "kernel.h"
+#include "lib/list.h"
+#include "mm/mmu.h"
+#include "sync/cpumask.h"
+#include "sync/spinlock.h"
+
+struct trapframe;
+struct proc;
+struct vmspace;
+
+// A wait queue: threads sleeping until some condition holds. See wait_event.
+struct waitq {
+    struct spinlock lock;
+    struct list waiters; // struct thread.wq_link
+};
+
+enum thread_state {
+    T_RUNNING,  // on a CPU (only the thread itself moves it out of this state)
+    T_RUNNABLE, // on exactly one run queue, or about to be put on one by its waker,
+                // or taken by a CPU that waits for it to leave its old one
+    T_SLEEPING, // waiting for thread_wake
+    T_ZOMBIE,   // exited; its CPU frees the stack once it has switched away
+};
+
+struct thread {
+    uint64_t rsp;          // saved kernel stack pointer while switched out (swtch)
+    int state;             // enum thread_state; wake-ups move it with compare-and-swap
+    int on_cpu;            // 1 from switch-in until the next thread has taken over the CPU
+    int cpu;               // CPU it runs on, or last ran on, or whose queue holds it
+    bool migrate;          // its affinity no longer allows this CPU: move at the next switch
+    bool is_idle;
+    cpumask_t affinity;
+    struct list rq_link;   // on a run queue
+    struct list wq_link;   // on a wait queue
+    struct waitq *wq;      // the wait queue wq_link is on, or NULL
+    struct list timer_link; // on a CPU's sleep list
+    uint64_t wake_ns;
+    void *kstack;          // lowest mapped byte of the kernel stack
+    uintptr_t kstack_top;
+    struct proc *proc;     // NULL for kernel threads
+    struct vmspace *vm;    // user address space, NULL for kernel threads
+    uint64_t fsbase;       // user FS base (arch_prctl)
+    uint64_t gsbase;       // user GS base (arch_prctl): in MSR_KERNEL_GS_BASE while it runs
+    int tid;
+    int refs;              // the thread's own reference + one per joiner
+    volatile bool dead;    // off its CPU for good, stack freed: thread_join may return
+    struct waitq exit_wq;
+    void (*fn)(void *);
+    void *arg;
+    char name[16];
+    int sleep_cpu;         // whose sleep list timer_link is on
+    // User threads only (proc.c, signal.c, futex.c).
+    struct list group_link; // on proc->threads, under proc->lock
+    uint64_t clear_child_tid; // CLONE_CHILD_CLEARTID / set_tid_address
+    struct usig *sig;      // signal state (signal.c)
+    struct childlist *children; // those it created (proc.c)
+    void *fpu;             // user threads: FP/vector registers while switched out (fpu.c)
+    // Written by the thread at every system call: a line of its own, away from
+    // what signal senders and other threads read (sig, group_link, proc).
+    long syscall_nr __cacheline_aligned; // of the system call in progress (restarts)
+    bool force_iret;       // the next return to user mode restores every register
+};
+
+// thread.c
+struct thread *thread_current(void);
+// A new kernel thread running fn(arg), started at once. It runs on the creating
+// CPU unless affinity (NULL = any CPU) excludes it. Joinable: call thread_join
+// exactly once. NULL if out of memory.
+struct thread *kthread_create(const char *name, void (*fn)(void *), void *arg,
+                              const cpumask_t *affinity);
+void thread_join(struct thread *t);  // wait for t to exit, then free it
+void thread_exit(void) __noreturn;
+// Allocate a thread whose first run starts at entry(arg), not yet started
+// (user threads: proc.c). refs = 1 + joinable.
+struct thread *thread_alloc(const char *name, void (*entry)(void *), void *arg, bool joinable);
+void thread_start(struct thread *t, const cpumask_t *affinity);
+void thread_put(struct thread *t);
+void thread_release_stack(struct thread *t); // called by sched once t is off its CPU
+// Bottom of a new thread's stack area reserved for its user trapframe.
+struct trapframe *thread_trapframe(struct thread *t);
+
+// sched.c
+void sched_init(void);            // boot CPU, before any thread is created
+void sched_init_cpu(void);        // every CPU, in its idle context, before threads exist
+void schedule(void);              // give up the CPU; see the state protocol above
+void sched_yield(void);
+void sched_tick(struct trapframe *tf); // timer hook: timers, stealing, preemption
+bool thread_wake(struct thread *t);    // T_SLEEPING -> T_RUNNABLE and queue it
+void sched_enqueue(struct thread *t);  // queue a T_RUNNABLE thread
+int thread_set_affinity(struct thread *t, const cpumask_t *m); // t must be current
+void sched_sleep_until(uint64_t deadline_ns); // nsec_now() clock; may return early
+// Give up the CPU like schedule() (the caller has marked itself T_SLEEPING, e.g.
+// with waitq_prepare), but be woken at the deadline too. false: deadline passed.
+bool schedule_until(uint64_t deadline_ns);
+
+// fpu.c: user threads' FP/vector registers (fxsave, or xsave for what XCR0 enables).
+void fpu_init(void);                   // once, at boot
+int fpu_alloc(struct thread *t);       // the initial state; -1 if out of memory
+void fpu_free(struct thread *t);
+void fpu_save(struct thread *t);       // this CPU's registers into t's area
+void fpu_restore(struct thread *t);
+void fpu_reset_current(struct thread *t); // exec: initial state, loaded now
+void sched_finish_switch(void);   // first thing a thread does after swtch
+uint64_t sched_switches(int c);   // context switches on CPU c (tests)
+uint64_t sched_steals(int c);     // threads CPU c stole while idle (tests)
+int sched_queue_length(int c);    // racy, for tests and statistics
+#define T_RESCHED 0xf1            // IPI: "your run queue got work"
+
+// waitq.c
+void waitq_init(struct waitq *q, const char *name);
+void waitq_prepare(struct waitq *q); // link the current thread and mark it sleeping
+void waitq_finish(struct waitq *q);  // unlink it and mark it running again
+int waitq_wake_all(struct waitq *q); // returns the number woken
+int waitq_wake_one(struct waitq *q);
+// Sleep until cond is true. cond is re-evaluated after each wake-up; whoever makes
+// it true must call waitq_wake_* afterwards.
+#define wait_event(q, cond)                                                              \
+    do {                                                                                 \
+        for (;;) {                                                                       \
+            waitq_prepare(q);                                                            \
+            if (cond)                                                                    \
+                break;                                                                   \
+            schedule();                                                                  \
+        }                                                                                \
+        waitq_finish(q);                                                                 \
+    } while (0)
+
+// kstack.c: kernel stacks in their own virtual region, each with an unmapped guard
+// page below it.
+#define KSTACK_PAGES 4
+#define KSTACK_SIZE (KSTACK_PAGES * PGSIZE)
+void *kstack_alloc(void);     // lowest byte of the stack; NULL if out of memory
+void kstack_free(void *stack);
+bool kstack_is_guard(uintptr_t va); // va is in a guard page (stack overflow)
+
+// swtch.S
+void swtch(uint64_t *save_rsp, uint64_t new_rsp);
+void thread_trampoline(void);
+void user_enter(struct trapframe *tf) __noreturn; // iretq to tf (interrupts off)

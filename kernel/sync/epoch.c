@@ -1,0 +1,146 @@
+// Epoch-based reclamation.
+//
+// Commute: read sections on different CPUs, and epoch_defer on different CPUs.
+// Readers write only their own CPU's state (nesting depth, the epoch they
+// entered in); deferred callbacks go on the deferring CPU's own lists. The only
+// shared line is the global epoch, which readers only read and which is written
+// once per grace period (every few timer ticks), not per operation.
+//
+// Protocol. Each CPU acknowledges the global epoch at its timer tick: if it is
+// not inside a read section it acks the current global epoch G, otherwise the
+// epoch it entered its read section in. The boot CPU advances G to G+1 once every
+// online CPU has acked G. A callback deferred while the global epoch was E runs
+// when G reaches E+2: by then every CPU has acked E+1, so every reader that is
+// still running entered after G became E+1, which happened after the object was
+// unlinked, and cannot have found it.
+#include "sync/epoch.h"
+#include "mm/tlb.h"
+#include "mm/uvm.h"
+#include "sync/cpumask.h"
+#include "sync/percpu.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
+
+static uint64_t global_epoch __cacheline_aligned = 2;
+
+#define NLISTS 3 // callbacks of epochs E, E-1, E-2 are pending at most
+
+struct epoch_cpu {
+    uint64_t acked;          // the epoch this CPU last acknowledged
+    int depth;               // read-section nesting
+    uint64_t entered;        // global epoch when the outermost section began
+    struct epoch_cb *head[NLISTS], **tail[NLISTS];
+    uint64_t list_epoch[NLISTS];
+    uint64_t pending;        // callbacks waiting on this CPU
+};
+static DEFINE_PERCPU(struct epoch_cpu, epoch_cpu);
+
+uint64_t epoch_current(void) { return READ_ONCE(global_epoch); }
+
+void epoch_enter(void)
+{
+    preempt_disable();
+    struct epoch_cpu *e = this_cpu_ptr(&epoch_cpu);
+    if (e->depth++ == 0) {
+        e->entered = READ_ONCE(global_epoch);
+        // The reads that follow must not be satisfied before the epoch read and
+        // the depth store are visible to the CPU that advances the epoch.
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    }
+}
+
+void epoch_exit(void)
+{
+    struct epoch_cpu *e = this_cpu_ptr(&epoch_cpu);
+    assert(e->depth > 0);
+    barrier();
+    e->depth--;
+    preempt_enable();
+}
+
+bool epoch_in_reader(void) { return this_cpu_ptr(&epoch_cpu)->depth > 0; }
+
+void epoch_defer(struct epoch_cb *cb, void (*fn)(struct epoch_cb *cb))
+{
+    // The caller's unpublishing store must be visible before we read the epoch,
+    // or the callback could be tagged one epoch late and run one epoch early.
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    push_off(); // the tick runs callbacks from an interrupt on this CPU
+    struct epoch_cpu *e = this_cpu_ptr(&epoch_cpu);
+    uint64_t now = READ_ONCE(global_epoch);
+    int i = now % NLISTS;
+    if (e->list_epoch[i] != now) {
+        // The list still holds epoch now-3 callbacks only if they were never run,
+        // which epoch_tick prevents; start it fresh for this epoch.
+        assert(e->head[i] == NULL);
+        e->list_epoch[i] = now;
+        e->tail[i] = &e->head[i];
+    }
+    cb->fn = fn;
+    cb->epoch = now;
+    cb->next = NULL;
+    *e->tail[i] = cb;
+    e->tail[i] = &cb->next;
+    e->pending++;
+    pop_off();
+}
+
+// Run this CPU's callbacks whose grace period has passed. Interrupts are off.
+static void run_callbacks(struct epoch_cpu *e, uint64_t now)
+{
+    for (int i = 0; i < NLISTS; i++) {
+        if (!e->head[i] || e->list_epoch[i] + 2 > now)
+            continue;
+        struct epoch_cb *cb = e->head[i];
+        e->head[i] = NULL;
+        e->tail[i] = &e->head[i];
+        while (cb) {
+            struct epoch_cb *next = cb->next;
+            e->pending--;
+            cb->fn(cb);
+            cb = next;
+        }
+    }
+}
+
+// Advance the global epoch if every online CPU has acknowledged it.
+static void try_advance(uint64_t now)
+{
+    for_each_cpu(c, &cpu_online_mask)
+        if (READ_ONCE(per_cpu_ptr(&epoch_cpu, c)->acked) < now)
+            return;
+    __atomic_compare_exchange_n(&global_epoch, &now, now + 1, false, __ATOMIC_SEQ_CST,
+                                __ATOMIC_RELAXED);
+}
+
+void epoch_tick(void)
+{
+    struct epoch_cpu *e = this_cpu_ptr(&epoch_cpu);
+    uint64_t now = READ_ONCE(global_epoch);
+    // Deferred TLB flushes requested before the epoch reached `now` are done
+    // before we acknowledge it (tlb_flush_later): the flag is read after the
+    // epoch, so a request made before the epoch advanced is seen here.
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    tlb_tick();
+    uvm_tick();
+    WRITE_ONCE(e->acked, e->depth ? e->entered : now);
+    if (cpu_id() == 0)
+        try_advance(now);
+    if (e->pending)
+        run_callbacks(e, READ_ONCE(global_epoch));
+}
+
+void epoch_synchronize(void)
+{
+    assert(!epoch_in_reader());
+    uint64_t target = READ_ONCE(global_epoch) + 2;
+    while (READ_ONCE(global_epoch) < target)
+        hlt(); // the next timer tick wakes us
+}
+
+void epoch_barrier(void)
+{
+    assert(!epoch_in_reader());
+    while (READ_ONCE(this_cpu_ptr(&epoch_cpu)->pending))
+        hlt();
+}

@@ -1,0 +1,265 @@
+// Refcache: scalable reference counts (see refcache.h).
+//
+// Commute: increments and decrements of one object's count on different CPUs
+// (their order cannot be observed until the count is read exactly or reaches
+// zero). Each CPU keeps a direct-mapped cache of (object, delta) slots in its
+// per-CPU area, guarded by a per-CPU lock that only this CPU takes on the fast
+// path, so inc/dec touch no shared cache line — not even the object's. The shared
+// count is written only when a slot is evicted (another object hashes to it) or
+// flushed (once per refcache epoch).
+//
+// Release. A flush that brings the shared count to zero puts the object on the
+// flushing CPU's review list. Every CPU flushes its whole cache once per epoch,
+// and the epoch advances only when all have. Two epochs after entering review,
+// if the count is still zero and no flush touched it meanwhile (dirty), every
+// delta that existed when it hit zero has been applied and none has appeared
+// since — and since only a reference holder can make a new reference, the true
+// count is zero and stays zero: release the object. If it was touched, review it
+// again; if the count is no longer zero, drop it from review.
+//
+// Exact reads (st_nlink) write nothing. An object maps to one slot in each
+// CPU's cache, and each slot has a sequence its owner bumps (odd while changing)
+// around every change to it, including flushing it into the shared count. A
+// reader adds up the shared count and the object's slot in every CPU, and retries
+// if any of those slots' sequences moved meanwhile. So two stats share no line,
+// and a stat shares a line with another CPU's refcache updates only when they are
+// to an object that hashes to the read object's slot (a slot is a cache line:
+// chance 1 / RC_SLOTS; with two 32-byte slots per line, neighbours in the
+// table shared lines too).
+#include "sync/refcache.h"
+#include "sync/cpumask.h"
+#include "sync/percpu.h"
+#include "sync/seqlock.h"
+#include "sync/xcall.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
+
+#define RC_SLOTS 1024 // per CPU; a power of two
+
+struct rc_slot {
+    struct refcache_obj *obj;
+    int64_t delta;
+    uint32_t seq;                  // odd while the owner changes obj or delta
+} __cacheline_aligned;
+
+struct rc_cpu {
+    struct spinlock lock;          // only the owner takes it (exact readers check slot sequences)
+    uint64_t flushed_epoch;        // last epoch this CPU flushed in
+    struct refcache_obj *review;   // objects this CPU is reviewing
+    struct rc_slot slot[RC_SLOTS];
+};
+static DEFINE_PERCPU(struct rc_cpu, rc_cpu);
+
+static uint64_t rc_global_epoch __cacheline_aligned = 1;
+static void (*flush_hook)(void);
+
+void refcache_set_flush_hook(void (*fn)(void)) { flush_hook = fn; }
+
+static void call_flush_hook(void)
+{
+    if (flush_hook)
+        flush_hook();
+}
+
+uint64_t refcache_epoch(void) { return READ_ONCE(rc_global_epoch); }
+
+// Multiplicative hashing: the top bits of the product depend on every address
+// bit. Objects that CPUs allocate symmetrically (the same offset in per-CPU
+// pages a power of two apart) would otherwise share a slot far more often than
+// 1 / RC_SLOTS.
+static struct rc_slot *slot_for(struct rc_cpu *rc, struct refcache_obj *o)
+{
+    uint64_t h = ((uintptr_t)o >> 3) * 0x9e3779b97f4a7c15ULL;
+    return &rc->slot[h >> (64 - __builtin_ctz(RC_SLOTS))];
+}
+
+static void review_add(struct rc_cpu *rc, struct refcache_obj *o)
+{
+    o->reviewing = true;
+    o->dirty = false;
+    o->review_epoch = READ_ONCE(rc_global_epoch);
+    o->review_next = rc->review;
+    rc->review = o;
+}
+
+// Apply a slot's delta to its object's shared count. Called with rc->lock held.
+static void flush_slot(struct rc_cpu *rc, struct rc_slot *s)
+{
+    struct refcache_obj *o = s->obj;
+    if (o && !s->delta && o->reviewing) {
+        // A reference that moved between CPUs leaves a zero delta behind; it
+        // still means the object was in use, so review it again.
+        spin_lock(&o->lock);
+        o->dirty = true;
+        spin_unlock(&o->lock);
+    } else if (o && s->delta) {
+        spin_lock(&o->lock);
+        // The shared count may dip below zero: other CPUs can still hold the
+        // matching increments in their caches.
+        o->count += s->delta;
+        if (o->reviewing)
+            o->dirty = true;
+        else if (o->count == 0)
+            review_add(rc, o);
+        spin_unlock(&o->lock);
+    }
+    WRITE_ONCE(s->obj, NULL);
+    WRITE_ONCE(s->delta, 0);
+}
+
+static void update(struct refcache_obj *o, int64_t d)
+{
+    struct rc_cpu *rc;
+    push_off(); // stay on this CPU: the cache we lock must be our own
+    rc = this_cpu_ptr(&rc_cpu);
+    spin_lock(&rc->lock);
+    struct rc_slot *s = slot_for(rc, o);
+    seqcount_write_begin(&s->seq);
+    if (s->obj != o) {
+        flush_slot(rc, s);
+        WRITE_ONCE(s->obj, o);
+    }
+    WRITE_ONCE(s->delta, s->delta + d);
+    seqcount_write_end(&s->seq);
+    spin_unlock(&rc->lock);
+    pop_off();
+}
+
+void refcache_init(struct refcache_obj *o, int64_t initial, void (*release)(struct refcache_obj *))
+{
+    o->count = initial;
+    spin_init(&o->lock, "refcache obj");
+    o->dirty = false;
+    o->reviewing = false;
+    o->review_next = NULL;
+    o->release = release;
+}
+
+void refcache_inc(struct refcache_obj *o) { update(o, 1); }
+void refcache_add(struct refcache_obj *o, int64_t d) { update(o, d); }
+void refcache_dec(struct refcache_obj *o) { update(o, -1); }
+
+// Sum of the sequences of o's slot in every online CPU, waiting out changes in
+// progress. Sequences only grow, so an unchanged sum means no slot changed.
+static uint64_t slot_seq_sum(struct refcache_obj *o, bool begin)
+{
+    uint64_t sum = 0;
+    for_each_cpu(c, &cpu_online_mask) {
+        struct rc_slot *s = slot_for(per_cpu_ptr(&rc_cpu, c), o);
+        uint32_t v;
+        while ((v = READ_ONCE(s->seq)) & 1 && begin)
+            pause();
+        sum += v;
+    }
+    return sum;
+}
+
+int64_t refcache_read_exact(struct refcache_obj *o)
+{
+    int64_t sum;
+    uint64_t seqs;
+    do {
+        seqs = slot_seq_sum(o, true);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        sum = READ_ONCE(o->count);
+        for_each_cpu(c, &cpu_online_mask) {
+            struct rc_slot *s = slot_for(per_cpu_ptr(&rc_cpu, c), o);
+            if (READ_ONCE(s->obj) == o)
+                sum += READ_ONCE(s->delta);
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    } while (slot_seq_sum(o, false) != seqs);
+    return sum;
+}
+
+static void flush_all_slots(struct rc_cpu *rc)
+{
+    for (int i = 0; i < RC_SLOTS; i++)
+        if (rc->slot[i].obj) {
+            seqcount_write_begin(&rc->slot[i].seq);
+            flush_slot(rc, &rc->slot[i]);
+            seqcount_write_end(&rc->slot[i].seq);
+        }
+}
+
+// Decide the fate of objects that have been under review for two epochs.
+static void review(struct rc_cpu *rc, uint64_t now)
+{
+    struct refcache_obj **pp = &rc->review, *release_list = NULL;
+    while (*pp) {
+        struct refcache_obj *o = *pp;
+        if (o->review_epoch + 2 > now) {
+            pp = &o->review_next;
+            continue;
+        }
+        spin_lock(&o->lock);
+        if (o->count == 0 && o->dirty) {
+            o->dirty = false;               // touched: look again next time
+            o->review_epoch = now;
+            spin_unlock(&o->lock);
+            pp = &o->review_next;
+            continue;
+        }
+        *pp = o->review_next;
+        o->reviewing = false;
+        bool dead = o->count == 0;
+        spin_unlock(&o->lock);
+        if (dead) {
+            o->review_next = release_list;
+            release_list = o;
+        }
+    }
+    while (release_list) {
+        struct refcache_obj *o = release_list;
+        release_list = o->review_next;
+        o->release(o);
+    }
+}
+
+// Advance the epoch once every online CPU has flushed in the current one.
+static void try_advance(uint64_t now)
+{
+    for_each_cpu(c, &cpu_online_mask)
+        if (READ_ONCE(per_cpu_ptr(&rc_cpu, c)->flushed_epoch) < now)
+            return;
+    __atomic_compare_exchange_n(&rc_global_epoch, &now, now + 1, false, __ATOMIC_SEQ_CST,
+                                __ATOMIC_RELAXED);
+}
+
+static void flush_and_review(void)
+{
+    struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
+    uint64_t now = READ_ONCE(rc_global_epoch);
+    if (rc->flushed_epoch < now) {
+        call_flush_hook();
+        spin_lock(&rc->lock);
+        flush_all_slots(rc);
+        WRITE_ONCE(rc->flushed_epoch, now);
+        spin_unlock(&rc->lock);
+        // Release callbacks run without the cache lock: they may drop references.
+        review(rc, now);
+    }
+    if (cpu_id() == 0)
+        try_advance(now);
+}
+
+void refcache_tick(void) { flush_and_review(); }
+
+void refcache_flush_cpu(void)
+{
+    push_off();
+    struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
+    call_flush_hook();
+    spin_lock(&rc->lock);
+    flush_all_slots(rc);
+    spin_unlock(&rc->lock);
+    pop_off();
+}
+
+static void flush_xcall(void *arg)
+{
+    (void)arg;
+    refcache_flush_cpu();
+}
+
+void refcache_flush_all(void) { xcall_all(flush_xcall, NULL); }

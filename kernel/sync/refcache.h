@@ -1,0 +1,37 @@
+// Distributed reference counts in the style of refcache (Clements et al.,
+// RadixVM, EuroSys 2013). Increments and decrements go to a per-CPU cache of
+// deltas; the deltas reach the object's shared count once per refcache epoch; an
+// object is released only after its shared count has stayed zero, untouched, for
+// a whole epoch, which proves its true count is zero.
+#pragma once
+#include "kernel.h"
+#include "sync/spinlock.h"
+
+struct refcache_obj {
+    int64_t count;                 // shared count: true count minus cached deltas
+    struct spinlock lock;          // guards count and the review state
+    bool dirty;                    // count changed since the object entered review
+    bool reviewing;                // on some CPU's review list
+    uint64_t review_epoch;
+    struct refcache_obj *review_next;
+    void (*release)(struct refcache_obj *o); // called once the true count is zero
+};
+
+// Start with `initial` references (held by the caller, counted in the shared count).
+void refcache_init(struct refcache_obj *o, int64_t initial, void (*release)(struct refcache_obj *));
+void refcache_inc(struct refcache_obj *o);
+void refcache_dec(struct refcache_obj *o);
+void refcache_add(struct refcache_obj *o, int64_t d); // d references at once (either sign)
+// The exact count now: shared count plus every CPU's cached delta. Costs a visit
+// to each CPU's cache; for callers that must have the number (st_nlink).
+int64_t refcache_read_exact(struct refcache_obj *o);
+
+void refcache_tick(void);       // each CPU's timer tick: flush and review
+void refcache_flush_cpu(void);  // flush this CPU's cache now (tests)
+void refcache_flush_all(void);  // flush every CPU's cache now (tests; xcall)
+uint64_t refcache_epoch(void);
+// One function each CPU calls, preemption off, right before it flushes its
+// cache (each epoch, and in refcache_flush_cpu): for per-CPU caches that name
+// objects by pointer and must be empty of an object before refcache releases it
+// (fs/itime.c).
+void refcache_set_flush_hook(void (*fn)(void));

@@ -1,0 +1,122 @@
+// Time system calls: clock_gettime, gettimeofday, nanosleep, clock_nanosleep.
+// Every clock is the TSC (nsec_now); the realtime clock adds a fixed boot epoch
+// until there is an RTC driver. Sleeps block on this CPU's sleep list (sched.c).
+#include "mm/usercopy.h"
+#include "proc/proc.h"
+#include "proc/sched.h"
+#include "syscall/syscall.h"
+#include "uapi/abi.h"
+#include "uapi/errno.h"
+#include "x86/smp.h"
+
+#define NSEC 1000000000ULL
+#define BOOT_EPOCH_SEC 1704067200ULL // 2024-01-01 00:00:00 UTC, until an RTC driver exists
+
+uint64_t realtime_nsec(void) { return BOOT_EPOCH_SEC * NSEC + nsec_now(); }
+
+// The monotonic clocks are all one (nothing is suspended, nothing slews it).
+static long clock_now(int clock, uint64_t *ns)
+{
+    switch (clock) {
+    case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW: case CLOCK_MONOTONIC_COARSE: case CLOCK_BOOTTIME:
+        *ns = nsec_now();
+        return 0;
+    case CLOCK_REALTIME: case CLOCK_REALTIME_COARSE:
+        *ns = realtime_nsec();
+        return 0;
+    default:
+        return -EINVAL; // (no CPU-time clocks yet)
+    }
+}
+
+long sys_clock_gettime(int clock, uint64_t uts)
+{
+    uint64_t ns;
+    long err = clock_now(clock, &ns);
+    if (err)
+        return err;
+    struct timespec ts = {ns / NSEC, ns % NSEC};
+    return copy_to_user(uts, &ts, sizeof ts);
+}
+
+long sys_gettimeofday(uint64_t utv, uint64_t utz)
+{
+    if (utz) {
+        uint32_t tz[2] = {0, 0};
+        if (copy_to_user(utz, tz, sizeof tz) < 0)
+            return -EFAULT;
+    }
+    if (!utv)
+        return 0;
+    uint64_t ns;
+    clock_now(CLOCK_REALTIME, &ns);
+    struct timeval tv = {ns / NSEC, ns % NSEC / 1000};
+    return copy_to_user(utv, &tv, sizeof tv);
+}
+
+static long read_timespec(uint64_t u, uint64_t *ns)
+{
+    struct timespec ts;
+    if (copy_from_user(&ts, u, sizeof ts) < 0)
+        return -EFAULT;
+    if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (int64_t)NSEC)
+        return -EINVAL;
+    *ns = (uint64_t)ts.tv_sec * NSEC + ts.tv_nsec;
+    return 0;
+}
+
+// Sleep until the deadline or a signal: 0, or -EINTR with *left_ns what remained.
+static long sleep_until_ns(uint64_t deadline, uint64_t *left_ns)
+{
+    struct thread *t = thread_current();
+    uint64_t now;
+    while ((now = nsec_now()) < deadline) {
+        if (signal_pending(t)) {
+            *left_ns = deadline - now;
+            return -EINTR;
+        }
+        sched_sleep_until(deadline);
+    }
+    return 0;
+}
+
+static long write_rem(uint64_t urem, uint64_t left)
+{
+    struct timespec ts = {(int64_t)(left / NSEC), (int64_t)(left % NSEC)};
+    if (urem && copy_to_user(urem, &ts, sizeof ts) < 0)
+        return -EFAULT;
+    return -EINTR;
+}
+
+long sys_nanosleep(uint64_t ureq, uint64_t urem)
+{
+    uint64_t ns, left = 0;
+    long err = read_timespec(ureq, &ns);
+    if (err)
+        return err;
+    if (sleep_until_ns(nsec_now() + ns, &left) < 0)
+        return write_rem(urem, left);
+    return 0;
+}
+
+long sys_clock_nanosleep(int clock, int flags, uint64_t ureq, uint64_t urem)
+{
+    uint64_t ns, now, left = 0;
+    if (clock == CLOCK_THREAD_CPUTIME_ID)
+        return -EOPNOTSUPP;
+    long err = clock_now(clock, &now);
+    if (err)
+        return err;
+    // Linux: the raw and coarse clocks (and thread CPU time) cannot be slept on;
+    // flags other than TIMER_ABSTIME are ignored.
+    if (clock == CLOCK_MONOTONIC_RAW || clock == CLOCK_MONOTONIC_COARSE ||
+        clock == CLOCK_REALTIME_COARSE)
+        return -EOPNOTSUPP;
+    err = read_timespec(ureq, &ns);
+    if (err)
+        return err;
+    uint64_t deadline = nsec_now() + ((flags & TIMER_ABSTIME) ? (ns > now ? ns - now : 0) : ns);
+    if (sleep_until_ns(deadline, &left) < 0)
+        return (flags & TIMER_ABSTIME) ? -EINTR : write_rem(urem, left);
+    return 0;
+}
