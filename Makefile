@@ -47,7 +47,7 @@ include libc/libc.mk
 include user/user.mk
 include user/progs.mk
 include tools/mtrace/mtrace.mk
-include tests/commuter/commuter.mk
+include tools/commuter/commuter.mk
 
 $(BUILD)/%.c.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)

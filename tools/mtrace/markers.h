@@ -27,6 +27,14 @@
 // run the two calls in different threads or processes: one thread running both
 // calls "shares" its own kernel stack and task structure with itself.
 //
+// Cost mode (make bench-cost): a benchmark brackets each single operation of
+// each worker with
+//   mtrace_cost_begin(op)   on the worker's vCPU, right before the operation
+//   mtrace_cost_end()       on the same vCPU, right after it
+// and the plugin adds up, per op id, the windows, the instructions executed and
+// the cache-line transfers between vCPUs inside them (tools/mtrace/README.md).
+// The guest names its op ids on the console: lines "cost-op ID NAME".
+//
 // Naming the tests: the analysis (tools/mtrace/analyze.py) reads the guest's
 // console output for lines
 //   mtrace-test ID CALL0 CALL1 [NAME...]   or   mtrace-test ID CALL0/CALL1 [NAME...]
@@ -41,6 +49,9 @@
 #define MTRACE_OPEN 0x000                // + call (0 or 1)
 #define MTRACE_CLOSE 0x040               // + call
 #define MTRACE_DONE 0x080
+#define MTRACE_COST_END 0x0c0            // cost mode: end of this vCPU's operation
+#define MTRACE_COST_OP 0x100             // cost mode: + op id, begin one operation
+#define MTRACE_COST_MAX_OP 0xf00
 #define MTRACE_ID 0x1000                 // + test id
 #define MTRACE_MAX_ID (MTRACE_SIZE - MTRACE_ID)
 
@@ -54,4 +65,6 @@ static inline void mtrace_test_id(unsigned long id) { mtrace_store(MTRACE_ID + i
 static inline void mtrace_open(int call) { mtrace_store(MTRACE_OPEN + call); }
 static inline void mtrace_close(int call) { mtrace_store(MTRACE_CLOSE + call); }
 static inline void mtrace_test_done(void) { mtrace_store(MTRACE_DONE); }
+static inline void mtrace_cost_begin(unsigned op) { mtrace_store(MTRACE_COST_OP + op); }
+static inline void mtrace_cost_end(void) { mtrace_store(MTRACE_COST_END); }
 #endif

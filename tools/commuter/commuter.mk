@@ -85,13 +85,13 @@ conformance: $(BUILD)/esp.img
 # word per suite, so each is a small script.
 COMMUTER_SAMPLE := $(BUILD)/commuter/sample-host
 COMMUTER_REGEN := $(BUILD)/commuter/regen-check
-$(COMMUTER_SAMPLE): tests/commuter/commuter.mk
+$(COMMUTER_SAMPLE): tools/commuter/commuter.mk
 	@mkdir -p $(@D)
 	$(Q)printf '#!/bin/sh\nexec %s -L -s 6\n' $(COMMUTER_BIN) > $@ && chmod +x $@
 # The regeneration check draws 4 pairs at random over all pairs, seeded by the
 # date (printed: testgen.py --check --sample 4 --seed S repeats it), so that
 # the runs of a few weeks cover every pair.
-$(COMMUTER_REGEN): tests/commuter/commuter.mk
+$(COMMUTER_REGEN): tools/commuter/commuter.mk
 	@mkdir -p $(@D)
 	$(Q)printf '#!/bin/sh\nexec /usr/bin/python3 tools/commuter/testgen.py --check -j 2 --sample 4 --seed $$(date +%%Y%%m%%d)\n' \
 	  > $@ && chmod +x $@
@@ -100,7 +100,7 @@ HOST_TEST_DEPS += $(COMMUTER_BIN) $(COMMUTER_CHILD) $(COMMUTER_SAMPLE) $(COMMUTE
 
 # In our guest: the runner is /tests/bin/commuter, and /tests/commuter-sample
 # runs the same sample (make test boots it with RUN=, see GUEST_RUNS).
-ROOT_DEPS += $(COMMUTER_BIN) $(COMMUTER_CHILD) tests/commuter/commuter.mk
+ROOT_DEPS += $(COMMUTER_BIN) $(COMMUTER_CHILD) tools/commuter/commuter.mk
 ROOT_STAGE += mkdir -p tests/bin && cp $(abspath $(COMMUTER_BIN) $(COMMUTER_CHILD)) tests/bin/ && \
 	printf '\043!/bin/sh\n\043 The pairwise suite sample, as make test runs it on the host.\n/tests/bin/commuter -s 6\n' \
 	  > tests/commuter-sample && chmod 755 tests/commuter-sample;
