@@ -178,12 +178,21 @@ void iput_later(struct iput_later *l, struct inode *ip)
 
 // ---- the root -------------------------------------------------------------------
 
+// Each CPU, once per refcache epoch, right before refcache flushes its cache:
+// its time stamps go to their inodes (so refcache may free an inode no slot
+// names), and a CPU that stopped linking leaves the link pins' active set.
+static void flush_cpu(void)
+{
+    itime_flush_cpu();
+    linkpin_decay();
+}
+
 int fs_init(void)
 {
     int err;
     if (fs_root_inode)
         return 0;
-    refcache_set_flush_hook(itime_flush_cpu);
+    refcache_set_flush_hook(flush_cpu);
     struct inode *root = inode_alloc(S_IFDIR | 0755, &err);
     if (!root)
         return err;

@@ -19,14 +19,17 @@
 // which every CPU flushed; changing its times needs a reference, so by then no
 // slot names it.
 //
-// stat reads, on every online CPU, the one slot the inode hashes to (one line
-// per CPU, under the slot's own sequence, which only the owning CPU moves, with
-// interrupts off), and then the inode's fields. A flush moves the times into the
+// stat reads the one slot the inode hashes to on every CPU that may hold cached
+// times (the active set, sync/activeset.h: CPUs that changed any time in about
+// the last second), one line per such CPU, under the slot's own sequence, which
+// only the owning CPU moves, with interrupts off; and then the inode's fields.
+// So a stat's cost follows the CPUs that write files, not the CPUs online. A flush moves the times into the
 // inode before it empties the slot, so a time moved while stat runs is seen in
 // one or the other. It writes nothing. utimensat (fs_set_times) empties every
 // CPU's cache first (an xcall), so that an explicit time is not overridden by a
 // cached one.
 #include "inode.h"
+#include "sync/activeset.h"
 #include "sync/percpu.h"
 #include "sync/seqlock.h"
 #include "sync/xcall.h"
@@ -42,6 +45,8 @@ struct it_slot {
 } __cacheline_aligned;
 
 static DEFINE_PERCPU(struct it_slot, it_slots[IT_SLOTS]);
+static DEFINE_PERCPU(struct active_mark, it_mark);
+static struct active_set it_active; // CPUs whose slots may hold times
 
 static struct it_slot *slot_for(int cpu, const struct inode *ip)
 {
@@ -81,6 +86,7 @@ void inode_touch(struct inode *ip, int which)
     uint64_t now = fs_time_now();
     push_off(); // stay on this CPU: the cache must be our own
     struct it_slot *s = slot_for(cpu_id(), ip);
+    active_join(&it_active, this_cpu_ptr(&it_mark));
     seqcount_write_begin(&s->seq);
     if (s->ip != ip) {
         flush_slot(s);
@@ -104,6 +110,7 @@ void itime_flush_cpu(void)
             seqcount_write_end(&s->seq);
         }
     }
+    active_decay(&it_active, this_cpu_ptr(&it_mark), true);
     pop_off();
 }
 
@@ -133,8 +140,10 @@ static void read_slot(int c, struct inode *ip, uint64_t t[3])
 
 void inode_times(struct inode *ip, uint64_t t[3])
 {
+    cpumask_t cpus; // a CPU outside it has no slot: its times are in the inodes
+    active_snapshot(&it_active, &cpus);
     t[0] = t[1] = t[2] = 0;
-    for_each_cpu(c, &cpu_online_mask)
+    for_each_cpu(c, &cpus)
         read_slot(c, ip, t);
     // After the slots: a flush fills the inode before it empties a slot.
     for (int i = 0; i < 3; i++)

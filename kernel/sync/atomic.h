@@ -22,6 +22,9 @@
 //   fetch_add(p, v), fetch_sub(p, v)
 //                          add or subtract, return the old value (sequentially
 //                          consistent); *_relaxed: no ordering (counters).
+//   fetch_or(p, v), fetch_and(p, v)
+//                          set or clear bits, return the old value
+//                          (sequentially consistent: a locked instruction).
 //   add_fetch(p, v), sub_fetch(p, v)
 //                          the same, returning the new value (acquire + release:
 //                          "was that the last reference?").
@@ -46,6 +49,8 @@
 #define fetch_sub(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST)
 #define fetch_add_relaxed(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #define fetch_sub_relaxed(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELAXED)
+#define fetch_or(p, v) __atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST)
+#define fetch_and(p, v) __atomic_fetch_and((p), (v), __ATOMIC_SEQ_CST)
 #define add_fetch(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
 #define sub_fetch(p, v) __atomic_sub_fetch((p), (v), __ATOMIC_ACQ_REL)
 

@@ -17,16 +17,20 @@
 // count is zero and stays zero: release the object. If it was touched, review it
 // again; if the count is no longer zero, drop it from review.
 //
-// Exact reads (st_nlink) write nothing. An object maps to one slot in each
-// CPU's cache, and each slot has a sequence its owner bumps (odd while changing)
-// around every change to it, including flushing it into the shared count. A
-// reader adds up the shared count and the object's slot in every CPU, and retries
-// if any of those slots' sequences moved meanwhile. So two stats share no line,
+// Exact reads (st_nlink, a last close) write nothing. An object maps to one
+// slot in each CPU's cache, and each slot has a sequence its owner bumps (odd
+// while changing) around every change to it, including flushing it into the
+// shared count. A reader adds up the shared count and the object's slot in
+// every CPU that may hold a delta (the active set, sync/activeset.h: CPUs that
+// updated any count in about the last second), and retries if any of those
+// slots' sequences moved meanwhile. So its cost follows the CPUs that use
+// refcache, not the CPUs online. So two stats share no line,
 // and a stat shares a line with another CPU's refcache updates only when they are
 // to an object that hashes to the read object's slot (a slot is a cache line:
 // chance 1 / RC_SLOTS; with two 32-byte slots per line, neighbours in the
 // table shared lines too).
 #include "sync/refcache.h"
+#include "sync/activeset.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
 #include "sync/seqlock.h"
@@ -44,6 +48,7 @@ struct rc_slot {
 
 struct rc_cpu {
     struct spinlock lock;          // only the owner takes it (exact readers check slot sequences)
+    struct active_mark active;     // in rc_active (under lock)
     uint64_t flushed_epoch;        // last epoch this CPU flushed in
     struct refcache_obj *review;   // objects this CPU is reviewing
     struct rc_slot slot[RC_SLOTS];
@@ -51,6 +56,7 @@ struct rc_cpu {
 static DEFINE_PERCPU(struct rc_cpu, rc_cpu);
 
 static uint64_t rc_global_epoch __cacheline_aligned = 1;
+static struct active_set rc_active; // CPUs whose caches may hold deltas
 static void (*flush_hook)(void);
 
 void refcache_set_flush_hook(void (*fn)(void)) { flush_hook = fn; }
@@ -114,6 +120,7 @@ static void update(struct refcache_obj *o, int64_t d)
     rc = this_cpu_ptr(&rc_cpu);
     spin_lock(&rc->lock);
     struct rc_slot *s = slot_for(rc, o);
+    active_join(&rc_active, &rc->active);
     seqcount_write_begin(&s->seq);
     if (s->obj != o) {
         flush_slot(rc, s);
@@ -139,12 +146,12 @@ void refcache_inc(struct refcache_obj *o) { update(o, 1); }
 void refcache_add(struct refcache_obj *o, int64_t d) { update(o, d); }
 void refcache_dec(struct refcache_obj *o) { update(o, -1); }
 
-// Sum of the sequences of o's slot in every online CPU, waiting out changes in
+// Sum of the sequences of o's slot in the CPUs of `cpus`, waiting out changes in
 // progress. Sequences only grow, so an unchanged sum means no slot changed.
-static uint64_t slot_seq_sum(struct refcache_obj *o, bool begin)
+static uint64_t slot_seq_sum(struct refcache_obj *o, const cpumask_t *cpus, bool begin)
 {
     uint64_t sum = 0;
-    for_each_cpu(c, &cpu_online_mask) {
+    for_each_cpu(c, cpus) {
         struct rc_slot *s = slot_for(per_cpu_ptr(&rc_cpu, c), o);
         uint32_t v;
         while ((v = READ_ONCE(s->seq)) & 1 && begin)
@@ -158,17 +165,19 @@ int64_t refcache_read_exact(struct refcache_obj *o)
 {
     int64_t sum;
     uint64_t seqs;
+    cpumask_t cpus; // a CPU outside it has an empty cache: its deltas are in count
+    active_snapshot(&rc_active, &cpus);
     do {
-        seqs = slot_seq_sum(o, true);
+        seqs = slot_seq_sum(o, &cpus, true);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         sum = READ_ONCE(o->count);
-        for_each_cpu(c, &cpu_online_mask) {
+        for_each_cpu(c, &cpus) {
             struct rc_slot *s = slot_for(per_cpu_ptr(&rc_cpu, c), o);
             if (READ_ONCE(s->obj) == o)
                 sum += READ_ONCE(s->delta);
         }
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    } while (slot_seq_sum(o, false) != seqs);
+    } while (slot_seq_sum(o, &cpus, false) != seqs);
     return sum;
 }
 
@@ -234,6 +243,7 @@ static void flush_and_review(void)
         call_flush_hook();
         spin_lock(&rc->lock);
         flush_all_slots(rc);
+        active_decay(&rc_active, &rc->active, true);
         WRITE_ONCE(rc->flushed_epoch, now);
         spin_unlock(&rc->lock);
         // Release callbacks run without the cache lock: they may drop references.

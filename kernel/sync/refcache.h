@@ -23,7 +23,8 @@ void refcache_inc(struct refcache_obj *o);
 void refcache_dec(struct refcache_obj *o);
 void refcache_add(struct refcache_obj *o, int64_t d); // d references at once (either sign)
 // The exact count now: shared count plus every CPU's cached delta. Costs a visit
-// to each CPU's cache; for callers that must have the number (st_nlink).
+// to the cache of each CPU that used refcache lately (not of every CPU online);
+// for callers that must have the number (st_nlink, a last close).
 int64_t refcache_read_exact(struct refcache_obj *o);
 
 void refcache_tick(void);       // each CPU's timer tick: flush and review
