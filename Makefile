@@ -100,8 +100,11 @@ TEST_CPUS ?= 1 2 8 64:$(FOUNDATION),sched,proc,uvm,usercopy,fdtable,pipe,vm_,$(U
 
 # Host suites: each sub-makefile adds a shell command that prints ok/not ok lines
 # and a closing line to HOST_TESTS, and what it needs built to HOST_TEST_DEPS.
+# tools/check-test-names keeps the rule that a test's name starts with its
+# file's name (tests/README.md).
 HOST_TESTS ?=
 HOST_TEST_DEPS ?=
+HOST_TESTS += tools/check-test-names
 
 # User-space suites in the guest: N:PROGRAM boots N CPUs with RUN=PROGRAM.
 GUEST_RUNS ?= 2:/tests/progs/run 3:/tests/commuter-sample
