@@ -107,7 +107,7 @@ HOST_TEST_DEPS ?=
 HOST_TESTS += tools/check-test-names
 
 # User-space suites in the guest: N:PROGRAM boots N CPUs with RUN=PROGRAM.
-GUEST_RUNS ?= 2:/tests/progs/run 3:/tests/commuter-sample
+GUEST_RUNS ?= 2:/tests/cases/run 3:/tests/commuter-sample
 
 test: $(BUILD)/esp.img $(HOST_TEST_DEPS)
 	tools/runtests --esp $(BUILD)/esp.img --cpus "$(TEST_CPUS)" \
