@@ -1,5 +1,8 @@
 # The user programs (user/*.c, the shell in user/sh/) and the root file system
-# they live in. Included by the top-level Makefile.
+# they live in; the shell and utility cases (tests/cases/). Included by the
+# top-level Makefile.
+## $(BUILD)/progs/NAME: the program user/NAME.c (sh: user/sh/), as in the guest's /bin
+## $(BUILD)/tests/cases-host: a script that runs tests/cases/*.t on this host with $(BUILD)/progs
 #
 # The programs are built against our libc (libc/libc.mk). To build them against
 # another C library, override these, e.g. for musl:

@@ -3,15 +3,18 @@
 #  - tests/kernel/progs/*.c, small programs that tests start: the in-kernel
 #    tests (proc_test.c, tty_test.c: hello, syscalls, fault, spawnee), the
 #    user-level suites (spawnee, argcheck, gsbase) and a few to run by hand as
-#    init (procbench, benchfiles, readline). Each is built twice with musl-gcc: a static
-#    executable (ET_EXEC, name) and a static-pie (ET_DYN, name-pie); in the
-#    guest they are also in /tests/bin.
+#    init (procbench, benchfiles, readline). Each is built twice with
+#    musl-gcc: a static executable (ET_EXEC, name) and a static-pie (ET_DYN,
+#    name-pie); in the guest they are also in /tests/bin.
 #  - tests/user/*.c, the user-level test suites, built against our libc: each
 #    prints ok/not ok lines and a closing line and exits 0 only if all passed.
 #    Embedded as "test-NAME" (the in-kernel `user_suites` runner relays their
 #    results), and run on the Linux host too (HOST_TESTS), where they must pass
 #    as well.
+#  - user/bench/*.c, the benchmark programs `make bench` runs (not embedded).
 # Included by the top-level Makefile; adds $(USER_OBJ) to the kernel link.
+## $(BUILD)/user/NAME: a program of tests/kernel/progs/ (NAME-pie: static-pie) or user/bench/
+## $(BUILD)/user/test-NAME: the user-level suite tests/user/NAME.c (it runs on this host too)
 
 USER_CC := musl-gcc
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-stack-protector
