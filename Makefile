@@ -1,9 +1,15 @@
-# Build everything into $(BUILD); run it in QEMU (TCG).
-#   make            build the kernel, loader and boot image
-#   make qemu       boot it (CPUS=4 MEM=512M by default)
-#   make qemu-gdb   boot it stopped, waiting for gdb (see .gdbinit)
-#   make test       run every test suite; ends with "N passed, N failed"
-#   make bench      run the benchmarks at 1, 2, 4, 8 CPUs and print a table
+# Build everything into $(BUILD); run it in QEMU (TCG). Each makefile lists its
+# targets in `## target: what it does` lines, one per target; `make help` prints
+# them all (tests/README.md tells the kinds of tests apart).
+## all: the kernel, loader and boot image, $(BUILD)/esp.img (the default)
+## qemu: boot it (CPUS=4 MEM=512M); CMDLINE='test=NAME' runs tests, RUN='cmd' one command
+## qemu-gdb: boot it stopped, waiting for gdb on :1234 (`gdb -x .gdbinit`)
+## test: every suite (tests/README.md); ends with "N passed, N failed"
+## bench: the benchmarks at BENCH_CPUS="1 2 4 8", as one table
+## clean: remove $(BUILD)
+## help: list the targets of every makefile, one line each
+## $(BUILD)/kernel.elf: the kernel alone (with symbols, for gdb)
+## $(BUILD)/initrd.cpio: the root file system (EXTRA=<host dir> adds a directory's files)
 
 BUILD ?= build
 CPUS ?= 4
@@ -100,11 +106,14 @@ TEST_CPUS ?= 1 2 8 64:$(FOUNDATION),sched,proc,uvm,usercopy,fdtable,pipe,vm_,$(U
 
 # Host suites: each sub-makefile adds a shell command that prints ok/not ok lines
 # and a closing line to HOST_TESTS, and what it needs built to HOST_TEST_DEPS.
+# tools/check-test-names keeps the rule that a test's name starts with its
+# file's name (tests/README.md).
 HOST_TESTS ?=
 HOST_TEST_DEPS ?=
+HOST_TESTS += tools/check-test-names
 
 # User-space suites in the guest: N:PROGRAM boots N CPUs with RUN=PROGRAM.
-GUEST_RUNS ?= 2:/tests/progs/run 3:/tests/commuter-sample
+GUEST_RUNS ?= 2:/tests/cases/run 3:/tests/commuter-sample
 
 test: $(BUILD)/esp.img $(HOST_TEST_DEPS)
 	tools/runtests --esp $(BUILD)/esp.img --cpus "$(TEST_CPUS)" \
@@ -120,5 +129,15 @@ bench: $(BUILD)/esp.img $(BUILD)/user/sysbench
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all qemu qemu-gdb test bench clean
+# The `## target: text` lines of every makefile read, grouped by file; $(BUILD)
+# in them is shown as its value.
+help:
+	@awk -v build='$(BUILD)' ' \
+	  /^## [^ ]+: / { \
+	    if (FILENAME != shown) { printf "%s%s:\n", shown ? "\n" : "", FILENAME; shown = FILENAME } \
+	    line = substr($$0, 4); gsub(/\$$\(BUILD\)/, build, line); i = index(line, ": "); \
+	    printf "  %-24s %s\n", substr(line, 1, i - 1), substr(line, i + 2) }' \
+	  $(filter Makefile %.mk,$(MAKEFILE_LIST))
+
+.PHONY: all qemu qemu-gdb test bench clean help
 -include $(KOBJS:.o=.d)

@@ -1,5 +1,6 @@
 # Make fragment: builds the UEFI loader $(BUILD)/boot/BOOTX64.EFI from
 # boot/loader.c with Debian's gnu-efi (3.0.15).
+## $(BUILD)/boot/BOOTX64.EFI: the UEFI loader alone (loader.so beside it keeps the symbols)
 #
 # Include it from a Makefile (e.g. `include boot/boot.mk` at the top level).
 # Inputs:

@@ -17,6 +17,8 @@
 #
 # Tests: libc/tests/*.c, each built both ways, run on the host by `make test`
 # (HOST_TESTS), or alone with `make libc-test`.
+## libc: the library, $(BUILD)/libc/libc.a and crt1.o
+## libc-test: build and run the library's unit tests (libc/tests/*.c) on this host
 
 LIBC_DIR := libc
 LIBC_OUT := $(BUILD)/libc

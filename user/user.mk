@@ -1,19 +1,26 @@
 # User programs embedded in the kernel image, where user_program_find("name")
 # finds them (kernel/proc/progs.c):
-#  - user/tests/*.c, small programs the in-kernel tests drive, each built twice
-#    with musl-gcc: a static executable (ET_EXEC, name) and a static-pie (ET_DYN,
-#    name-pie);
+#  - tests/kernel/progs/*.c, small programs that tests start: the in-kernel
+#    tests (proc_test.c, tty_test.c: hello, syscalls, fault, spawnee), the
+#    user-level suites (spawnee, argcheck, gsbase) and a few to run by hand as
+#    init (procbench, benchfiles, readline). Each is built twice with
+#    musl-gcc: a static executable (ET_EXEC, name) and a static-pie (ET_DYN,
+#    name-pie); in the guest they are also in /tests/bin.
 #  - tests/user/*.c, the user-level test suites, built against our libc: each
-#    prints ok/not ok lines and a closing line and exits 0 only if all passed. Embedded as "test-NAME" (the
-#    in-kernel `user_suites` runner relays their results), and run on the Linux
-#    host too (HOST_TESTS), where they must pass as well.
+#    prints ok/not ok lines and a closing line and exits 0 only if all passed.
+#    Embedded as "test-NAME" (the in-kernel `user_suites` runner relays their
+#    results), and run on the Linux host too (HOST_TESTS), where they must pass
+#    as well.
+#  - user/bench/*.c, the benchmark programs `make bench` runs (not embedded).
 # Included by the top-level Makefile; adds $(USER_OBJ) to the kernel link.
+## $(BUILD)/user/NAME: a program of tests/kernel/progs/ (NAME-pie: static-pie) or user/bench/
+## $(BUILD)/user/test-NAME: the user-level suite tests/user/NAME.c (it runs on this host too)
 
 USER_CC := musl-gcc
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-stack-protector
-USER_NAMES := $(notdir $(basename $(wildcard user/tests/*.c)))
+USER_NAMES := $(notdir $(basename $(wildcard tests/kernel/progs/*.c)))
 USER_BINS := $(foreach n,$(USER_NAMES),$(BUILD)/user/$(n) $(BUILD)/user/$(n)-pie)
-USER_HDRS := $(wildcard user/tests/*.h)
+USER_HDRS := $(wildcard tests/kernel/progs/*.h)
 SUITE_NAMES := $(notdir $(basename $(wildcard tests/user/*.c)))
 SUITE_BINS := $(foreach n,$(SUITE_NAMES),$(BUILD)/user/test-$(n))
 SUITE_HDRS := $(wildcard tests/user/*.h)
@@ -21,7 +28,7 @@ HOST_TESTS += $(SUITE_BINS)
 HOST_TEST_DEPS += $(SUITE_BINS)
 USER_OBJ := $(BUILD)/user/programs.S.o
 
-$(BUILD)/user/%: user/tests/%.c $(USER_HDRS) | $(DEPS_OK)
+$(BUILD)/user/%: tests/kernel/progs/%.c $(USER_HDRS) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@echo "  UCC     $@"
 	$(Q)$(USER_CC) $(USER_CFLAGS) -static -o $@ $<
@@ -38,7 +45,7 @@ $(BUILD)/user/test-%: tests/user/%.c $(SUITE_HDRS) $(LIBC_DEPS) | $(DEPS_OK)
 # link by hand with musl's self-relocating start file rcrt1.o.
 # The library directory is where the wrapper's specs file lives.
 MUSL_LIB = $(dir $(shell sed -n 's/.*-specs "\([^"]*\)".*/\1/p' $$(command -v $(USER_CC))))
-$(BUILD)/user/%-pie: user/tests/%.c $(USER_HDRS) user/user.mk | $(DEPS_OK)
+$(BUILD)/user/%-pie: tests/kernel/progs/%.c $(USER_HDRS) user/user.mk | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@echo "  UCC     $@"
 	$(Q)$(USER_CC) $(USER_CFLAGS) -fPIE -c -o $@.o $<

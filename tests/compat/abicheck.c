@@ -1,6 +1,6 @@
 // A program built with other C libraries -- musl-gcc -static and glibc's
 // gcc -static -- to check that such binaries run unmodified on our kernel and
-// print exactly what they print on Linux (tests/progs/compat.t runs both builds
+// print exactly what they print on Linux (tests/cases/compat.t runs both builds
 // on the host and in the guest against one expected output). Its output depends
 // only on the system-call ABI: files, directories, pipes, fork/wait, signals,
 // mmap, time and identity calls.

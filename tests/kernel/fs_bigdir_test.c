@@ -1,6 +1,6 @@
-// ScaleFS directory sizes: a directory with one entry stays small (< 1 KiB with
-// its inode), and a big one stays O(1) per operation and compact. Prints the
-// memory per entry. fs_bigdir_million runs only when named in full
+// ScaleFS big directories: a directory of 100,000 files stays O(1) per
+// operation and compact, and gives all its memory back. Prints the memory per
+// entry. fs_bigdir_million runs only when named in full
 // (test=fs_bigdir_million): 1,000,000 files in one directory in 512 MiB.
 #include "fstest.h"
 #include "inode.h"
@@ -8,41 +8,6 @@
 #include "mm/mm.h"
 #include "sync/percpu.h"
 #include "x86/smp.h"
-
-// ---- a directory with one entry ----------------------------------------------
-
-#define NSMALL 1000
-
-KTEST(fs_dir_one_entry_memory)
-{
-    struct inode *top = fst_scratch("t_small");
-    KREQUIRE(top);
-    char name[32];
-    size_t before = fst_free_pages();
-    for (int i = 0; i < NSMALL; i++) {
-        ksnprintf(name, sizeof name, "d%d", i);
-        KREQUIRE(fs_mkdir(top, name, 0755) == 0);
-        ksnprintf(name, sizeof name, "d%d/f", i);
-        KREQUIRE(fs_create(top, name, 0644, FS_EXCL, NULL) == 0);
-    }
-    size_t after = fst_free_pages();
-    // Each: the directory's inode, its table, its entry in top, the file's entry
-    // and the file's inode; plus top's share of table growth.
-    uint64_t per = (before - after) * PGSIZE / NSMALL;
-    struct inode *d;
-    KREQUIRE(fs_lookup(top, "d0", 0, &d) == 0);
-    kprintf("# a directory with one file: %lu bytes with the file's inode, %lu without "
-            "(inode %zu, table %zu + header, entries %zu + name)\n",
-            per, per - 256, sizeof(struct inode), dirhash_table_bytes(&d->dir),
-            sizeof(struct dent));
-    fs_iput(d);
-    KCHECK(per - 256 < 1024);  // the directory with its entry, without the file
-    KCHECK(per < 1024);        // even counting the file's inode
-    fs_iput(top);
-    fst_rm_rf("/t_small");
-}
-
-// ---- big directories --------------------------------------------------------------
 
 static struct inode *B;
 static int nthreads, first_file, nfiles; // the slices cover [first_file, nfiles)

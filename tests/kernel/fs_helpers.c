@@ -1,4 +1,4 @@
-// Helpers shared by the ScaleFS tests (declared in fs/fstest.h).
+// Helpers shared by the ScaleFS tests (declared in fstest.h).
 #include "fstest.h"
 #include "inode.h"
 #include "mm/mm.h"

@@ -1,7 +1,8 @@
-// Readdir positions are stable: while other CPUs create and remove thousands of
-// names (so the table grows and shrinks under the scan), a listing read a few
-// entries per call returns every name that exists throughout exactly once, and
-// no name twice.
+// ScaleFS readdir: the basics (".", "..", every name once, resuming at the
+// returned position, errors), and positions are stable: while other CPUs create
+// and remove thousands of names (so the table grows and shrinks under the
+// scan), a listing read a few entries per call returns every name that exists
+// throughout exactly once, and no name twice.
 #include "fstest.h"
 #include "inode.h"
 #include "ktest/ktest.h"
@@ -9,6 +10,83 @@
 #include "proc/sched.h"
 #include "sync/percpu.h"
 #include "x86/smp.h"
+
+// ---- basics -----------------------------------------------------------------------
+
+static struct inode *D;
+
+static uint64_t ino_of(const char *path)
+{
+    struct fs_stat st;
+    if (fs_stat_path(D, path, FS_NOFOLLOW, STATX_INO, &st))
+        return 0;
+    return st.ino;
+}
+
+struct listing {
+    char names[16][8];
+    uint64_t ino[16];
+    int n;
+    int stop_after;
+};
+
+static int fill(void *arg, const char *name, size_t len, uint64_t ino, unsigned type)
+{
+    (void)type;
+    struct listing *l = arg;
+    if (l->n == l->stop_after || l->n == 16)
+        return 1;
+    memcpy(l->names[l->n], name, MIN(len, 7UL));
+    l->names[l->n][MIN(len, 7UL)] = 0;
+    l->ino[l->n++] = ino;
+    return 0;
+}
+
+KTEST(fs_readdir_basic)
+{
+    KREQUIRE((D = fst_scratch("t_readdir")) != NULL);
+    KCHECK_EQ(fs_create(D, "x", 0644, FS_EXCL, NULL), 0);
+    KCHECK_EQ(fs_mkdir(D, "y", 0755), 0);
+    KCHECK_EQ(fs_symlink(D, "x", "z"), 0);
+    struct listing l = {.stop_after = 100};
+    uint64_t pos = 0;
+    KCHECK_EQ(fs_readdir(D, &pos, fill, &l), 0);
+    KREQUIRE(l.n == 5);
+    KCHECK(strcmp(l.names[0], ".") == 0 && l.ino[0] == fs_ino(D));
+    KCHECK(strcmp(l.names[1], "..") == 0 && l.ino[1] == fs_ino(fs_root()));
+    int seen = 0;
+    for (int i = 2; i < 5; i++) {
+        seen |= strcmp(l.names[i], "x") == 0 ? 1 : strcmp(l.names[i], "y") == 0 ? 2
+              : strcmp(l.names[i], "z") == 0 ? 4 : 8;
+        KCHECK_EQ(l.ino[i], ino_of(l.names[i]));
+    }
+    KCHECK_EQ(seen, 7);
+    KCHECK_EQ(fs_readdir(D, &pos, fill, &l), 0); // at the end: nothing more
+    KCHECK_EQ(l.n, 5);
+    // One entry per call, resuming at the returned position.
+    struct listing one = {.stop_after = 1};
+    int calls = 0;
+    pos = 0;
+    for (;;) {
+        one.n = 0;
+        int r = fs_readdir(D, &pos, fill, &one);
+        if (one.n == 0)
+            break;
+        KCHECK(r == 1 || calls == 4); // stopped by fill, except after the last
+        KCHECK(strcmp(one.names[0], l.names[calls]) == 0);
+        calls++;
+    }
+    KCHECK_EQ(calls, 5);
+    struct inode *x;
+    KREQUIRE(fs_lookup(D, "x", 0, &x) == 0);
+    KCHECK_EQ(fs_readdir(x, &pos, fill, &l), -ENOTDIR);
+    KCHECK_EQ(fs_read(D, NULL, 0, 0), -EISDIR);
+    fs_iput(x);
+    fs_iput(D);
+    fst_rm_rf("/t_readdir");
+}
+
+// ---- stable under churn ---------------------------------------------------------
 
 #define NSTABLE 300
 #define NCHURN 1500          // most names per churning thread per cycle
@@ -148,77 +226,4 @@ KTEST(fs_readdir_stable_under_churn)
     kfree(p);
     fs_iput(R);
     fst_rm_rf("/t_rdstable");
-}
-
-// The table grows as entries arrive and shrinks back as they go; lookups find
-// every name at every size.
-KTEST(fs_dirhash_grow_and_shrink)
-{
-    struct inode *d = fst_scratch("t_grow");
-    KREQUIRE(d);
-    char name[16];
-    uint32_t o0 = dirhash_order(&d->dir);
-    int lost = 0;
-    for (int k = 0; k < 20000; k++) {
-        ksnprintf(name, sizeof name, "g%d", k);
-        KREQUIRE(fs_create(d, name, 0644, FS_EXCL, NULL) == 0);
-        if (k % 997 == 0) // spot checks while it grows
-            for (int j = 0; j <= k; j += 101) {
-                struct inode *ip;
-                ksnprintf(name, sizeof name, "g%d", j);
-                if (fs_lookup(d, name, 0, &ip))
-                    lost++;
-                else
-                    fs_iput(ip);
-            }
-    }
-    uint32_t o1 = dirhash_order(&d->dir);
-    KCHECK_EQ(lost, 0);
-    KCHECK_EQ(fst_count_entries(d), 20000);
-    KCHECK(o1 >= 12); // 20000 entries at <= 2 per bucket on average (sampled): >= 4096 buckets
-    for (int k = 0; k < 20000; k++) {
-        ksnprintf(name, sizeof name, "g%d", k);
-        KCHECK_EQ(fs_unlink(d, name), 0);
-    }
-    uint32_t o2 = dirhash_order(&d->dir);
-    kprintf("# table order %u -> %u (20000 entries) -> %u (empty), %zu bytes\n", o0, o1, o2,
-            dirhash_table_bytes(&d->dir));
-    KCHECK(o0 < 6);
-    KCHECK_EQ(o2, 6); // back to the smallest spread table (dirhash.c), no further
-    KCHECK_EQ(fst_count_entries(d), 0);
-    fs_iput(d);
-    KCHECK_EQ(fs_rmdir(NULL, "/t_grow"), 0);
-}
-
-// A small directory gives each name a bucket of its own (so operations on
-// different names share no bucket line) until it has 64 buckets, and removing
-// its names does not shrink it under other operations.
-KTEST(fs_dirhash_small_spread)
-{
-    struct inode *d = fst_scratch("t_spread");
-    KREQUIRE(d);
-    enum { N = 8 };
-    char name[N][16];
-    uint32_t hash[N];
-    KCHECK_EQ(dirhash_order(&d->dir), 1);
-    int shared = 0;
-    uint32_t o = 0;
-    for (int k = 0; k < N; k++) {
-        ksnprintf(name[k], sizeof name[k], "f%d", k);
-        hash[k] = dirhash_hash(&d->dir, name[k], strlen(name[k]));
-        KREQUIRE(fs_create(d, name[k], 0644, FS_EXCL, NULL) == 0);
-        o = dirhash_order(&d->dir);
-        for (int i = 0; i <= k; i++)
-            for (int j = 0; j < i; j++)
-                shared += o < 6 && hash[i] >> (32 - o) == hash[j] >> (32 - o);
-        if (k == 0)
-            KCHECK_EQ(o, 1); // one name: still the 256-byte table
-    }
-    kprintf("# %d names: table order %u\n", N, o);
-    KCHECK_EQ(shared, 0);
-    for (int k = 0; k < N; k++)
-        KCHECK_EQ(fs_unlink(d, name[k]), 0);
-    KCHECK_EQ(dirhash_order(&d->dir), o);
-    fs_iput(d);
-    KCHECK_EQ(fs_rmdir(NULL, "/t_spread"), 0);
 }

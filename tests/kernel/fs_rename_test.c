@@ -1,12 +1,8 @@
-// ScaleFS semantics: rename in all its cases (and exchange), stat (fields, mask, times) and
-// readdir basics.
+// ScaleFS rename in all its cases: files and directories, within and across
+// directories, over what exists; exchange (FS_EXCHANGE) and FS_NOREPLACE.
 #include "fstest.h"
 #include "inode.h"
 #include "ktest/ktest.h"
-#include "mm/mm.h"
-#include "proc/sched.h"
-#include "sync/percpu.h"
-#include "x86/smp.h"
 
 static struct inode *D;
 
@@ -193,132 +189,20 @@ KTEST(fs_rename_exchange)
     fst_rm_rf("/t_exchange");
 }
 
-KTEST(fs_stat_fields)
+KTEST(fs_rename_noreplace)
 {
-    KREQUIRE((D = fst_scratch("t_stat")) != NULL);
-    struct inode *f;
-    KREQUIRE(fs_create(D, "f", 0604, FS_EXCL, &f) == 0);
-    struct fs_stat st;
-    KCHECK_EQ(fs_stat(f, STATX_BASIC_STATS, &st), 0);
-    KCHECK_EQ(st.mask, STATX_BASIC_STATS);
-    KCHECK_EQ(st.mode, S_IFREG | 0604);
-    KCHECK_EQ(st.nlink, 1);
-    KCHECK_EQ(st.uid, 0);
-    KCHECK_EQ(st.gid, 0);
-    KCHECK_EQ(st.size, 0);
-    KCHECK_EQ(st.blocks, 0);
-    KCHECK(st.ino >> 40 >= 1); // CPU + 1 in the high bits
-    KCHECK(st.mtime.sec >= (int64_t)FS_EPOCH_SEC);
-    KCHECK(st.mtime.nsec < 1000000000);
-    // Only what is asked for is filled in.
-    KCHECK_EQ(fs_stat(f, STATX_SIZE, &st), 0);
-    KCHECK_EQ(st.mask, STATX_SIZE);
-    KCHECK_EQ(st.nlink, 0);
-    KCHECK_EQ(st.ino, 0);
-    // Writing moves mtime and ctime.
-    KCHECK_EQ(fs_stat(f, STATX_MTIME | STATX_CTIME, &st), 0);
-    struct fs_timespec m0 = st.mtime;
-    sched_sleep_until(nsec_now() + 1000000);
-    KCHECK_EQ(fs_write(f, "x", 1, 10000), 1);
-    KCHECK_EQ(fs_stat(f, STATX_BASIC_STATS, &st), 0);
-    KCHECK(st.mtime.sec > m0.sec || (st.mtime.sec == m0.sec && st.mtime.nsec > m0.nsec));
-    KCHECK_EQ(st.size, 10001);
-    KCHECK_EQ(st.blocks, 8); // one page (2); pages 0 and 1 are holes
-    fs_iput(f);
-    // Directory and symlink.
-    KCHECK_EQ(fs_symlink(D, "abcdef", "l"), 0);
-    KCHECK_EQ(fs_stat_path(D, "l", FS_NOFOLLOW, STATX_BASIC_STATS, &st), 0);
-    KCHECK_EQ(st.mode, S_IFLNK | 0777);
-    KCHECK_EQ(st.size, 6);
-    KCHECK_EQ(fs_stat(D, STATX_BASIC_STATS, &st), 0);
-    KCHECK_EQ(st.mode, S_IFDIR | 0755);
-    KCHECK_EQ(st.nlink, 2);
+    KREQUIRE((D = fst_scratch("t_noreplace")) != NULL);
+    KREQUIRE(mkfile("a", NULL) == 0 && mkfile("b", NULL) == 0);
+    uint64_t a = ino_of("a");
+    KCHECK_EQ(fs_rename_flags(D, "a", D, "b", FS_NOREPLACE), -EEXIST);
+    KCHECK_EQ(fs_rename_flags(D, "a", D, "a", FS_NOREPLACE), -EEXIST); // as Linux
+    KCHECK_EQ(fs_rename_flags(D, "a", D, "c", FS_NOREPLACE), 0);
+    KCHECK_EQ(ino_of("c"), a);
+    KCHECK_EQ(ino_of("a"), 0);
+    KCHECK_EQ(fs_mkdir(D, "d", 0755), 0);
+    KCHECK_EQ(fs_mkdir(D, "e", 0755), 0);
+    KCHECK_EQ(fs_rename_flags(D, "d", D, "e", FS_NOREPLACE), -EEXIST); // even an empty dir
+    KCHECK_EQ(fs_rename_flags(D, "d", D, "e/d", FS_NOREPLACE), 0);
     fs_iput(D);
-    fst_rm_rf("/t_stat");
-}
-
-static void create_on_cpu(int i, void *arg)
-{
-    char name[16];
-    ksnprintf(name, sizeof name, "f%d", i);
-    struct inode *ip;
-    if (fs_create(arg, name, 0644, FS_EXCL, &ip) == 0) {
-        if (fs_ino(ip) >> 40 != (uint64_t)(i % ncpu_online) + 1)
-            ktest_failed(__FILE__, __LINE__, "ino %lx made on cpu %d", fs_ino(ip), i % ncpu_online);
-        fs_iput(ip);
-    } else {
-        ktest_failed(__FILE__, __LINE__, "create %s", name);
-    }
-}
-
-KTEST(fs_ino_per_cpu)
-{
-    KREQUIRE((D = fst_scratch("t_ino")) != NULL);
-    KCHECK(fst_run(ncpu_online, create_on_cpu, D));
-    KCHECK_EQ(fst_count_entries(D), ncpu_online);
-    fs_iput(D);
-    fst_rm_rf("/t_ino");
-}
-
-struct listing {
-    char names[16][8];
-    uint64_t ino[16];
-    int n;
-    int stop_after;
-};
-
-static int fill(void *arg, const char *name, size_t len, uint64_t ino, unsigned type)
-{
-    (void)type;
-    struct listing *l = arg;
-    if (l->n == l->stop_after || l->n == 16)
-        return 1;
-    memcpy(l->names[l->n], name, MIN(len, 7UL));
-    l->names[l->n][MIN(len, 7UL)] = 0;
-    l->ino[l->n++] = ino;
-    return 0;
-}
-
-KTEST(fs_readdir_basic)
-{
-    KREQUIRE((D = fst_scratch("t_readdir")) != NULL);
-    KCHECK_EQ(mkfile("x", NULL), 0);
-    KCHECK_EQ(fs_mkdir(D, "y", 0755), 0);
-    KCHECK_EQ(fs_symlink(D, "x", "z"), 0);
-    struct listing l = {.stop_after = 100};
-    uint64_t pos = 0;
-    KCHECK_EQ(fs_readdir(D, &pos, fill, &l), 0);
-    KREQUIRE(l.n == 5);
-    KCHECK(strcmp(l.names[0], ".") == 0 && l.ino[0] == fs_ino(D));
-    KCHECK(strcmp(l.names[1], "..") == 0 && l.ino[1] == fs_ino(fs_root()));
-    int seen = 0;
-    for (int i = 2; i < 5; i++) {
-        seen |= strcmp(l.names[i], "x") == 0 ? 1 : strcmp(l.names[i], "y") == 0 ? 2
-              : strcmp(l.names[i], "z") == 0 ? 4 : 8;
-        KCHECK_EQ(l.ino[i], ino_of(l.names[i]));
-    }
-    KCHECK_EQ(seen, 7);
-    KCHECK_EQ(fs_readdir(D, &pos, fill, &l), 0); // at the end: nothing more
-    KCHECK_EQ(l.n, 5);
-    // One entry per call, resuming at the returned position.
-    struct listing one = {.stop_after = 1};
-    int calls = 0;
-    pos = 0;
-    for (;;) {
-        one.n = 0;
-        int r = fs_readdir(D, &pos, fill, &one);
-        if (one.n == 0)
-            break;
-        KCHECK(r == 1 || calls == 4); // stopped by fill, except after the last
-        KCHECK(strcmp(one.names[0], l.names[calls]) == 0);
-        calls++;
-    }
-    KCHECK_EQ(calls, 5);
-    struct inode *x;
-    KREQUIRE(fs_lookup(D, "x", 0, &x) == 0);
-    KCHECK_EQ(fs_readdir(x, &pos, fill, &l), -ENOTDIR);
-    KCHECK_EQ(fs_read(D, NULL, 0, 0), -EISDIR);
-    fs_iput(x);
-    fs_iput(D);
-    fst_rm_rf("/t_readdir");
+    fst_rm_rf("/t_noreplace");
 }

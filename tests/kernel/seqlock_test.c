@@ -1,6 +1,6 @@
-// Tests for seqlocks and per-CPU counters under concurrent use.
+// Tests for seqlocks under concurrent use.
 #include "ktest/ktest.h"
-#include "sync/counter.h"
+#include "sync/percpu.h"
 #include "sync/seqlock.h"
 #include "sync/xcall.h"
 #include "x86/smp.h"
@@ -43,22 +43,4 @@ KTEST(seqlock_readers_never_see_torn_writes)
     KCHECK_EQ(pair_a, 500 * ncpu_online);
     KCHECK_EQ(pair_b, pair_a);
     KCHECK_EQ(pair_lock.seq % 2, 0);
-}
-
-static DEFINE_COUNTER(test_events);
-
-static void count_events(void *arg)
-{
-    for (long i = 0; i < (long)arg; i++)
-        counter_inc(test_events);
-}
-
-KTEST(counter_sums_all_cpus)
-{
-    int64_t before = counter_read(&test_events);
-    xcall_all(count_events, (void *)1000L);
-    KCHECK_EQ(counter_read(&test_events) - before, 1000 * ncpu_online);
-    // Each CPU counted in its own copy.
-    for_each_cpu(c, &cpu_online_mask)
-        KCHECK(counter_read_cpu(&test_events, c) >= 1000);
 }

@@ -16,7 +16,6 @@
 #include "fstest.h"
 #include "ktest/ktest.h"
 #include "mm/mm.h"
-#include "proc/proc.h"
 #include "testutil.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
@@ -230,73 +229,3 @@ KTEST(vm_fork_truncate_no_page_past_end) { run(race, 2, "fork vs truncate"); }
 KTEST(vm_fork_truncate_regrow) { run(race, 3, "fork vs truncate and regrow"); }
 
 KTEST(vm_fork_truncate_free_running) { run(free_run, 2, "fork and drop vs truncate and grow"); }
-
-// An exec that fails after it mapped the program (too many arguments: the
-// stack is built last) drops its new space while a truncate of the program may
-// hold it (image_load): the space must outlive the truncate's walk, and every
-// page comes back.
-#define EXEC_ROUNDS 50
-#define MAX_EXEC_ARGS 1024 // elf.c: more is E2BIG
-static char *prog_data;
-static size_t prog_len;
-static const char **big_argv;
-static volatile int e2big;
-
-static void exec_vs_truncate(int i, void *arg)
-{
-    (void)arg;
-    for (int r = 0; r < EXEC_ROUNDS; r++) {
-        if (i == 0) {
-            struct proc *p;
-            int err = proc_spawn_file("/t_vmexectrunc/prog", big_argv, NULL, &p);
-            if (err == -E2BIG)
-                e2big++;
-            else if (err != -ENOEXEC && err != -EFAULT)
-                error();
-        } else if (fs_truncate(FIP, prog_len / 2) != 0 ||
-                   fs_write(FIP, prog_data + prog_len / 2, prog_len - prog_len / 2, prog_len / 2) !=
-                       (int64_t)(prog_len - prog_len / 2)) {
-            error();
-        }
-    }
-}
-
-KTEST(vm_exec_failure_vs_truncate)
-{
-    if (ncpu_online < 2) {
-        kprintf("# needs 2 CPUs; nothing to check\n");
-        return;
-    }
-    struct inode *d = fst_scratch("t_vmexectrunc"), *bin;
-    KREQUIRE(d);
-    KREQUIRE(fs_lookup(NULL, "/bin/true", 0, &bin) == 0);
-    struct fs_stat st;
-    KREQUIRE(fs_stat(bin, STATX_SIZE, &st) == 0 && st.size > PGSIZE);
-    prog_len = st.size;
-    prog_data = kmalloc(prog_len);
-    big_argv = kmalloc((MAX_EXEC_ARGS + 2) * sizeof *big_argv);
-    KREQUIRE(prog_data && big_argv);
-    KREQUIRE(fs_read(bin, prog_data, prog_len, 0) == (int64_t)prog_len);
-    fs_iput(bin);
-    for (int i = 0; i <= MAX_EXEC_ARGS; i++)
-        big_argv[i] = "x";
-    big_argv[MAX_EXEC_ARGS + 1] = NULL;
-    KREQUIRE(fs_create(d, "prog", 0755, FS_EXCL, &FIP) == 0);
-    KREQUIRE(fs_write(FIP, prog_data, prog_len, 0) == (int64_t)prog_len);
-    errors = 0;
-    nthreads = 2;
-    size_t free0 = fst_free_pages();
-    e2big = 0;
-    KCHECK(fst_run(2, exec_vs_truncate, NULL));
-    kprintf("# %d of %d execs failed late (E2BIG), %d errors\n", e2big, EXEC_ROUNDS, errors);
-    KCHECK(e2big > 0);
-    KCHECK_EQ(errors, 0);
-    KCHECK_EQ(fst_free_pages(), free0);
-    fs_iput(FIP);
-    FIP = NULL;
-    KCHECK_EQ(fs_unlink(d, "prog"), 0);
-    fs_iput(d);
-    fst_rm_rf("/t_vmexectrunc");
-    kfree(prog_data);
-    kfree(big_argv);
-}

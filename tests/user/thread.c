@@ -422,7 +422,7 @@ static void test_gs_base_per_thread(void)
     check(gs_is(&main_gs_word, main_gs_word), "other threads' ARCH_SET_GS leave ours alone");
 }
 
-static char gsbase_path[300]; // user/tests/gsbase.c: exits 0 if its GS base is 0
+static char gsbase_path[300]; // tests/kernel/progs/gsbase.c: exits 0 if its GS base is 0
 
 static void test_gs_base_fork_exec(void)
 {

@@ -1,13 +1,14 @@
 # The pairwise commutativity suite (tools/commuter/, tests/commuter/).
-#   make testgen               regenerate tests/commuter/data/*.json and summary.json
-#                              from the model (needs python3-z3; ~10-20 min on 2 cores)
-#   make conformance-linux-host  run the whole suite on this Linux host
-#   make conformance-linux-qemu  run it in Debian's Linux 6.1 under QEMU
-#   make conformance-linux     both Linux runs
+## testgen: regenerate tests/commuter/data/ from the model (python3-z3; 10-20 min)
+## conformance: the whole suite in our guest (CONFORMANCE_ARGS="-f open/link": one pair)
+## conformance-linux-host: the whole suite on this Linux host
+## conformance-linux-qemu: the whole suite in Debian's Linux 6.1 under QEMU (LINUX_QEMU_ARGS="-s 6": a sample)
+## conformance-linux: both Linux runs
+## $(BUILD)/commuter/commuter: the runner (one static binary for Linux and ours)
 # The data is committed, so building the runner needs no solver: gen_c.py turns
 # it into C tables. The runner is built against our libc, so the very same
 # static binary runs on the Linux host, in Linux under QEMU and in our guest.
-#   make conformance           the whole suite in our guest (build/conformance/ours)
+# Results go to $(BUILD)/conformance/<ours|linux-host|linux-qemu>/.
 
 COMMUTER_CC := $(LIBC_CC)
 COMMUTER_CFLAGS := $(LIBC_CFLAGS) -O2 -Wall -Wextra -Werror -Itests/commuter -I$(BUILD)/commuter

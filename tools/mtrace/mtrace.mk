@@ -1,7 +1,12 @@
 # mtrace: the QEMU plugin that finds cache lines shared by two commuting calls.
-# Included by the top-level Makefile.
-#   $(MTRACE_SO)  the plugin, built against our declarations of QEMU's plugin API
-#                 (tools/mtrace/qemu-plugin-api.h), so no QEMU source is needed
+# Included by the top-level Makefile. Its tests run in `make test`
+# (tests/README.md). The plugin is built against our declarations of QEMU's
+# plugin API (tools/mtrace/qemu-plugin-api.h), so no QEMU source is needed.
+## mtrace-plugin: the QEMU plugin, $(BUILD)/mtrace/mtrace.so
+## mtrace-linux: the pairwise suite in Debian's Linux 6.1 under the plugin
+## mtrace: the same in our kernel (MTRACE_OURS_ARGS="-s 6": the sample)
+## mtrace-test: one test's conflicts, with source lines (MTRACE_KERNEL=linux|ours MTRACE_TEST=ID)
+## mtrace-check-api: check our plugin API declarations against QEMU's header
 MTRACE_SO := $(BUILD)/mtrace/mtrace.so
 MTRACE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared \
 	-fvisibility=hidden
@@ -38,11 +43,9 @@ HOST_TESTS += tools/mtrace/analyze_test.py $(MTRACE_VALIDATE_CMD)
 HOST_TEST_DEPS += $(MTRACE_SO) $(MTRACE_VALIDATE) $(MTRACE_VALIDATE_CMD)
 
 # ---- the pairwise suite under the plugin -----------------------------------
-#   make mtrace-linux   the runner as the only program of Debian's Linux 6.1
-#   make mtrace         the runner in our kernel (RUN=/tests/bin/commuter $(MTRACE_OURS_ARGS))
-#   make mtrace-test MTRACE_KERNEL=linux|ours MTRACE_TEST=ID   one test's conflicts, with
-#                       source lines (from the last run's trace)
-# Results in $(BUILD)/mtrace/<kernel>/: trace (the plugin's records), console.log
+# mtrace-linux runs the runner as the only program of Debian's Linux 6.1; mtrace
+# runs it in our kernel (RUN=/tests/bin/commuter $(MTRACE_OURS_ARGS));
+# mtrace-test reads the last run's trace again for one test. Results in $(BUILD)/mtrace/<kernel>/: trace (the plugin's records), console.log
 # (the runner's output, naming each test's pair), summary.json, conflicts.json,
 # pairs.txt, heatmap.svg/.png. The runner is the conformance runner's static
 # binary (tests/commuter/, built by its own rule once merged; -L there skips the

@@ -1,4 +1,4 @@
-# Cases for user/sh (format: tests/progs/runcases.c).
+# Cases for user/sh (format: tests/cases/runcases.c).
 
 ## echo and a simple pipeline
 echo hello world | wc -w

@@ -1,11 +1,13 @@
-// ScaleFS file data: holes, sparse files, truncate (shrink and extend), append,
+// ScaleFS files: holes, sparse files, truncate (shrink and extend), append,
 // limits, concurrent writers of disjoint pages, concurrent appends, readers
-// racing with truncates, and that freeing a file returns its pages.
+// racing with truncates, that freeing a file returns its pages, and a file's
+// times changed on every CPU.
 #include "fstest.h"
 #include "inode.h"
 #include "ktest/ktest.h"
 #include "mm/mm.h"
 #include "sync/percpu.h"
+#include "sync/refcache.h"
 #include "testutil.h"
 
 static struct inode *D;
@@ -375,4 +377,62 @@ KTEST(fs_file_orphans_kept_until_freed)
     KCHECK_EQ(fst_free_pages(), before); // the orphans went with the file
     fs_iput(D);
     fst_rm_rf("/t_orph");
+}
+
+// ---- times ----------------------------------------------------------------------
+
+static void write_on_cpu(int i, void *f)
+{
+    char c = 'w';
+    if (fs_write(f, &c, 1, (uint64_t)i) != 1)
+        ktest_failed(__FILE__, __LINE__, "write on cpu %d", i % ncpu_online);
+}
+
+static void read_on_cpu(int i, void *f)
+{
+    char c;
+    if (fs_read(f, &c, 1, (uint64_t)i) != 1)
+        ktest_failed(__FILE__, __LINE__, "read on cpu %d", i % ncpu_online);
+}
+
+static void times_of(struct inode *ip, uint64_t t[3])
+{
+    struct fs_stat st;
+    fs_stat(ip, STATX_ATIME | STATX_MTIME | STATX_CTIME, &st);
+    t[0] = st.atime.sec * 1000000000ULL + st.atime.nsec;
+    t[1] = st.mtime.sec * 1000000000ULL + st.mtime.nsec;
+    t[2] = st.ctime.sec * 1000000000ULL + st.ctime.nsec;
+}
+
+// A file's times, changed on every CPU: writes move mtime and ctime, reads
+// atime (strictly: every read), and nothing else.
+KTEST(fs_file_times_per_cpu)
+{
+    uint64_t t[3], t2[3];
+    struct inode *f;
+    KREQUIRE((D = fst_scratch("t_ftime")) != NULL);
+    KREQUIRE((f = newfile("f")) != NULL);
+    fs_set_times(f, 5000000000ULL, 1000000000000ULL);
+    times_of(f, t);
+    KCHECK_EQ(t[0], 5000000000ULL);
+    KCHECK_EQ(t[1], 1000000000000ULL);
+    KCHECK(fst_run(ncpu_online, write_on_cpu, f));
+    times_of(f, t);
+    KCHECK_EQ(t[0], 5000000000ULL);
+    KCHECK(t[1] > 1000000000000ULL && t[2] >= t[1]);
+    fs_set_times(f, FS_TIME_OMIT, 2000000000000ULL); // earlier than the cached time
+    refcache_flush_all();
+    times_of(f, t);
+    KCHECK_EQ(t[1], 2000000000000ULL);
+    KCHECK(fst_run(ncpu_online, read_on_cpu, f));
+    times_of(f, t);
+    KCHECK(t[0] > 5000000000ULL);
+    KCHECK_EQ(t[1], 2000000000000ULL);
+    refcache_flush_all(); // the slots' times move into the inode: same values
+    times_of(f, t2);
+    for (int i = 0; i < 3; i++)
+        KCHECK_EQ(t2[i], t[i]);
+    fs_iput(f);
+    fs_iput(D);
+    fst_rm_rf("/t_ftime");
 }

@@ -1,8 +1,23 @@
 // Address-space semantics: copy-on-write fork, shared memory across fork,
 // fault signals (si_code, si_addr), mprotect (and the calls it decides without
-// locking), MADV_DONTNEED, MAP_POPULATE, MAP_FIXED and MAP_FIXED_NOREPLACE.
+// locking), MADV_DONTNEED, MAP_POPULATE, MAP_FIXED and MAP_FIXED_NOREPLACE,
+// munmap giving the tree back.
+//
+// Targeted shootdowns and asynchronous unmap: munmap of pages only this CPU
+// touched sends no IPI; pages another CPU touched cost exactly that CPU; a CPU
+// that has the space loaded but never touched the page is left alone, and so is
+// one that touched it and switched away since;
+// MADV_UNMAP_ASYNC sends nothing, and its pages are not freed while a writer on
+// another CPU can still reach them through a stale translation.
+//
+// An exec that fails late against a truncate of its program.
+// (File mappings, fork against truncate, stress and benchmarks have files of
+// their own: vm_NAME_test.c, bench_vm_test.c.)
+#include "fstest.h"
 #include "ktest/ktest.h"
 #include "mm/mm.h"
+#include "mm/tlb.h"
+#include "proc/proc.h"
 #include "sync/epoch.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
@@ -232,4 +247,264 @@ KTEST(vm_munmap_frees_tree_nodes)
     KCHECK(vmt_peek(sparse, &v) && v == 7);
     vmt_leave(vs);
     vmspace_put(vs);
+}
+
+// ---- shootdowns and asynchronous unmap ------------------------------------------
+
+static struct vmspace *VS;
+static volatile int phase;       // helper's instructions
+static volatile int helper_state; // what the helper has done
+static volatile uint64_t writes_ok, writes_after;
+static volatile bool saw_free_page;
+static volatile uintptr_t watched_pa;
+
+// What the helper does before the unmap.
+enum { LOAD_ONLY, TOUCH, TOUCH_AND_LEAVE };
+
+// Helper on another CPU: load VS, touch page BASE (or not), then stay loaded
+// (or switch away) until told to end.
+static void toucher(void *arg)
+{
+    int what = (int)(uintptr_t)arg;
+    vmt_enter(VS);
+    uint64_t v;
+    if (what != LOAD_ONLY)
+        vmt_peek(BASE, &v);
+    if (what == TOUCH_AND_LEAVE)
+        vmt_leave(VS);
+    __atomic_store_n(&helper_state, 1, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&phase, __ATOMIC_ACQUIRE) == 0)
+        pause();
+    if (what != TOUCH_AND_LEAVE)
+        vmt_leave(VS);
+}
+
+static int64_t unmap_with_helper(int what, bool async)
+{
+    phase = 0;
+    helper_state = 0;
+    KCHECK_EQ(uvm_map(VS, BASE, PGSIZE, VM_READ | VM_WRITE, UVM_FIXED), (long)BASE);
+    KCHECK(vmt_touch(BASE, 1));
+    struct thread *t = vmt_on_cpu(1, "vmt-touch", toucher, (void *)(uintptr_t)what);
+    while (__atomic_load_n(&helper_state, __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
+    push_off(); // count only this call's IPIs, on this CPU
+    int64_t before = vmt_ipis_sent_here();
+    KCHECK_EQ(async ? uvm_unmap_async(VS, BASE, PGSIZE) : uvm_unmap(VS, BASE, PGSIZE), 0);
+    int64_t sent = vmt_ipis_sent_here() - before;
+    pop_off();
+    __atomic_store_n(&phase, 1, __ATOMIC_RELEASE);
+    thread_join(t);
+    return sent;
+}
+
+KTEST(vm_munmap_ipis_only_to_users)
+{
+    cpumask_t me;
+    cpumask_clear(&me);
+    cpumask_set(&me, 0);
+    KREQUIRE(thread_set_affinity(thread_current(), &me) == 0);
+    KREQUIRE((VS = vmspace_new()) != NULL);
+    vmt_enter(VS);
+    // Touched here only: no IPI.
+    KCHECK_EQ(uvm_map(VS, BASE, 16 * PGSIZE, VM_READ | VM_WRITE, UVM_FIXED), (long)BASE);
+    for (int i = 0; i < 16; i++)
+        KCHECK(vmt_touch(BASE + i * PGSIZE, i));
+    push_off();
+    int64_t before = vmt_ipis_sent_here();
+    KCHECK_EQ(uvm_unmap(VS, BASE, 16 * PGSIZE), 0);
+    KCHECK_EQ(uvm_protect(VS, BASE, PGSIZE, VM_READ), -ENOMEM);
+    KCHECK_EQ(vmt_ipis_sent_here() - before, 0);
+    pop_off();
+    if (ncpu_online >= 2) {
+        uint64_t got = tlb_shootdowns_received(1);
+        KCHECK_EQ(unmap_with_helper(TOUCH, false), 1);     // the other CPU used it
+        KCHECK_EQ(tlb_shootdowns_received(1), got + 1);
+        KCHECK_EQ(unmap_with_helper(LOAD_ONLY, false), 0); // loaded there, never touched
+        KCHECK_EQ(unmap_with_helper(TOUCH_AND_LEAVE, false), 0); // flushed when it left
+        KCHECK_EQ(tlb_shootdowns_received(1), got + 1);
+        KCHECK_EQ(unmap_with_helper(TOUCH, true), 0);      // async: nothing sent
+    }
+    vmt_leave(VS);
+    vmspace_put(VS);
+    KCHECK_EQ(thread_set_affinity(thread_current(), &cpu_online_mask), 0);
+}
+
+// The writer keeps storing through its translation of BASE until a store faults;
+// after each successful store it checks that the page is not free.
+static void writer(void *arg)
+{
+    (void)arg;
+    vmt_enter(VS);
+    uint64_t i = 1;
+    while (vmt_touch(BASE + 64, i)) {
+        if (__atomic_load_n(&phase, __ATOMIC_ACQUIRE))
+            writes_after++; // a doomed write: the mapping is already gone
+        uintptr_t pa = watched_pa;
+        if (pa && page_free_stamped(P2V(pa)))
+            saw_free_page = true;
+        __atomic_store_n(&writes_ok, i++, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&helper_state, 2, __ATOMIC_RELEASE);
+    vmt_leave(VS);
+}
+
+KTEST(vm_async_unmap_never_frees_a_reachable_page)
+{
+    if (ncpu_online < 2) {
+        kprintf("# needs a second CPU for the writer\n");
+        return;
+    }
+    KREQUIRE((VS = vmspace_new()) != NULL);
+    phase = 0;
+    helper_state = 0;
+    writes_ok = writes_after = 0;
+    saw_free_page = false;
+    watched_pa = 0;
+    KCHECK_EQ(uvm_map(VS, BASE, PGSIZE, VM_READ | VM_WRITE, UVM_FIXED), (long)BASE);
+    struct thread *t = vmt_on_cpu(1, "vmt-writer", writer, NULL);
+    while (__atomic_load_n(&writes_ok, __ATOMIC_ACQUIRE) < 1000)
+        sched_yield();
+    uintptr_t pa = uvm_page_pa(VS, BASE);
+    KREQUIRE(pa != 0);
+    watched_pa = pa;
+    int64_t before = kstats_ipis_sent();
+    KCHECK_EQ(uvm_unmap_async(VS, BASE, PGSIZE), 0);
+    __atomic_store_n(&phase, 1, __ATOMIC_RELEASE);
+    KCHECK(!uvm_mapped(VS, BASE, NULL));
+    // Until the writer's CPU flushes, the page must stay allocated.
+    while (__atomic_load_n(&helper_state, __ATOMIC_ACQUIRE) != 2) {
+        KCHECK(!page_free_stamped(P2V(pa)));
+        pause();
+    }
+    KCHECK(kstats_ipis_sent() - before <= 1); // at most the scheduler's own xcalls
+    thread_join(t);
+    KCHECK(!saw_free_page);
+    kprintf("# doomed writes after MADV_UNMAP_ASYNC returned: %lu\n", (unsigned long)writes_after);
+    // A grace period later the page is back with the allocator.
+    epoch_synchronize();
+    epoch_barrier();
+    KCHECK(page_free_stamped(P2V(pa)));
+    vmspace_put(VS);
+}
+
+// N CPUs each unmap, asynchronously, pages that every CPU touched: no call sends
+// an IPI.
+static volatile int started, stage;
+static volatile int64_t ipis_during;
+
+static void async_worker(void *arg)
+{
+    int me = (int)(uintptr_t)arg, n = ncpu_online;
+    vmt_enter(VS);
+    uint64_t v;
+    __atomic_fetch_add(&started, 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < n)
+        pause();
+    for (int c = 0; c < n; c++) // touch everybody's page
+        vmt_peek(BASE + c * PGSIZE, &v);
+    __atomic_fetch_add(&stage, 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&stage, __ATOMIC_ACQUIRE) < n)
+        pause();
+    push_off();
+    int64_t before = vmt_ipis_sent_here();
+    uvm_unmap_async(VS, BASE + me * PGSIZE, PGSIZE);
+    __atomic_fetch_add(&ipis_during, vmt_ipis_sent_here() - before, __ATOMIC_RELAXED);
+    pop_off();
+    __atomic_fetch_add(&stage, 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&stage, __ATOMIC_ACQUIRE) < 2 * n)
+        pause();
+    vmt_leave(VS);
+}
+
+KTEST(vm_async_unmap_from_all_cpus_sends_no_ipi)
+{
+    int n = ncpu_online;
+    KREQUIRE((VS = vmspace_new()) != NULL);
+    started = stage = 0;
+    ipis_during = 0;
+    KCHECK_EQ(uvm_map(VS, BASE, n * PGSIZE, VM_READ | VM_WRITE, UVM_FIXED | UVM_POPULATE), (long)BASE);
+    struct thread *t[NCPU_MAX];
+    for (int c = 0; c < n; c++)
+        KREQUIRE((t[c] = vmt_on_cpu(c, "vmt-async", async_worker, (void *)(uintptr_t)c)) != NULL);
+    for (int c = 0; c < n; c++)
+        thread_join(t[c]);
+    KCHECK_EQ(ipis_during, 0);
+    for (int c = 0; c < n; c++)
+        KCHECK(!uvm_mapped(VS, BASE + c * PGSIZE, NULL));
+    vmspace_put(VS);
+}
+
+// ---- exec against truncate ------------------------------------------------------
+
+// An exec that fails after it mapped the program (too many arguments: the
+// stack is built last) drops its new space while a truncate of the program may
+// hold it (image_load): the space must outlive the truncate's walk, and every
+// page comes back.
+#define EXEC_ROUNDS 50
+#define MAX_EXEC_ARGS 1024 // elf.c: more is E2BIG
+static char *prog_data;
+static size_t prog_len;
+static const char **big_argv;
+static volatile int e2big, exec_errors;
+static struct inode *prog_ip;
+
+static void exec_error(void) { __atomic_fetch_add(&exec_errors, 1, __ATOMIC_RELAXED); }
+
+static void exec_vs_truncate(int i, void *arg)
+{
+    (void)arg;
+    for (int r = 0; r < EXEC_ROUNDS; r++) {
+        if (i == 0) {
+            struct proc *p;
+            int err = proc_spawn_file("/t_vmexectrunc/prog", big_argv, NULL, &p);
+            if (err == -E2BIG)
+                e2big++;
+            else if (err != -ENOEXEC && err != -EFAULT)
+                exec_error();
+        } else if (fs_truncate(prog_ip, prog_len / 2) != 0 ||
+                   fs_write(prog_ip, prog_data + prog_len / 2, prog_len - prog_len / 2, prog_len / 2) !=
+                       (int64_t)(prog_len - prog_len / 2)) {
+            exec_error();
+        }
+    }
+}
+
+KTEST(vm_exec_failure_vs_truncate)
+{
+    if (ncpu_online < 2) {
+        kprintf("# needs 2 CPUs; nothing to check\n");
+        return;
+    }
+    struct inode *d = fst_scratch("t_vmexectrunc"), *bin;
+    KREQUIRE(d);
+    KREQUIRE(fs_lookup(NULL, "/bin/true", 0, &bin) == 0);
+    struct fs_stat st;
+    KREQUIRE(fs_stat(bin, STATX_SIZE, &st) == 0 && st.size > PGSIZE);
+    prog_len = st.size;
+    prog_data = kmalloc(prog_len);
+    big_argv = kmalloc((MAX_EXEC_ARGS + 2) * sizeof *big_argv);
+    KREQUIRE(prog_data && big_argv);
+    KREQUIRE(fs_read(bin, prog_data, prog_len, 0) == (int64_t)prog_len);
+    fs_iput(bin);
+    for (int i = 0; i <= MAX_EXEC_ARGS; i++)
+        big_argv[i] = "x";
+    big_argv[MAX_EXEC_ARGS + 1] = NULL;
+    KREQUIRE(fs_create(d, "prog", 0755, FS_EXCL, &prog_ip) == 0);
+    KREQUIRE(fs_write(prog_ip, prog_data, prog_len, 0) == (int64_t)prog_len);
+    exec_errors = 0;
+    size_t free0 = fst_free_pages();
+    e2big = 0;
+    KCHECK(fst_run(2, exec_vs_truncate, NULL));
+    kprintf("# %d of %d execs failed late (E2BIG), %d errors\n", e2big, EXEC_ROUNDS, exec_errors);
+    KCHECK(e2big > 0);
+    KCHECK_EQ(exec_errors, 0);
+    KCHECK_EQ(fst_free_pages(), free0);
+    fs_iput(prog_ip);
+    prog_ip = NULL;
+    KCHECK_EQ(fs_unlink(d, "prog"), 0);
+    fs_iput(d);
+    fst_rm_rf("/t_vmexectrunc");
+    kfree(prog_data);
+    kfree(big_argv);
 }

@@ -1,5 +1,5 @@
-// Helpers for the ScaleFS tests (tests/kernel/fs_*.c, implemented in
-// tests/kernel/fs_helpers.c). Test support only: nothing in the kernel uses it.
+// Helpers for the ScaleFS tests (tests/kernel/fs_*_test.c and others that need
+// files), implemented in fs_helpers.c.
 #pragma once
 #include "fs.h"
 

@@ -1,4 +1,4 @@
-# Cases for the utilities in user/ (format: tests/progs/runcases.c).
+# Cases for the utilities in user/ (format: tests/cases/runcases.c).
 
 ## true and false
 true; echo $?; false; echo $?

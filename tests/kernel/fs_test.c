@@ -1,5 +1,8 @@
 // ScaleFS semantics, one case at a time: path resolution, create, mkdir,
-// unlink, rmdir, link, symlinks, with every error the interface promises.
+// unlink, rmdir, link, symlinks, device nodes, with every error the interface
+// promises; directory times, chmod, stat's fields and mask, inode numbers per
+// CPU, the memory of a small directory. (Rename, file data, readdir, the
+// directory hash and the rest have files of their own: fs_NAME_test.c.)
 #include "fstest.h"
 #include "inode.h"
 #include "ktest/ktest.h"
@@ -501,23 +504,6 @@ KTEST(fs_mknod_device_nodes)
     teardown("t_mknod");
 }
 
-KTEST(fs_rename_noreplace)
-{
-    KREQUIRE(setup("t_noreplace"));
-    KREQUIRE(mkfile("a") == 0 && mkfile("b") == 0);
-    uint64_t a = ino_of("a", 0);
-    KCHECK_EQ(fs_rename_flags(D, "a", D, "b", FS_NOREPLACE), -EEXIST);
-    KCHECK_EQ(fs_rename_flags(D, "a", D, "a", FS_NOREPLACE), -EEXIST); // as Linux
-    KCHECK_EQ(fs_rename_flags(D, "a", D, "c", FS_NOREPLACE), 0);
-    KCHECK_EQ(ino_of("c", 0), a);
-    KCHECK_EQ(ino_of("a", 0), 0);
-    KCHECK_EQ(fs_mkdir(D, "d", 0755), 0);
-    KCHECK_EQ(fs_mkdir(D, "e", 0755), 0);
-    KCHECK_EQ(fs_rename_flags(D, "d", D, "e", FS_NOREPLACE), -EEXIST); // even an empty dir
-    KCHECK_EQ(fs_rename_flags(D, "d", D, "e/d", FS_NOREPLACE), 0);
-    teardown("t_noreplace");
-}
-
 // Time stamps live in per-CPU slots between refcache flushes (fs/itime.c):
 // stat sees them at once, an explicit time is not overridden by an older cached
 // one, and a flush keeps the value. First a directory's mtime/ctime.
@@ -549,62 +535,6 @@ KTEST(fs_dir_times_per_cpu)
     teardown("t_dirtime");
 }
 
-static void write_on_cpu(int i, void *f)
-{
-    char c = 'w';
-    if (fs_write(f, &c, 1, (uint64_t)i) != 1)
-        ktest_failed(__FILE__, __LINE__, "write on cpu %d", i % ncpu_online);
-}
-
-static void read_on_cpu(int i, void *f)
-{
-    char c;
-    if (fs_read(f, &c, 1, (uint64_t)i) != 1)
-        ktest_failed(__FILE__, __LINE__, "read on cpu %d", i % ncpu_online);
-}
-
-static void times_of(struct inode *ip, uint64_t t[3])
-{
-    struct fs_stat st;
-    fs_stat(ip, STATX_ATIME | STATX_MTIME | STATX_CTIME, &st);
-    t[0] = st.atime.sec * 1000000000ULL + st.atime.nsec;
-    t[1] = st.mtime.sec * 1000000000ULL + st.mtime.nsec;
-    t[2] = st.ctime.sec * 1000000000ULL + st.ctime.nsec;
-}
-
-// A file's times, changed on every CPU: writes move mtime and ctime, reads
-// atime (strictly: every read), and nothing else.
-KTEST(fs_file_times_per_cpu)
-{
-    uint64_t t[3], t2[3];
-    struct inode *f;
-    KREQUIRE(setup("t_ftime"));
-    KREQUIRE(mkfile("f") == 0);
-    KREQUIRE(fs_lookup(D, "f", 0, &f) == 0);
-    fs_set_times(f, 5000000000ULL, 1000000000000ULL);
-    times_of(f, t);
-    KCHECK_EQ(t[0], 5000000000ULL);
-    KCHECK_EQ(t[1], 1000000000000ULL);
-    KCHECK(fst_run(ncpu_online, write_on_cpu, f));
-    times_of(f, t);
-    KCHECK_EQ(t[0], 5000000000ULL);
-    KCHECK(t[1] > 1000000000000ULL && t[2] >= t[1]);
-    fs_set_times(f, FS_TIME_OMIT, 2000000000000ULL); // earlier than the cached time
-    refcache_flush_all();
-    times_of(f, t);
-    KCHECK_EQ(t[1], 2000000000000ULL);
-    KCHECK(fst_run(ncpu_online, read_on_cpu, f));
-    times_of(f, t);
-    KCHECK(t[0] > 5000000000ULL);
-    KCHECK_EQ(t[1], 2000000000000ULL);
-    refcache_flush_all(); // the slots' times move into the inode: same values
-    times_of(f, t2);
-    for (int i = 0; i < 3; i++)
-        KCHECK_EQ(t2[i], t[i]);
-    fs_iput(f);
-    teardown("t_ftime");
-}
-
 KTEST(fs_chmod_and_times)
 {
     KREQUIRE(setup("t_chmod"));
@@ -624,4 +554,101 @@ KTEST(fs_chmod_and_times)
     KCHECK(st2.mtime.sec >= st.mtime.sec);
     fs_iput(ip);
     teardown("t_chmod");
+}
+
+KTEST(fs_stat_fields)
+{
+    KREQUIRE(setup("t_stat"));
+    struct inode *f;
+    KREQUIRE(fs_create(D, "f", 0604, FS_EXCL, &f) == 0);
+    struct fs_stat st;
+    KCHECK_EQ(fs_stat(f, STATX_BASIC_STATS, &st), 0);
+    KCHECK_EQ(st.mask, STATX_BASIC_STATS);
+    KCHECK_EQ(st.mode, S_IFREG | 0604);
+    KCHECK_EQ(st.nlink, 1);
+    KCHECK_EQ(st.uid, 0);
+    KCHECK_EQ(st.gid, 0);
+    KCHECK_EQ(st.size, 0);
+    KCHECK_EQ(st.blocks, 0);
+    KCHECK(st.ino >> 40 >= 1); // CPU + 1 in the high bits
+    KCHECK(st.mtime.sec >= (int64_t)FS_EPOCH_SEC);
+    KCHECK(st.mtime.nsec < 1000000000);
+    // Only what is asked for is filled in.
+    KCHECK_EQ(fs_stat(f, STATX_SIZE, &st), 0);
+    KCHECK_EQ(st.mask, STATX_SIZE);
+    KCHECK_EQ(st.nlink, 0);
+    KCHECK_EQ(st.ino, 0);
+    // Writing moves mtime and ctime.
+    KCHECK_EQ(fs_stat(f, STATX_MTIME | STATX_CTIME, &st), 0);
+    struct fs_timespec m0 = st.mtime;
+    sched_sleep_until(nsec_now() + 1000000);
+    KCHECK_EQ(fs_write(f, "x", 1, 10000), 1);
+    KCHECK_EQ(fs_stat(f, STATX_BASIC_STATS, &st), 0);
+    KCHECK(st.mtime.sec > m0.sec || (st.mtime.sec == m0.sec && st.mtime.nsec > m0.nsec));
+    KCHECK_EQ(st.size, 10001);
+    KCHECK_EQ(st.blocks, 8); // one page (2); pages 0 and 1 are holes
+    fs_iput(f);
+    // Directory and symlink.
+    KCHECK_EQ(fs_symlink(D, "abcdef", "l"), 0);
+    KCHECK_EQ(fs_stat_path(D, "l", FS_NOFOLLOW, STATX_BASIC_STATS, &st), 0);
+    KCHECK_EQ(st.mode, S_IFLNK | 0777);
+    KCHECK_EQ(st.size, 6);
+    KCHECK_EQ(fs_stat(D, STATX_BASIC_STATS, &st), 0);
+    KCHECK_EQ(st.mode, S_IFDIR | 0755);
+    KCHECK_EQ(st.nlink, 2);
+    teardown("t_stat");
+}
+
+static void create_on_cpu(int i, void *arg)
+{
+    char name[16];
+    ksnprintf(name, sizeof name, "f%d", i);
+    struct inode *ip;
+    if (fs_create(arg, name, 0644, FS_EXCL, &ip) == 0) {
+        if (fs_ino(ip) >> 40 != (uint64_t)(i % ncpu_online) + 1)
+            ktest_failed(__FILE__, __LINE__, "ino %lx made on cpu %d", fs_ino(ip), i % ncpu_online);
+        fs_iput(ip);
+    } else {
+        ktest_failed(__FILE__, __LINE__, "create %s", name);
+    }
+}
+
+KTEST(fs_ino_per_cpu)
+{
+    KREQUIRE(setup("t_ino"));
+    KCHECK(fst_run(ncpu_online, create_on_cpu, D));
+    KCHECK_EQ(fst_count_entries(D), ncpu_online);
+    teardown("t_ino");
+}
+
+// A directory with one entry stays small (< 1 KiB with its inode).
+#define NSMALL 1000
+
+KTEST(fs_dir_one_entry_memory)
+{
+    struct inode *top = fst_scratch("t_small");
+    KREQUIRE(top);
+    char name[32];
+    size_t before = fst_free_pages();
+    for (int i = 0; i < NSMALL; i++) {
+        ksnprintf(name, sizeof name, "d%d", i);
+        KREQUIRE(fs_mkdir(top, name, 0755) == 0);
+        ksnprintf(name, sizeof name, "d%d/f", i);
+        KREQUIRE(fs_create(top, name, 0644, FS_EXCL, NULL) == 0);
+    }
+    size_t after = fst_free_pages();
+    // Each: the directory's inode, its table, its entry in top, the file's entry
+    // and the file's inode; plus top's share of table growth.
+    uint64_t per = (before - after) * PGSIZE / NSMALL;
+    struct inode *d;
+    KREQUIRE(fs_lookup(top, "d0", 0, &d) == 0);
+    kprintf("# a directory with one file: %lu bytes with the file's inode, %lu without "
+            "(inode %zu, table %zu + header, entries %zu + name)\n",
+            per, per - 256, sizeof(struct inode), dirhash_table_bytes(&d->dir),
+            sizeof(struct dent));
+    fs_iput(d);
+    KCHECK(per - 256 < 1024);  // the directory with its entry, without the file
+    KCHECK(per < 1024);        // even counting the file's inode
+    fs_iput(top);
+    fst_rm_rf("/t_small");
 }
