@@ -180,11 +180,12 @@ void iput_later(struct iput_later *l, struct inode *ip)
 
 // Each CPU, once per refcache epoch, right before refcache flushes its cache:
 // its time stamps go to their inodes (so refcache may free an inode no slot
-// names), and a CPU that stopped linking leaves the link pins' active set.
-static void flush_cpu(void)
+// names). True if the CPU holds a link pin, which keeps it in the kernel's
+// active set (sync/activeset.h).
+static bool flush_cpu(void)
 {
     itime_flush_cpu();
-    linkpin_decay();
+    return linkpin_holding();
 }
 
 int fs_init(void)

@@ -103,7 +103,7 @@ void link_unpin(struct dent *e);
 void link_wait_gone(struct dirhash *dh, const char *name, size_t len, uint32_t hash, struct dent *e);
 void dent_retire(struct dent *e);     // remover, bucket locked: wait for e's links
 void dent_unretire(struct dent *e);   // the removal failed after all
-void linkpin_decay(void);             // each CPU, periodically: idle pinners leave
+bool linkpin_holding(void);           // this CPU holds a pin now
 void dent_free_unpublished(struct dent *e);
 
 // A reference dropped a grace period from now (a pointer readers may still

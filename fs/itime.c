@@ -20,8 +20,8 @@
 // slot names it.
 //
 // stat reads the one slot the inode hashes to on every CPU that may hold cached
-// times (the active set, sync/activeset.h: CPUs that changed any time in about
-// the last second), one line per such CPU, under the slot's own sequence, which
+// times (the kernel's active set, sync/activeset.h: CPUs that changed a time,
+// or used refcache, in about the last second), one line per such CPU, under the slot's own sequence, which
 // only the owning CPU moves, with interrupts off; and then the inode's fields.
 // So a stat's cost follows the CPUs that write files, not the CPUs online. A flush moves the times into the
 // inode before it empties the slot, so a time moved while stat runs is seen in
@@ -45,8 +45,7 @@ struct it_slot {
 } __cacheline_aligned;
 
 static DEFINE_PERCPU(struct it_slot, it_slots[IT_SLOTS]);
-static DEFINE_PERCPU(struct active_mark, it_mark);
-static struct active_set it_active; // CPUs whose slots may hold times
+
 
 static struct it_slot *slot_for(int cpu, const struct inode *ip)
 {
@@ -86,7 +85,7 @@ void inode_touch(struct inode *ip, int which)
     uint64_t now = fs_time_now();
     push_off(); // stay on this CPU: the cache must be our own
     struct it_slot *s = slot_for(cpu_id(), ip);
-    active_join(&it_active, this_cpu_ptr(&it_mark));
+    kernel_active_join();
     seqcount_write_begin(&s->seq);
     if (s->ip != ip) {
         flush_slot(s);
@@ -110,7 +109,6 @@ void itime_flush_cpu(void)
             seqcount_write_end(&s->seq);
         }
     }
-    active_decay(&it_active, this_cpu_ptr(&it_mark), true);
     pop_off();
 }
 
@@ -141,7 +139,7 @@ static void read_slot(int c, struct inode *ip, uint64_t t[3])
 void inode_times(struct inode *ip, uint64_t t[3])
 {
     cpumask_t cpus; // a CPU outside it has no slot: its times are in the inodes
-    active_snapshot(&it_active, &cpus);
+    active_snapshot(&kernel_active, &cpus);
     t[0] = t[1] = t[2] = 0;
     for_each_cpu(c, &cpus)
         read_slot(c, ip, t);

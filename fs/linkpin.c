@@ -22,8 +22,8 @@
 // A pinned link runs with preemption off and waits for nothing but its new
 // name's bucket lock, which it gives up on when its entry turns dying, so a
 // remover's wait (with its bucket locks held) is short. Only a remover reads
-// other CPUs' slots: one line per CPU that linked anything in about the last
-// second (the active set, sync/activeset.h), under no lock, so its cost follows
+// other CPUs' slots: one line per CPU in the kernel's active set (CPUs that
+// linked, or used refcache, in about the last second: sync/activeset.h), under no lock, so its cost follows
 // the CPUs that link, not the CPUs online. A link and a remover of entries that
 // share a slot number (1 in 128) touch one line.
 #include "inode.h"
@@ -39,9 +39,7 @@ struct lp_slot {
 } __cacheline_aligned;
 
 static DEFINE_PERCPU(struct lp_slot, lp_slots[LP_SLOTS]);
-static DEFINE_PERCPU(struct active_mark, lp_mark);
 static DEFINE_PERCPU(bool, lp_holding); // a slot holds a pin (one at a time: preemption is off)
-static struct active_set lp_active;     // CPUs that may hold a pin
 
 static unsigned slot_of(const struct dent *e)
 {
@@ -57,7 +55,7 @@ bool link_pin(struct dent *e)
     struct lp_slot *s = &this_cpu_ptr(&lp_slots)[0][slot_of(e)];
     // The slot is free: a pinned link on this CPU cannot be preempted, and no
     // interrupt handler links.
-    active_join(&lp_active, this_cpu_ptr(&lp_mark));
+    kernel_active_join();
     *this_cpu_ptr(&lp_holding) = true;
     __atomic_store_n(&s->e, e, __ATOMIC_SEQ_CST);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -78,10 +76,7 @@ void link_unpin(struct dent *e)
     *this_cpu_ptr(&lp_holding) = false;
 }
 
-void linkpin_decay(void)
-{
-    active_decay(&lp_active, this_cpu_ptr(&lp_mark), !*this_cpu_ptr(&lp_holding));
-}
+bool linkpin_holding(void) { return *this_cpu_ptr(&lp_holding); }
 
 // The remover's side, with e's bucket locked and the removal decided: mark e and
 // wait until no link holds it pinned.
@@ -93,7 +88,7 @@ void dent_retire(struct dent *e)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     unsigned i = slot_of(e);
     cpumask_t cpus; // a CPU outside it holds no pin: its join comes before its pin
-    active_snapshot(&lp_active, &cpus);
+    active_snapshot(&kernel_active, &cpus);
     for_each_cpu(c, &cpus) {
         struct lp_slot *s = &per_cpu_ptr(&lp_slots, c)[0][i];
         while (__atomic_load_n(&s->e, __ATOMIC_ACQUIRE) == e)

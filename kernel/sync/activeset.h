@@ -17,7 +17,9 @@
 // active_mark while it stays in the set. Joining writes the set's mask, a line
 // every reader reads, once per stretch of activity: a CPU that uses the
 // mechanism continually never rejoins, and one that idles leaves, and costs its
-// next writer one shared write when it comes back.
+// next writer one shared write when it comes back. The kernel's mechanisms
+// share one set (kernel_active, below), so that a CPU doing file work, which
+// uses them all, stays in through any of them and joins once.
 //
 // Ordering, for a reader that must see every write that finished before it
 // began: a writer joins with a locked instruction (a full fence on x86) before
@@ -86,4 +88,16 @@ static inline void active_snapshot(const struct active_set *set, cpumask_t *out)
 {
     for (int i = 0; i < CPUMASK_WORDS; i++)
         out->w[i] = load_acquire(&set->mask.w[i]);
+}
+
+// The kernel's active set: the CPUs that may hold refcache deltas, cached file
+// times (fs/itime.c) or a link pin (fs/linkpin.c). Refcache's periodic flush
+// decays it (sync/refcache.c), after its flush hook emptied the others.
+extern struct active_set kernel_active;
+DECLARE_PERCPU(struct active_mark, kernel_active_mark);
+
+// Preemption off, before writing per-CPU state of any of those kinds.
+static inline void kernel_active_join(void)
+{
+    active_join(&kernel_active, this_cpu_ptr(&kernel_active_mark));
 }

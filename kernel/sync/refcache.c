@@ -21,8 +21,8 @@
 // slot in each CPU's cache, and each slot has a sequence its owner bumps (odd
 // while changing) around every change to it, including flushing it into the
 // shared count. A reader adds up the shared count and the object's slot in
-// every CPU that may hold a delta (the active set, sync/activeset.h: CPUs that
-// updated any count in about the last second), and retries if any of those
+// every CPU that may hold a delta (the kernel's active set, sync/activeset.h:
+// CPUs that updated any count in about the last second), and retries if any of those
 // slots' sequences moved meanwhile. So its cost follows the CPUs that use
 // refcache, not the CPUs online. So two stats share no line,
 // and a stat shares a line with another CPU's refcache updates only when they are
@@ -48,7 +48,6 @@ struct rc_slot {
 
 struct rc_cpu {
     struct spinlock lock;          // only the owner takes it (exact readers check slot sequences)
-    struct active_mark active;     // in rc_active (under lock)
     uint64_t flushed_epoch;        // last epoch this CPU flushed in
     struct refcache_obj *review;   // objects this CPU is reviewing
     struct rc_slot slot[RC_SLOTS];
@@ -56,16 +55,14 @@ struct rc_cpu {
 static DEFINE_PERCPU(struct rc_cpu, rc_cpu);
 
 static uint64_t rc_global_epoch __cacheline_aligned = 1;
-static struct active_set rc_active; // CPUs whose caches may hold deltas
-static void (*flush_hook)(void);
+struct active_set kernel_active; // CPUs whose caches may hold deltas (and more: activeset.h)
+DEFINE_PERCPU(struct active_mark, kernel_active_mark);
+static bool (*flush_hook)(void);
 
-void refcache_set_flush_hook(void (*fn)(void)) { flush_hook = fn; }
+void refcache_set_flush_hook(bool (*fn)(void)) { flush_hook = fn; }
 
-static void call_flush_hook(void)
-{
-    if (flush_hook)
-        flush_hook();
-}
+// True if this CPU still holds per-CPU state of the hook's kinds.
+static bool call_flush_hook(void) { return flush_hook && flush_hook(); }
 
 uint64_t refcache_epoch(void) { return READ_ONCE(rc_global_epoch); }
 
@@ -120,7 +117,7 @@ static void update(struct refcache_obj *o, int64_t d)
     rc = this_cpu_ptr(&rc_cpu);
     spin_lock(&rc->lock);
     struct rc_slot *s = slot_for(rc, o);
-    active_join(&rc_active, &rc->active);
+    kernel_active_join();
     seqcount_write_begin(&s->seq);
     if (s->obj != o) {
         flush_slot(rc, s);
@@ -166,7 +163,7 @@ int64_t refcache_read_exact(struct refcache_obj *o)
     int64_t sum;
     uint64_t seqs;
     cpumask_t cpus; // a CPU outside it has an empty cache: its deltas are in count
-    active_snapshot(&rc_active, &cpus);
+    active_snapshot(&kernel_active, &cpus);
     do {
         seqs = slot_seq_sum(o, &cpus, true);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -240,10 +237,10 @@ static void flush_and_review(void)
     struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
     uint64_t now = READ_ONCE(rc_global_epoch);
     if (rc->flushed_epoch < now) {
-        call_flush_hook();
+        bool holding = call_flush_hook();
         spin_lock(&rc->lock);
         flush_all_slots(rc);
-        active_decay(&rc_active, &rc->active, true);
+        active_decay(&kernel_active, this_cpu_ptr(&kernel_active_mark), !holding);
         WRITE_ONCE(rc->flushed_epoch, now);
         spin_unlock(&rc->lock);
         // Release callbacks run without the cache lock: they may drop references.
@@ -259,7 +256,7 @@ void refcache_flush_cpu(void)
 {
     push_off();
     struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
-    call_flush_hook();
+    (void)call_flush_hook();
     spin_lock(&rc->lock);
     flush_all_slots(rc);
     spin_unlock(&rc->lock);

@@ -34,5 +34,6 @@ uint64_t refcache_epoch(void);
 // One function each CPU calls, preemption off, right before it flushes its
 // cache (each epoch, and in refcache_flush_cpu): for per-CPU caches that name
 // objects by pointer and must be empty of an object before refcache releases it
-// (fs/itime.c).
-void refcache_set_flush_hook(void (*fn)(void));
+// (fs/itime.c). It returns true if the CPU still holds per-CPU state that keeps
+// it in the kernel's active set (sync/activeset.h: a link pin).
+void refcache_set_flush_hook(bool (*fn)(void));
