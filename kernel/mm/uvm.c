@@ -40,7 +40,7 @@ struct vmspace *vmspace_new(void)
     return vs;
 }
 
-void vmspace_hold(struct vmspace *vs) { __atomic_add_fetch(&vs->refs, 1, __ATOMIC_RELAXED); }
+void vmspace_hold(struct vmspace *vs) { fetch_add_relaxed(&vs->refs, 1); }
 
 static void vmspace_free(struct vmspace *vs);
 
@@ -48,7 +48,7 @@ static void vmspace_free(struct vmspace *vs);
 // (fmap_collect): whoever lets go last frees it.
 void vmspace_put(struct vmspace *vs)
 {
-    if (__atomic_sub_fetch(&vs->refs, 1, __ATOMIC_ACQ_REL) == 0)
+    if (sub_fetch(&vs->refs, 1) == 0)
         vmspace_free(vs);
 }
 
@@ -123,7 +123,7 @@ bool uvm_mapped(struct vmspace *vs, uintptr_t va, int *prot)
         return false;
     epoch_enter();
     struct vpage *vp = vpage_find(vs, va, false, NULL);
-    uint64_t w = vp ? ldw(&vp->word) : 0;
+    uint64_t w = vp ? load_acquire(&vp->word) : 0;
     epoch_exit();
     if ((w & VP_MAPPED) && prot)
         *prot = VP_PROT(w);
@@ -134,7 +134,7 @@ uintptr_t uvm_page_pa(struct vmspace *vs, uintptr_t va)
 {
     epoch_enter();
     struct vpage *vp = va < USER_END ? vpage_find(vs, va, false, NULL) : NULL;
-    uintptr_t pa = vp ? VP_PA(ldw(&vp->word)) : 0;
+    uintptr_t pa = vp ? VP_PA(load_acquire(&vp->word)) : 0;
     epoch_exit();
     return pa;
 }

@@ -80,9 +80,9 @@ static bool fill_checked(struct vmcore *vc, struct vpage *vp, uintptr_t va, uint
         // other's store: either our load sees the lock (or a later word) and we
         // take the entry back out, or the range op's walk sees our entry, clears
         // it and shoots us down (the IPI waits until interrupts are back on).
-        __atomic_store_n(e, VP_PA(w) | pte_perm(w), __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&vp->word, __ATOMIC_SEQ_CST) != w) {
-            __atomic_store_n(e, 0, __ATOMIC_SEQ_CST);
+        store_seqcst(e, VP_PA(w) | pte_perm(w));
+        if (load_seqcst(&vp->word) != w) {
+            store_seqcst(e, 0);
             ok = false;
         }
         invlpg(va); // an older, stricter entry may linger
@@ -100,13 +100,13 @@ static bool fill_checked(struct vmcore *vc, struct vpage *vp, uintptr_t va, uint
 // descriptor still says the same after the size was looked at.
 static bool file_page_past_end(struct vpage *vp, uint64_t w)
 {
-    struct inode *ip = ld((void **)&vp->ip);
-    uint64_t pgoff = ldw(&vp->pgoff);
-    if (!ip || ldw(&vp->word) != w)
+    struct inode *ip = load_acquire(&vp->ip);
+    uint64_t pgoff = load_acquire(&vp->pgoff);
+    if (!ip || load_acquire(&vp->word) != w)
         return false;
     int err = fs_map_page(ip, pgoff, NULL); // the locked path takes the page
-    return err == -EFAULT && ldw(&vp->word) == w && ld((void **)&vp->ip) == ip &&
-           ldw(&vp->pgoff) == pgoff;
+    return err == -EFAULT && load_acquire(&vp->word) == w && load_acquire(&vp->ip) == ip &&
+           load_acquire(&vp->pgoff) == pgoff;
 }
 
 static int fault_fail(struct fault_info *fi, int signo, int code, uintptr_t addr)
@@ -137,7 +137,7 @@ static int fault_locked(struct vmspace *vs, struct vmcore *vc, struct vpage *vp,
         push_off();
         pte_t *e = pte_find(vc->pml4, va, true);
         if (e) {
-            __atomic_store_n(e, VP_PA(w) | pte_perm(w), __ATOMIC_RELEASE);
+            store_release(e, VP_PA(w) | pte_perm(w));
             invlpg(va);
         } else {
             sig = fault_fail(fi, SIGBUS, BUS_ADRERR, addr);
@@ -162,12 +162,12 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
         return fault_fail(fi, SIGBUS, BUS_ADRERR, addr);
     }
     if (read_cr3() == V2P(kernel_pml4) && this_cpu_read(loaded_vs) == vs) {
-        __atomic_store_n(&vc->loaded, true, __ATOMIC_SEQ_CST); // as uvm_switch
+        store_seqcst(&vc->loaded, true); // as uvm_switch
         write_cr3(V2P(vc->pml4)); // uvm_switch could not allocate it
     }
     for (;;) {
         struct vpage *vp = vpage_find(vs, va, false, NULL);
-        uint64_t w = vp ? ldw(&vp->word) : 0;
+        uint64_t w = vp ? load_acquire(&vp->word) : 0;
         if (w & VP_LOCK) {
             sig = fault_locked(vs, vc, vp, va, err, fi, addr);
             break;

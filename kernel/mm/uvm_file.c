@@ -67,7 +67,7 @@ int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode *ip,
             spin_unlock(&l->lock);
             // The mark before the fault's size load (see above); the locked
             // add below serves a new record.
-            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            fence();
             return 0;
         }
     }
@@ -83,9 +83,9 @@ int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode *ip,
     // A full barrier (locked add) before any descriptor names the file: a
     // truncate that does not see the count has stored the new size before its
     // look, so every fault through this mapping sees that size (fmap_collect).
-    __atomic_fetch_add(&l->nfile[fmap_hash(ip)], 1, __ATOMIC_SEQ_CST);
+    fetch_add(&l->nfile[fmap_hash(ip)], 1);
     spin_unlock(&l->lock);
-    __atomic_store_n(&vc->fmaps, f, __ATOMIC_RELEASE); // fork reads other CPUs' lists
+    store_release(&vc->fmaps, f); // fork reads other CPUs' lists
     return 0;
 }
 
@@ -100,7 +100,7 @@ void fmap_forget_all(struct vmcore *vc, int c)
         while (*pp != f)
             pp = &(*pp)->lnext;
         *pp = f->lnext;
-        __atomic_fetch_sub(&l->nfile[fmap_hash(f->ip)], 1, __ATOMIC_RELAXED);
+        fetch_sub_relaxed(&l->nfile[fmap_hash(f->ip)], 1);
         spin_unlock(&l->lock);
         fs_iput(f->ip);
         kfree(f);
@@ -112,7 +112,7 @@ void fmap_forget_all(struct vmcore *vc, int c)
 
 static bool vmspace_hold_unless_zero(struct vmspace *vs)
 {
-    int r = __atomic_load_n(&vs->refs, __ATOMIC_RELAXED);
+    int r = load_relaxed(&vs->refs);
     while (r > 0)
         if (__atomic_compare_exchange_n(&vs->refs, &r, r + 1, false, __ATOMIC_ACQUIRE,
                                         __ATOMIC_RELAXED))
@@ -134,7 +134,7 @@ static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, 
     for (uintptr_t va = lo; (vp = vpage_iter(vs, vp, &va, hi)); va += PGSIZE) {
         // A locked descriptor without a page may be a fault that checked the
         // old size and is about to install the page: wait for it (vp_lock).
-        uint64_t peek = ldw(&vp->word);
+        uint64_t peek = load_acquire(&vp->word);
         if (!VP_PA(peek) && !(peek & VP_LOCK))
             continue;
         uint64_t w = vp_lock(vp);
@@ -145,7 +145,7 @@ static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, 
     // Counted apart: this CPU may have no part of vs, and making one would write
     // the line of vs->core that the space's own CPUs read.
     if (dropped)
-        __atomic_add_fetch(&vs->truncated, dropped, __ATOMIC_RELAXED);
+        fetch_add_relaxed(&vs->truncated, dropped);
     // The batch holds the pages until every TLB that may reach them is flushed.
     zap_finish_sync(vs, &z);
     epoch_exit();
@@ -164,7 +164,7 @@ static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_
         if (!READ_ONCE(percpu_offset[c]))
             continue;
         struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
-        if (!__atomic_load_n(&l->nfile[h], __ATOMIC_ACQUIRE))
+        if (!load_acquire(&l->nfile[h]))
             continue;
         spin_lock(&l->lock);
         for (struct fmap *f = l->head; f; f = f->lnext) {
@@ -187,7 +187,7 @@ static bool fmap_any(unsigned h)
 {
     for (int c = 0; c < NCPU_MAX; c++)
         if (READ_ONCE(percpu_offset[c]) &&
-            __atomic_load_n(&per_cpu_ptr(&fmap_list, c)->nfile[h], __ATOMIC_ACQUIRE))
+            load_acquire(&per_cpu_ptr(&fmap_list, c)->nfile[h]))
             return true;
     return false;
 }
@@ -205,8 +205,8 @@ bool uvm_truncate_file(struct inode *ip, uint64_t from)
     // Under way, before the look (forkstate); on this CPU's line, whichever
     // CPU we end on.
     uint32_t *busy = &this_cpu_ptr(&fmap_list)->truncating[h];
-    __atomic_fetch_add(busy, 1, __ATOMIC_SEQ_CST);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fetch_add(busy, 1);
+    fence();
     struct fmap local[4], *found = local;
     size_t n = 0, cap = ARRAY_SIZE(local);
     while (!fmap_collect(ip, found, cap, &n)) {

@@ -17,7 +17,7 @@ static int rw(struct vmspace *vs, uintptr_t va, void *buf, size_t n, bool write)
     int ret = vc ? 0 : -ENOMEM;
     while (n > 0 && ret == 0) {
         struct vpage *vp = va < USER_END ? vpage_find(vs, va, false, NULL) : NULL;
-        if (!vp || !(ldw(&vp->word) & VP_MAPPED)) {
+        if (!vp || !(load_acquire(&vp->word) & VP_MAPPED)) {
             ret = -EFAULT;
             break;
         }
@@ -126,13 +126,13 @@ static void fork_writer(struct forkstate *f, struct inode *ip)
 // truncate may need the parent's descriptors, or this CPU.
 static void fork_wait(struct inode *ip)
 {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     unsigned h = fmap_hash(ip);
     for (int c = 0; c < NCPU_MAX; c++) {
         if (!READ_ONCE(percpu_offset[c]))
             continue;
         uint32_t *busy = &per_cpu_ptr(&fmap_list, c)->truncating[h];
-        while (__atomic_load_n(busy, __ATOMIC_ACQUIRE))
+        while (load_acquire(busy))
             sched_yield();
     }
 }
@@ -186,14 +186,14 @@ static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr
             fork_writer(f, vp->ip);
     }
     // Last: a truncate walking the child (see forkstate) may lock it now.
-    __atomic_store_n(&cv->word, w, __ATOMIC_RELEASE);
+    store_release(&cv->word, w);
 }
 
 static void fork_leaf(struct forkstate *f, struct vleaf *l, uintptr_t base)
 {
     uint64_t locked = 0;
     for (size_t i = 0; i < LEAF_PAGES; i++) {
-        if (!(ldw(&l->vp[i].word) & VP_MAPPED))
+        if (!(load_acquire(&l->vp[i].word) & VP_MAPPED))
             continue;
         vp_lock(&l->vp[i]);
         locked |= 1UL << i;
@@ -231,7 +231,7 @@ static void fork_tree(struct forkstate *f, void *node, int level, uintptr_t base
         uintptr_t b = base + i * level_span(level);
         if (b + level_span(level) <= f->resume)
             continue; // done before a wait (fork_leaf)
-        void *child = ld(&n->slot[i]);
+        void *child = load_acquire(&n->slot[i]);
         if (child && child != SLOT_DEAD)
             fork_tree(f, child, level - 1, b);
     }
@@ -243,8 +243,8 @@ static int fork_record_need(struct forkstate *f)
 {
     uintptr_t lo = f->need_va & ~(level_span(1) - 1), hi = lo + level_span(1);
     for (int c = 0; c < NCPU_MAX; c++) {
-        struct vmcore *pvc = ld((void **)&f->parent->core[c]);
-        for (struct fmap *m = pvc ? ld((void **)&pvc->fmaps) : NULL; m; m = m->cnext) {
+        struct vmcore *pvc = load_acquire(&f->parent->core[c]);
+        for (struct fmap *m = pvc ? load_acquire(&pvc->fmaps) : NULL; m; m = m->cnext) {
             if (m->ip == f->need) {
                 lo = MIN(lo, m->lo);
                 hi = MAX(hi, m->hi);
@@ -263,11 +263,11 @@ static int fork_record_need(struct forkstate *f)
 static int fork_records(struct forkstate *f)
 {
     for (int c = 0; c < NCPU_MAX; c++) {
-        struct vmcore *pvc = ld((void **)&f->parent->core[c]);
-        struct fmap *m = pvc ? ld((void **)&pvc->fmaps) : NULL;
+        struct vmcore *pvc = load_acquire(&f->parent->core[c]);
+        struct fmap *m = pvc ? load_acquire(&pvc->fmaps) : NULL;
         for (; m; m = m->cnext) {
             int err = fmap_note(f->child, f->cvc, f->cpu, m->ip, m->lo, m->hi,
-                                __atomic_load_n(&m->pages, __ATOMIC_RELAXED), true);
+                                load_relaxed(&m->pages), true);
             if (err)
                 return err;
         }
@@ -284,7 +284,7 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
         return NULL;
     // Before the pages: the stack may grow meanwhile, and the child's grows
     // again where it was not copied. (Without its lock bit, ustack.c.)
-    f.child->stack = __atomic_load_n(&parent->stack, __ATOMIC_ACQUIRE) & ~1UL;
+    f.child->stack = load_acquire(&parent->stack) & ~1UL;
     zap_init(&f.z);
     f.cpu = cpu_id(); // (may change while we wait: the child's part stays this one)
     f.cvc = core_get(f.child, f.cpu);

@@ -100,6 +100,7 @@
 #include "fs.h"
 #include "mm/mm.h"
 #include "mm/uvm.h"
+#include "sync/atomic.h"
 #include "sync/epoch.h"
 #include "sync/percpu.h"
 #include "sync/xcall.h"
@@ -171,9 +172,6 @@ static inline size_t level_span(int level) // bytes of address space under one s
     return PGSIZE * LEAF_PAGES << (NODE_BITS * (level - 1));
 }
 
-static inline void *ld(void **p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-static inline uint64_t ldw(uint64_t *w) { return __atomic_load_n(w, __ATOMIC_ACQUIRE); }
-
 // The descriptor of va (adding tree nodes if alloc), or NULL and the size of
 // the absent block in *skip; in an epoch read section.
 struct vpage *vpage_find(struct vmspace *vs, uintptr_t va, bool alloc, size_t *skip);
@@ -197,7 +195,7 @@ static inline uint64_t my_lock(void) { return VP_LOCK | (uint64_t)cpu_id() << VP
 static inline uint64_t vp_lock(struct vpage *vp)
 {
     for (;;) {
-        uint64_t w = ldw(&vp->word);
+        uint64_t w = load_acquire(&vp->word);
         if (!(w & VP_LOCK) && __atomic_compare_exchange_n(&vp->word, &w, w | my_lock(), false,
                                                           __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
             return w;
@@ -213,17 +211,17 @@ static inline uint64_t vp_val(struct vpage *vp) { return vp->word & ~VP_LOCKBITS
 // in tree nodes added after its locking pass; those are not its own.)
 static inline bool vp_mine(struct vpage *vp)
 {
-    return (ldw(&vp->word) & VP_LOCKBITS) == my_lock();
+    return (load_acquire(&vp->word) & VP_LOCKBITS) == my_lock();
 }
 
 static inline void vp_set(struct vpage *vp, uint64_t w) // still locked
 {
-    __atomic_store_n(&vp->word, (w & ~VP_LOCKBITS) | my_lock(), __ATOMIC_RELEASE);
+    store_release(&vp->word, (w & ~VP_LOCKBITS) | my_lock());
 }
 
 static inline void vp_unlock(struct vpage *vp, uint64_t w)
 {
-    __atomic_store_n(&vp->word, w & ~VP_LOCKBITS, __ATOMIC_RELEASE);
+    store_release(&vp->word, w & ~VP_LOCKBITS);
 }
 
 // Give back the empty leaves of [start, end) and the nodes they leave empty.

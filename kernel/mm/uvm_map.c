@@ -65,7 +65,7 @@ static bool range_idle(struct vmspace *vs, uintptr_t start, uintptr_t end)
     epoch_enter();
     struct vpage *vp = NULL;
     for (uintptr_t va = start; idle && (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
-        idle = !(ldw(&vp->word) & (VP_MAPPED | VP_LOCK));
+        idle = !(load_acquire(&vp->word) & (VP_MAPPED | VP_LOCK));
     epoch_exit();
     return idle;
 }
@@ -109,7 +109,7 @@ static uintptr_t find_free(struct vmspace *vs, uintptr_t lo, uintptr_t hi, size_
             continue;
         }
         va -= PGSIZE;
-        if (ldw(&vp->word) & (VP_MAPPED | VP_LOCK))
+        if (load_acquire(&vp->word) & (VP_MAPPED | VP_LOCK))
             end = va;
     }
     return end - va >= len ? end - len : 0;
@@ -349,7 +349,7 @@ static int protect_peek(struct vmspace *vs, uintptr_t start, uintptr_t end, int 
     epoch_enter();
     struct vpage *vp = NULL;
     for (uintptr_t va = start; ret == 1 && (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE) {
-        uint64_t w = ldw(&vp->word);
+        uint64_t w = load_acquire(&vp->word);
         if (w & VP_LOCK) {
             seen++;
             continue;

@@ -153,11 +153,11 @@ void zap_remote(struct vmspace *vs, const cpumask_t *tlb, cpumask_t *m)
 {
     // The cleared entries must be visible before we read who has vs loaded: a
     // CPU that loads it later walks the cleared tables.
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     int me = cpu_id();
     cpumask_clear(m);
     for_each_cpu(c, tlb) // each had an entry, so it has its part of vs
-        if (c != me && __atomic_load_n(&vs->core[c]->loaded, __ATOMIC_RELAXED))
+        if (c != me && load_relaxed(&vs->core[c]->loaded))
             cpumask_set(m, c);
 }
 

@@ -19,7 +19,7 @@ DEFINE_PERCPU(struct vmspace *, loaded_vs); // what uvm_switch loaded here (uvm_
 
 struct vmcore *core_get(struct vmspace *vs, int c)
 {
-    struct vmcore *vc = ld((void **)&vs->core[c]);
+    struct vmcore *vc = load_acquire(&vs->core[c]);
     if (vc)
         return vc;
     vc = kzalloc(sizeof *vc);
@@ -32,7 +32,7 @@ struct vmcore *core_get(struct vmspace *vs, int c)
     }
     memcpy(vc->pml4 + 256, kernel_pml4 + 256, 256 * sizeof(pte_t));
     vc->hint = USER_MMAP_TOP - (uintptr_t)(c % (NCPU_MAX)) * ZONE_SIZE;
-    __atomic_store_n(&vs->core[c], vc, __ATOMIC_RELEASE); // only CPU c stores here
+    store_release(&vs->core[c], vc); // only CPU c stores here
     return vc;
 }
 
@@ -43,7 +43,7 @@ pte_t *pte_find(pte_t *pml4, uintptr_t va, bool alloc)
     pte_t *table = pml4;
     for (int l = 3; l > 0; l--) {
         pte_t *e = &table[PX(l, va)];
-        pte_t v = __atomic_load_n(e, __ATOMIC_ACQUIRE);
+        pte_t v = load_acquire(e);
         if (!(v & PTE_P)) {
             if (!alloc)
                 return NULL;
@@ -51,7 +51,7 @@ pte_t *pte_find(pte_t *pml4, uintptr_t va, bool alloc)
             if (!next)
                 return NULL;
             v = V2P(next) | PTE_P | PTE_W | PTE_U;
-            __atomic_store_n(e, v, __ATOMIC_RELEASE);
+            store_release(e, v);
         }
         table = P2V(PTE_ADDR(v));
     }
@@ -71,10 +71,10 @@ void vp_clear_ptes(struct vmspace *vs, uintptr_t va, cpumask_t *tlb)
 {
     int n = READ_ONCE(ncpu);
     for (int c = 0; c < n; c++) {
-        struct vmcore *vc = __atomic_load_n(&vs->core[c], __ATOMIC_SEQ_CST);
+        struct vmcore *vc = load_seqcst(&vs->core[c]);
         pte_t *e = vc ? pte_find(vc->pml4, va, false) : NULL;
-        if (e && (__atomic_load_n(e, __ATOMIC_SEQ_CST) & PTE_P)) {
-            __atomic_store_n(e, 0, __ATOMIC_SEQ_CST);
+        if (e && (load_seqcst(e) & PTE_P)) {
+            store_seqcst(e, 0);
             cpumask_set(tlb, c);
         }
     }
@@ -89,7 +89,7 @@ void uvm_switch(struct vmspace *prev, struct vmspace *next)
     if (vc) { // else the first fault tries again (uvm_fault)
         // Said before the CR3 load: a range operation that cleared entries and
         // then finds us not loaded knows that our walks will see them cleared.
-        __atomic_store_n(&vc->loaded, true, __ATOMIC_SEQ_CST);
+        store_seqcst(&vc->loaded, true);
         pml4 = vc->pml4;
     }
     tlb_switch_flush(); // the CR3 load flushes what async unmaps asked us to
@@ -97,6 +97,6 @@ void uvm_switch(struct vmspace *prev, struct vmspace *next)
     this_cpu_write(loaded_vs, next);
     struct vmcore *pvc = prev ? prev->core[me] : NULL;
     if (pvc) // after the CR3 load, which flushed prev's translations
-        __atomic_store_n(&pvc->loaded, false, __ATOMIC_SEQ_CST);
+        store_seqcst(&pvc->loaded, false);
     pop_off();
 }

@@ -24,7 +24,7 @@ again:;
     struct vmnode *n = vs->root;
     for (int level = TREE_LEVELS; level >= 1; level--) {
         void **slot = &n->slot[level_index(va, level)];
-        void *child = ld(slot);
+        void *child = load_acquire(slot);
         if (child == SLOT_DEAD && alloc) { // n is being taken out: wait until it is
             pause();
             goto again;
@@ -35,8 +35,7 @@ again:;
             if (!alloc || !(child = page_alloc_zeroed()))
                 return NULL;
             void *expected = NULL;
-            if (!__atomic_compare_exchange_n(slot, &expected, child, false, __ATOMIC_ACQ_REL,
-                                             __ATOMIC_ACQUIRE)) {
+            if (!cas(slot, &expected, child)) {
                 page_free(child);
                 if (expected == SLOT_DEAD)
                     goto again;
@@ -104,7 +103,7 @@ static bool vp_trylock_empty(struct vpage *vp)
 static bool leaf_remove(struct vmnode *parent, unsigned idx, struct vleaf *l)
 {
     for (size_t i = 0; i < LEAF_PAGES; i++)
-        if (ldw(&l->vp[i].word) != 0)
+        if (load_acquire(&l->vp[i].word) != 0)
             return false;
     struct tree_free *tf = kmalloc(sizeof *tf);
     if (!tf)
@@ -118,9 +117,9 @@ static bool leaf_remove(struct vmnode *parent, unsigned idx, struct vleaf *l)
         kfree(tf);
         return false;
     }
-    __atomic_store_n(&parent->slot[idx], NULL, __ATOMIC_SEQ_CST);
+    store_seqcst(&parent->slot[idx], NULL);
     for (size_t i = 0; i < LEAF_PAGES; i++)
-        __atomic_store_n(&l->vp[i].word, VP_DEAD, __ATOMIC_RELEASE);
+        store_release(&l->vp[i].word, VP_DEAD);
     tf->page = l;
     epoch_defer(&tf->cb, tree_free_cb);
     return true;
@@ -130,7 +129,7 @@ static bool leaf_remove(struct vmnode *parent, unsigned idx, struct vleaf *l)
 static bool node_remove(struct vmnode *parent, unsigned idx, struct vmnode *n)
 {
     for (size_t i = 0; i < NODE_SLOTS; i++)
-        if (ld(&n->slot[i]))
+        if (load_acquire(&n->slot[i]))
             return false;
     struct tree_free *tf = kmalloc(sizeof *tf);
     if (!tf)
@@ -144,11 +143,11 @@ static bool node_remove(struct vmnode *parent, unsigned idx, struct vmnode *n)
     }
     if (marked < NODE_SLOTS) { // a child arrived (or another remover is at work)
         for (size_t i = 0; i < marked; i++)
-            __atomic_store_n(&n->slot[i], NULL, __ATOMIC_RELEASE);
+            store_release(&n->slot[i], NULL);
         kfree(tf);
         return false;
     }
-    __atomic_store_n(&parent->slot[idx], NULL, __ATOMIC_SEQ_CST);
+    store_seqcst(&parent->slot[idx], NULL);
     tf->page = n;
     epoch_defer(&tf->cb, tree_free_cb);
     return true;
@@ -164,7 +163,7 @@ void tree_trim(struct vmspace *vs, uintptr_t start, uintptr_t end)
         path[TREE_LEVELS] = vs->root;
         int level = TREE_LEVELS;
         for (; level >= 1; level--) {
-            void *child = ld(&path[level]->slot[level_index(va, level)]);
+            void *child = load_acquire(&path[level]->slot[level_index(va, level)]);
             if (!child || child == SLOT_DEAD)
                 break;
             path[level - 1] = child;
