@@ -250,11 +250,18 @@ static int check_range(uintptr_t addr, size_t *len)
     return 0;
 }
 
-int uvm_unmap(struct vmspace *vs, uintptr_t addr, size_t len)
+// The opening munmap and MADV_UNMAP_ASYNC share: check the range, decide from
+// a lock-free look that nothing is mapped there (and then write nothing), or
+// else enter an epoch read section, which the caller leaves, lock the range and
+// unmap it into z. Returns 1 when it unmapped (with *len rounded up to pages and
+// *vcp this CPU's part of vs), or what the call returns: 0 if nothing was
+// mapped, -EINVAL or -ENOMEM.
+static inline int unmap_begin(struct vmspace *vs, uintptr_t addr, size_t *len,
+                              struct vmcore **vcp, struct zap *z)
 {
-    if (len == 0 || check_range(addr, &len))
+    if (*len == 0 || check_range(addr, len))
         return -EINVAL;
-    if (range_idle(vs, addr, addr + len))
+    if (range_idle(vs, addr, addr + *len))
         return 0;
     epoch_enter();
     struct vmcore *vc = my_core(vs);
@@ -262,10 +269,20 @@ int uvm_unmap(struct vmspace *vs, uintptr_t addr, size_t len)
         epoch_exit();
         return -ENOMEM;
     }
+    zap_init(z);
+    range_lock(vs, addr, addr + *len, false);
+    unmap_locked(vs, vc, addr, addr + *len, z);
+    *vcp = vc;
+    return 1;
+}
+
+int uvm_unmap(struct vmspace *vs, uintptr_t addr, size_t len)
+{
+    struct vmcore *vc;
     struct zap z;
-    zap_init(&z);
-    range_lock(vs, addr, addr + len, false);
-    unmap_locked(vs, vc, addr, addr + len, &z);
+    int ret = unmap_begin(vs, addr, &len, &vc, &z);
+    if (ret <= 0)
+        return ret;
     zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
@@ -284,20 +301,11 @@ static void async_release(struct epoch_cb *cb)
 
 int uvm_unmap_async(struct vmspace *vs, uintptr_t addr, size_t len)
 {
-    if (len == 0 || check_range(addr, &len))
-        return -EINVAL;
-    if (range_idle(vs, addr, addr + len))
-        return 0;
-    epoch_enter();
-    struct vmcore *vc = my_core(vs);
-    if (!vc) {
-        epoch_exit();
-        return -ENOMEM;
-    }
+    struct vmcore *vc;
     struct zap z;
-    zap_init(&z);
-    range_lock(vs, addr, addr + len, false);
-    unmap_locked(vs, vc, addr, addr + len, &z);
+    int ret = unmap_begin(vs, addr, &len, &vc, &z);
+    if (ret <= 0)
+        return ret;
     zap_files_batch(vs, &z); // inode references and write access go with the pages
     if (z.nomem) {
         zap_finish_sync(vs, &z); // out of memory for batches: fall back to waiting
