@@ -7,7 +7,7 @@
 //    and the size (line 1 of the inode, written only by size changes), walks
 //    the tree (reads only) and copies from or to its own pages (a fault takes
 //    a reference on its page and writes nothing in the inode: truncate finds
-//    mappings through mmap's records, uvm.c);
+//    mappings through mmap's records, kernel/mm/uvm_file.c);
 //  - a writer that finds a hole installs a zeroed page with one compare-and-swap
 //    on that page's slot (slots of 8 neighbouring pages share a line; the tree
 //    grows in height with a compare-and-swap on the root word, once per
@@ -451,7 +451,7 @@ int filedata_truncate(struct inode *ip, uint64_t len)
     seq_write_end(&ip->sizelock);
     // Mapped pages past the new last page go too (SIGBUS on access); a smaller
     // last page stays mapped, as in POSIX. Against a fault: before it asks for a
-    // page it marks its CPU's record of the mapping (uvm.c) and then loads the
+    // page it marks its CPU's record of the mapping (uvm_file.c) and then loads the
     // page count; we store the count and then look at the marked records, so a
     // page handed out on the old count is seen there. Mappings that never held a
     // page of the file are not looked at.
@@ -573,7 +573,7 @@ int fs_truncate(struct inode *ip, int64_t size)
     return err;
 }
 
-// A page for a memory mapping (uvm.c): the file's own page, so that MAP_SHARED
+// A page for a memory mapping (uvm_fault.c): the file's own page, so that MAP_SHARED
 // stores and read/write see each other; a hole inside the file gets a zeroed page
 // as a write would. The caller gets no reference: it holds the inode, which
 // keeps its pages, and has recorded the mapping, so that a truncate that
@@ -587,7 +587,7 @@ int fs_map_page(struct inode *ip, uint64_t pg, void **page)
     if (err)
         return err;
     // A caller that maps the page marked its record of the mapping (with a
-    // full barrier) before this (uvm.c, vp_populate): a truncate that stored a
+    // full barrier) before this (uvm_fault.c, vp_populate): a truncate that stored a
     // smaller page count before our load finds the mark and takes the page out
     // again (filedata_truncate). Nothing here writes the inode, and the count is
     // off the size's line, so faults commute with reads, in-place writes, stats,

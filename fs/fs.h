@@ -102,7 +102,7 @@ bool fs_read_at_end(struct inode *ip, const uint64_t *pos, size_t n);
 int64_t fs_write(struct inode *ip, const void *buf, size_t n, uint64_t off);
 int64_t fs_append(struct inode *ip, const void *buf, size_t n); // at the end, atomically
 int fs_truncate(struct inode *ip, int64_t size);
-// Memory mappings (kernel/mm/uvm.c): page pg of a regular file, without a reference
+// Memory mappings (kernel/mm/uvm_fault.c): page pg of a regular file, without a reference
 // (the caller holds the inode and has recorded its mapping for truncate); 0,
 // -EFAULT beyond the end of the file, -ENOMEM, or -EINVAL/-EISDIR for other
 // inode types. page NULL: only whether pg lies inside the file (0 or -EFAULT).

@@ -9,7 +9,7 @@
 //              progress), a refcache count: +1 and -1 go to the CPU's own cache;
 //              and mapped pages of the file whose mmap went through such a
 //              description, one each (as Linux, whose mapping keeps the
-//              description open: kernel/mm/uvm.c's VP_WRITER), added and dropped
+//              description open: kernel/mm/uvm_internal.h's VP_WRITER), added and dropped
 //              n at a time (fs_get_write_again, fs_put_write_n), so mapping
 //              or unmapping N pages costs one refcache update, not N;
 //   executors  address spaces executing the file, a refcache count as well;

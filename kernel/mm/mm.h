@@ -24,7 +24,7 @@ uint64_t page_stat_pool_locks(void);    // times any shared pool was locked (tes
 // One word per page for the owner of an allocated page (kmalloc's slab bookkeeping).
 uintptr_t page_owner_get(const void *va);
 void page_owner_set(void *va, uintptr_t owner);
-// User pages (uvm.c) keep their count of extra references in the owner word
+// User pages (uvm_pageref.c) keep their count of extra references in the owner word
 // (0 when unshared, as page_free expects it). Returns the old value.
 intptr_t page_owner_add(void *va, intptr_t delta);
 bool page_free_stamped(const void *va); // does the page carry page_free's stamp? (tests)

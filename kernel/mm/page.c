@@ -32,7 +32,7 @@
 //    of which order. Only the pools write it, under their lock; the per-CPU fast
 //    path never touches it.
 //  - an owner word for kmalloc (slab or large allocation) and for user pages'
-//    reference counts (uvm.c, fs page caches).
+//    reference counts (uvm_pageref.c, fs page caches).
 // Buddy free lists are linked through the free blocks themselves (struct
 // free_block at the start of the block's first page): a free page is touched by
 // nobody else, so those links share no line with anyone's live data. The per-CPU

@@ -28,7 +28,7 @@ int ustack_map(struct vmspace *vs)
 
 // The lock is a bit rather than a spinlock: a fault may come from a usercopy
 // with interrupts off, and while we wait another CPU may wait for us to answer
-// its TLB shootdown, so keep answering cross-CPU calls (as uvm.c's page locks).
+// its TLB shootdown, so keep answering cross-CPU calls (as vp_lock does).
 static uintptr_t grow_lock(struct vmspace *vs)
 {
     for (;;) {

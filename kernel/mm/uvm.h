@@ -1,7 +1,8 @@
-// User address spaces (uvm.c): RadixVM-style. A radix tree of per-page mapping
-// descriptors is the truth; each CPU fills its own page table for an address space
-// on fault, so the CPUs that may cache a page's translation are known exactly.
-// Everything here commutes for disjoint address ranges (see uvm.c's top comment).
+// User address spaces (uvm.c and its pieces, uvm_*.c): RadixVM-style. A radix
+// tree of per-page mapping descriptors is the truth; each CPU fills its own page
+// table for an address space on fault, so the CPUs that may cache a page's
+// translation are known exactly. Everything here commutes for disjoint address
+// ranges (see the design at the top of uvm_internal.h).
 #pragma once
 #include "kernel.h"
 #include "mm/mmu.h"
@@ -35,7 +36,7 @@ struct vmcore;
 struct vmnode;
 
 struct vmspace {
-    struct vmnode *root;           // radix tree of struct vpage (uvm.c)
+    struct vmnode *root;           // radix tree of struct vpage (uvm_tree.c)
     struct vmcore *core[NCPU_MAX]; // per-CPU part: page table, placement hint, counts
     struct spinlock brk_lock;      // brk only
     uintptr_t brk_start, brk;

@@ -8,9 +8,9 @@
 //
 // Commute: loads of different programs, and of one program by many processes:
 // the new address space is private and the file's pages are only read. What
-// processes running one program share is each file page's reference count (its
-// page owner word, written when a process first touches the page and when it
-// lets go, see uvm.c) and the inode's reference (a refcache counter, per CPU).
+// processes running one program share is the inode's reference (a refcache
+// counter, per CPU): a mapping holds the file's pages through the inode, so a
+// fault on one writes nothing of the page (VP_FILEPG, kernel/mm/uvm_internal.h).
 #include "elf64.h"
 #include "fs.h"
 #include "lib/random.h"

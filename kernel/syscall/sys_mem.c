@@ -1,5 +1,5 @@
 // Memory system calls: brk, mmap (anonymous or file-backed, private or shared),
-// munmap, mprotect, madvise. Argument checks around uvm.c, with Linux's errnos.
+// munmap, mprotect, madvise. Argument checks around kernel/mm/uvm_map.c, with Linux's errnos.
 #include "file/fdtable.h"
 #include "file/file.h"
 #include "fs.h"

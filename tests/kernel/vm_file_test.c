@@ -81,7 +81,7 @@ KTEST(vm_file_shared_private_sigbus)
 }
 
 // A fault past the end of the file answers SIGBUS without locking the page
-// (uvm.c, file_page_past_end); once the file grows over the page, the same page
+// (uvm_fault.c, file_page_past_end); once the file grows over the page, the same page
 // faults in the file's data, and an unmap and remap with another offset sees
 // the new offset.
 KTEST(vm_file_sigbus_then_grow)
@@ -118,7 +118,7 @@ KTEST(vm_file_sigbus_then_grow)
 }
 
 // A truncate walks only the mappings whose record says a page of the file may
-// be there (uvm.c, fmap_note): the fault that fills a page marks its own CPU's
+// be there (uvm_file.c, fmap_note): the fault that fills a page marks its own CPU's
 // record, which need not be the CPU that made the mapping. Mapped here, filled
 // on another CPU, truncated here: the page must still leave the mapping.
 static struct vmspace *fault_vs;

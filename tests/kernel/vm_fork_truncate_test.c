@@ -1,4 +1,4 @@
-// Fork against truncate (uvm.c, vmspace_fork and "truncate"): one CPU forks a
+// Fork against truncate (uvm_fork.c's forkstate, uvm_file.c): one CPU forks a
 // space that maps a file (MAP_SHARED and MAP_PRIVATE, every page touched) while
 // another truncates the file to one page. Once both are done, the child must
 // hold no page past the new end (a fault there is SIGBUS), whichever came first;

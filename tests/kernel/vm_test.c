@@ -123,7 +123,7 @@ KTEST(vm_fault_signals_and_mprotect)
     vmspace_put(vs);
 }
 
-// mprotect decides some calls from a lock-free look (uvm.c, protect_peek): one
+// mprotect decides some calls from a lock-free look (uvm_map.c, protect_peek): one
 // that changes nothing, and one that asks write of a never-writable page. Those
 // answers must be the locked path's: a hole anywhere still means -ENOMEM with
 // nothing changed, and pages that differ still change.

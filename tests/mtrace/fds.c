@@ -217,7 +217,7 @@ static void unmap_own(int s) { munmap(side[s].map, 4096); }
 
 // One page of one file, mapped by each process itself: both fault it in. The
 // page is the file's own and the mapping holds the inode, not the page
-// (kernel/mm/uvm.c, VP_FILEPG), so the faults write nothing of the page: the text of
+// (kernel/mm/uvm_internal.h, VP_FILEPG), so the faults write nothing of the page: the text of
 // a program that many processes run is the common case.
 static void map_one_file(int s)
 {

@@ -21,7 +21,7 @@
 // File data: two faults of different pages of a file share no byte, and a
 // fault shares no line with a stat, a read or an in-place write of the file
 // (the inode's flag that the first fault wrote on the size line is gone:
-// mmap's records tell truncate, kernel/mm/uvm.c); the control is a write past
+// mmap's records tell truncate, kernel/mm/uvm_file.c); the control is a write past
 // the end, whose new size the fault must read.
 //
 // For each test it prints the line the host side reads:

@@ -1,0 +1,235 @@
+// Which address spaces map a file, and truncate. Faults mark the records kept
+// here (vp_populate, uvm_fault.c), fork copies them (uvm_fork.c, where
+// forkstate tells why a fork and a truncate cannot miss each other); the design
+// of the whole is in uvm_internal.h.
+//
+// Commute: mmaps on different CPUs, of any files; a truncate with munmap,
+// mprotect and faults of mappings that never held a page of the file, and with
+// everything on files whose records it does not find. How, below.
+//
+// A truncate that shrinks a file must take the pages past the new end out of
+// every address space that maps them. Each uvm_map_file records (space, file,
+// address hull) once per CPU and file, on that CPU's own list (under that CPU's
+// lock, which only a truncate or the freeing of a space ever takes elsewhere):
+// mmaps on different CPUs, of any files, share no line. Records live until the
+// space is freed and hold a file reference (so every file a descriptor of the
+// space ever named stays, and a fault may look at it without the descriptor's
+// lock); truncate looks at every CPU's list and walks only the hulls of the
+// file's records that may hold pages.
+//
+// Which records may hold pages: a record starts empty (mmap maps no file page
+// until a fault asks for it), and vp_populate marks the record of its own CPU
+// (making one if that CPU has none for the file, or widening it to cover the
+// page) before it asks the file for the page: once per space, CPU and file,
+// the later faults on that CPU only read the mark. A truncate skips empty
+// records, so it reads no descriptor of a mapping that never held a page of
+// the file: munmap, mprotect and faults of such mappings (and of the pages
+// around them) commute with it and share no line with it. Against a racing
+// fault: the fault stores the mark and then (full barrier) loads the file's
+// size; the truncate stores the size and then (full barrier) reads the marks;
+// so either the truncate sees the mark and walks the hull, or the fault sees
+// the new size.
+//
+// Whether to look at all: each CPU also counts its records by a hash of the
+// file (nfile), and a truncate reads the file's counter on every CPU. Only
+// mmaps that make a record write a counter, their own CPU's; page faults,
+// reads, writes and stats of the file write nothing for truncate's sake (a
+// flag in the inode, set by the first fault, put that write on the file's size
+// line). A truncate shares a counter's line only with mmaps, on any CPU, of
+// the file itself or of files whose hash falls on that line (1 in 64).
+//
+// Fork (vmspace_fork) copies descriptors that name files into a space the
+// truncate may not have found: a truncate of a file that has records also
+// says, on its own CPU's line, that it is under way (truncating), and walks the
+// spaces a fork is still filling after all the others. Why that suffices is
+// told at forkstate.
+#include "mm/uvm_internal.h"
+#include "uapi/errno.h"
+
+DEFINE_PERCPU(struct fmap_list, fmap_list) = {.lock = SPINLOCK_INIT("fmap")};
+
+// Record that vs maps ip in [lo, hi), on vc (CPU c's part of vs: the caller's
+// own, or the one a fork fills the child through), and with `pages` that a page
+// of ip is about to be put there; forking for a fork's child. Writes nothing
+// when the record already says so.
+int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode *ip,
+              uintptr_t lo, uintptr_t hi, bool pages, bool forking)
+{
+    struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
+    for (struct fmap *f = vc->fmaps; f; f = f->cnext) {
+        if (f->ip == ip) {
+            if (f->lo <= lo && hi <= f->hi && (f->pages || !pages))
+                return 0;
+            spin_lock(&l->lock);
+            f->lo = MIN(f->lo, lo);
+            f->hi = MAX(f->hi, hi);
+            f->pages |= pages;
+            spin_unlock(&l->lock);
+            // The mark before the fault's size load (see above); the locked
+            // add below serves a new record.
+            fence();
+            return 0;
+        }
+    }
+    struct fmap *f = kzalloc(sizeof *f);
+    if (!f)
+        return -ENOMEM;
+    fs_iget(ip);
+    *f = (struct fmap){.vs = vs, .ip = ip, .lo = lo, .hi = hi, .pages = pages,
+                       .forking = forking, .cnext = vc->fmaps};
+    spin_lock(&l->lock);
+    f->lnext = l->head;
+    l->head = f;
+    // A full barrier (locked add) before any descriptor names the file: a
+    // truncate that does not see the count has stored the new size before its
+    // look, so every fault through this mapping sees that size (fmap_collect).
+    fetch_add(&l->nfile[fmap_hash(ip)], 1);
+    spin_unlock(&l->lock);
+    store_release(&vc->fmaps, f); // fork reads other CPUs' lists
+    return 0;
+}
+
+// Drop the records CPU c made for its part vc of a space being freed.
+void fmap_forget_all(struct vmcore *vc, int c)
+{
+    struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
+    for (struct fmap *f = vc->fmaps, *next; f; f = next) {
+        next = f->cnext;
+        spin_lock(&l->lock);
+        struct fmap **pp = &l->head;
+        while (*pp != f)
+            pp = &(*pp)->lnext;
+        *pp = f->lnext;
+        fetch_sub_relaxed(&l->nfile[fmap_hash(f->ip)], 1);
+        spin_unlock(&l->lock);
+        fs_iput(f->ip);
+        kfree(f);
+    }
+    vc->fmaps = NULL;
+}
+
+// ---- truncate ----------------------------------------------------------------------
+
+static bool vmspace_hold_unless_zero(struct vmspace *vs)
+{
+    int r = load_relaxed(&vs->refs);
+    while (r > 0)
+        if (__atomic_compare_exchange_n(&vs->refs, &r, r + 1, false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+            return true;
+    return false;
+}
+
+// Drop vs's pages of ip from page `from` on within [lo, hi); the descriptors stay
+// mapped, so the next access faults and finds the file's end (SIGBUS) or, once
+// the file grew again, a fresh page.
+static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, uintptr_t lo,
+                           uintptr_t hi)
+{
+    epoch_enter();
+    struct zap z;
+    zap_init(&z);
+    int64_t dropped = 0;
+    struct vpage *vp = NULL;
+    for (uintptr_t va = lo; (vp = vpage_iter(vs, vp, &va, hi)); va += PGSIZE) {
+        // A locked descriptor without a page may be a fault that checked the
+        // old size and is about to install the page: wait for it (vp_lock).
+        uint64_t peek = load_acquire(&vp->word);
+        if (!VP_PA(peek) && !(peek & VP_LOCK))
+            continue;
+        uint64_t w = vp_lock(vp);
+        if ((w & VP_MAPPED) && VP_PA(w) && vp->ip == ip && vp->pgoff >= from)
+            vp_drop(vs, &dropped, vp, va, &z, true);
+        vp_unlock(vp, vp->word);
+    }
+    // Counted apart: this CPU may have no part of vs, and making one would write
+    // the line of vs->core that the space's own CPUs read.
+    if (dropped)
+        fetch_add_relaxed(&vs->truncated, dropped);
+    // The batch holds the pages until every TLB that may reach them is flushed.
+    zap_finish_sync(vs, &z);
+    epoch_exit();
+}
+
+// Hold the spaces that recorded ip with pages, in found[0..n) (with their hulls). False if
+// there were more than cap. A CPU whose count for ip's hash is zero has no
+// record of ip: its list and lock are left alone (no lock, no write), so a
+// truncate shares nothing with mmaps of other files on other CPUs. The caller's
+// full barrier orders that read after the new size (see fmap_note).
+static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_t *n)
+{
+    unsigned h = fmap_hash(ip);
+    *n = 0;
+    for (int c = 0; c < NCPU_MAX; c++) {
+        if (!READ_ONCE(percpu_offset[c]))
+            continue;
+        struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
+        if (!load_acquire(&l->nfile[h]))
+            continue;
+        spin_lock(&l->lock);
+        for (struct fmap *f = l->head; f; f = f->lnext) {
+            if (f->ip != ip || !f->pages)
+                continue; // no page of ip was put there: nothing to take out
+            if (*n == cap) {
+                spin_unlock(&l->lock);
+                return false;
+            }
+            if (vmspace_hold_unless_zero(f->vs)) // (a dying space: its free waits for us)
+                found[(*n)++] = *f;
+        }
+        spin_unlock(&l->lock);
+    }
+    return true;
+}
+
+// Has any CPU a record of a file with hash h? (Reads only.)
+static bool fmap_any(unsigned h)
+{
+    for (int c = 0; c < NCPU_MAX; c++)
+        if (READ_ONCE(percpu_offset[c]) &&
+            load_acquire(&per_cpu_ptr(&fmap_list, c)->nfile[h]))
+            return true;
+    return false;
+}
+
+bool uvm_truncate_file(struct inode *ip, uint64_t from)
+{
+    // The file's new size is visible, and ordered before what follows by the
+    // caller's full barrier: a fault that populates a page after we lock its
+    // descriptor sees it, and spaces that record the file after our look map
+    // it after the size changed. A few records fit on the stack, so the
+    // common truncate allocates nothing.
+    unsigned h = fmap_hash(ip);
+    if (!fmap_any(h))
+        return true; // (no space can hold a page of ip from before the new size)
+    // Under way, before the look (forkstate); on this CPU's line, whichever
+    // CPU we end on.
+    uint32_t *busy = &this_cpu_ptr(&fmap_list)->truncating[h];
+    fetch_add(busy, 1);
+    fence();
+    struct fmap local[4], *found = local;
+    size_t n = 0, cap = ARRAY_SIZE(local);
+    while (!fmap_collect(ip, found, cap, &n)) {
+        for (size_t i = 0; i < n; i++)
+            vmspace_put(found[i].vs);
+        if (found != local)
+            kfree(found);
+        cap *= 2;
+        found = kmalloc(cap * sizeof *found);
+        if (!found) { // out of memory: the pages stay mapped (as before truncate)
+            __atomic_fetch_sub(busy, 1, __ATOMIC_RELEASE);
+            return false;
+        }
+    }
+    // The children of forks under way after everything else (forkstate).
+    for (int forking = 0; forking <= 1; forking++)
+        for (size_t i = 0; i < n; i++)
+            if (found[i].forking == forking)
+                truncate_space(found[i].vs, ip, from, found[i].lo, found[i].hi);
+    __atomic_fetch_sub(busy, 1, __ATOMIC_RELEASE);
+    for (size_t i = 0; i < n; i++)
+        vmspace_put(found[i].vs);
+    if (found != local)
+        kfree(found);
+    return true;
+}

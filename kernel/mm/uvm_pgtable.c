@@ -1,0 +1,102 @@
+// Per-CPU page tables: each CPU's part of an address space (struct vmcore, made
+// by that CPU on first use), entries found in one CPU's table or cleared in all
+// of them, and the table a CPU loads when it switches to a space. The design is
+// in uvm_internal.h; faults fill the tables (uvm_fault.c), range operations and
+// COW breaks clear them (uvm_map.c, uvm_pageref.c) and flush the TLBs of the
+// CPUs that had an entry (zap_flush, uvm_pageref.c).
+//
+// Commute: faults on different CPUs, which fill only their own CPU's table
+// (only CPU c adds tables to CPU c's); and range operations with faults on
+// other pages: a range operation reads every CPU's table for its own pages and
+// writes only the entries it finds present. What they share is the x86
+// format's: 8 entries to a line, and one table for 512 neighbouring pages. A
+// switch writes only the switching CPU's part of the space ("loaded", on a line
+// of its own that others read only to decide whom to shoot down).
+#include "mm/tlb.h"
+#include "mm/uvm_internal.h"
+
+DEFINE_PERCPU(struct vmspace *, loaded_vs); // what uvm_switch loaded here (uvm_tick, uvm_fault)
+
+struct vmcore *core_get(struct vmspace *vs, int c)
+{
+    struct vmcore *vc = load_acquire(&vs->core[c]);
+    if (vc)
+        return vc;
+    vc = kzalloc(sizeof *vc);
+    if (!vc)
+        return NULL;
+    vc->pml4 = page_alloc_zeroed();
+    if (!vc->pml4) {
+        kfree(vc);
+        return NULL;
+    }
+    memcpy(vc->pml4 + 256, kernel_pml4 + 256, 256 * sizeof(pte_t));
+    vc->hint = USER_MMAP_TOP - (uintptr_t)(c % (NCPU_MAX)) * ZONE_SIZE;
+    store_release(&vs->core[c], vc); // only CPU c stores here
+    return vc;
+}
+
+// PTE for va in a CPU's table, allocating tables if alloc (the owning CPU only:
+// others only read the tables and clear leaf entries). NULL if absent / no memory.
+pte_t *pte_find(pte_t *pml4, uintptr_t va, bool alloc)
+{
+    pte_t *table = pml4;
+    for (int l = 3; l > 0; l--) {
+        pte_t *e = &table[PX(l, va)];
+        pte_t v = load_acquire(e);
+        if (!(v & PTE_P)) {
+            if (!alloc)
+                return NULL;
+            pte_t *next = page_alloc_zeroed();
+            if (!next)
+                return NULL;
+            v = V2P(next) | PTE_P | PTE_W | PTE_U;
+            store_release(e, v);
+        }
+        table = P2V(PTE_ADDR(v));
+    }
+    return &table[PX(0, va)];
+}
+
+// Clear the page's entry in every CPU's table for the space and add the CPUs that
+// had one present to *tlb (their TLBs may still cache the page). The page is
+// locked: the caller's lock CAS came before these loads (see fill_checked). Only
+// present entries are written, so CPUs that never touched the page only have
+// their tables read. Callers skip descriptors without a physical page: no table
+// has an entry for those (a fault fills only a page the descriptor names, and
+// whoever takes the page from a descriptor clears the entries first), and
+// reading other CPUs' tables for them would share the lines those CPUs write
+// when they fault on neighbouring pages (8 entries to a cache line).
+void vp_clear_ptes(struct vmspace *vs, uintptr_t va, cpumask_t *tlb)
+{
+    int n = READ_ONCE(ncpu);
+    for (int c = 0; c < n; c++) {
+        struct vmcore *vc = load_seqcst(&vs->core[c]);
+        pte_t *e = vc ? pte_find(vc->pml4, va, false) : NULL;
+        if (e && (load_seqcst(e) & PTE_P)) {
+            store_seqcst(e, 0);
+            cpumask_set(tlb, c);
+        }
+    }
+}
+
+void uvm_switch(struct vmspace *prev, struct vmspace *next)
+{
+    push_off(); // the tick reads loaded_vs
+    int me = cpu_id();
+    pte_t *pml4 = kernel_pml4;
+    struct vmcore *vc = next ? core_get(next, me) : NULL;
+    if (vc) { // else the first fault tries again (uvm_fault)
+        // Said before the CR3 load: a range operation that cleared entries and
+        // then finds us not loaded knows that our walks will see them cleared.
+        store_seqcst(&vc->loaded, true);
+        pml4 = vc->pml4;
+    }
+    tlb_switch_flush(); // the CR3 load flushes what async unmaps asked us to
+    write_cr3(V2P(pml4));
+    this_cpu_write(loaded_vs, next);
+    struct vmcore *pvc = prev ? prev->core[me] : NULL;
+    if (pvc) // after the CR3 load, which flushed prev's translations
+        store_seqcst(&pvc->loaded, false);
+    pop_off();
+}

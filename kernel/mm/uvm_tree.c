@@ -1,0 +1,203 @@
+// The descriptor tree of an address space: finding a page's descriptor (adding
+// tree nodes on the way), walking the present ones, and giving back the nodes
+// munmap emptied. The design, the tree's shape and the descriptor lock (inline
+// there, for the fault path) are in uvm_internal.h; range locking over the lock
+// is in uvm_map.c.
+//
+// Commute: lookups and inserts of different pages. A lookup only reads the tree
+// nodes on its way down (an acquire load of each slot); an insert writes one
+// slot of the parent, with one compare-and-swap, only where no node is yet (the
+// first use of a leaf's or a node's stretch of address space). Each descriptor
+// is a cache line of its own, so neighbouring pages share only the tree nodes
+// above them, which the others only read. Giving back a leaf or node (below)
+// takes only one that is empty and that nobody works in.
+#include "mm/uvm_internal.h"
+
+// ---- finding descriptors -----------------------------------------------------------
+
+// The descriptor of va, adding tree nodes if alloc. NULL if absent or out of
+// memory; *skip (if not NULL) is then the size of the absent aligned block.
+// Callers are in an epoch read section (tree_trim frees nodes after one).
+struct vpage *vpage_find(struct vmspace *vs, uintptr_t va, bool alloc, size_t *skip)
+{
+again:;
+    struct vmnode *n = vs->root;
+    for (int level = TREE_LEVELS; level >= 1; level--) {
+        void **slot = &n->slot[level_index(va, level)];
+        void *child = load_acquire(slot);
+        if (child == SLOT_DEAD && alloc) { // n is being taken out: wait until it is
+            pause();
+            goto again;
+        }
+        if (!child || child == SLOT_DEAD) {
+            if (skip)
+                *skip = level_span(level);
+            if (!alloc || !(child = page_alloc_zeroed()))
+                return NULL;
+            void *expected = NULL;
+            if (!cas(slot, &expected, child)) {
+                page_free(child);
+                if (expected == SLOT_DEAD)
+                    goto again;
+                child = expected;
+            }
+        }
+        n = child;
+    }
+    return &((struct vleaf *)n)->vp[(va >> PGSHIFT) & (LEAF_PAGES - 1)];
+}
+
+// The descriptor of *va or of the first present page after it, skipping absent
+// tree blocks; NULL once *va reaches end. prev is the descriptor the previous call
+// returned (for *va - PGSIZE) or NULL.
+struct vpage *vpage_iter(struct vmspace *vs, struct vpage *prev, uintptr_t *va, uintptr_t end)
+{
+    while (*va < end) {
+        if (prev && (*va >> PGSHIFT) % LEAF_PAGES != 0)
+            return prev + 1;
+        size_t skip = 0;
+        struct vpage *vp = vpage_find(vs, *va, false, &skip);
+        if (vp)
+            return vp;
+        *va = (*va & ~(skip - 1)) + skip;
+        prev = NULL;
+    }
+    return NULL;
+}
+
+// ---- giving back empty tree nodes -------------------------------------------------
+//
+// munmap takes the leaves it emptied out of the tree, and the nodes that leaves
+// that way, so that sparse use does not keep tree pages forever. Everything that
+// walks the tree does so in an epoch read section, and the pages are freed a
+// grace period after they left it. A leaf leaves only with all its descriptors
+// locked (taken with trylock: a leaf somebody else is working in stays) and
+// unmapped; they are then marked VP_DEAD, so that a range operation that finds
+// one locks nothing there and looks the page up again from the root (where a
+// new leaf may have been added meanwhile). A node leaves once each of its empty
+// slots holds SLOT_DEAD (a compare-and-swap each, so no child can be added in
+// between); an insert that meets SLOT_DEAD looks again from the root. Only the
+// CPU that marked a leaf or node dead clears the parent's slot, so that slot
+// changes hands only through one compare-and-swap from NULL and one store back.
+
+struct tree_free {
+    struct epoch_cb cb;
+    void *page;
+};
+
+static void tree_free_cb(struct epoch_cb *cb)
+{
+    struct tree_free *tf = container_of(cb, struct tree_free, cb);
+    page_free(tf->page);
+    kfree(tf);
+}
+
+static bool vp_trylock_empty(struct vpage *vp)
+{
+    uint64_t w = 0;
+    return vp->ip == NULL && __atomic_compare_exchange_n(&vp->word, &w, my_lock(), false,
+                                                         __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+// Take the leaf at path[0] out of path[1]'s slot idx if it is empty and idle.
+static bool leaf_remove(struct vmnode *parent, unsigned idx, struct vleaf *l)
+{
+    for (size_t i = 0; i < LEAF_PAGES; i++)
+        if (load_acquire(&l->vp[i].word) != 0)
+            return false;
+    struct tree_free *tf = kmalloc(sizeof *tf);
+    if (!tf)
+        return false;
+    size_t locked = 0;
+    while (locked < LEAF_PAGES && vp_trylock_empty(&l->vp[locked]))
+        locked++;
+    if (locked < LEAF_PAGES) {
+        for (size_t i = 0; i < locked; i++)
+            vp_unlock(&l->vp[i], 0);
+        kfree(tf);
+        return false;
+    }
+    store_seqcst(&parent->slot[idx], NULL);
+    for (size_t i = 0; i < LEAF_PAGES; i++)
+        store_release(&l->vp[i].word, VP_DEAD);
+    tf->page = l;
+    epoch_defer(&tf->cb, tree_free_cb);
+    return true;
+}
+
+// Take node n out of parent's slot idx if all its slots are empty.
+static bool node_remove(struct vmnode *parent, unsigned idx, struct vmnode *n)
+{
+    for (size_t i = 0; i < NODE_SLOTS; i++)
+        if (load_acquire(&n->slot[i]))
+            return false;
+    struct tree_free *tf = kmalloc(sizeof *tf);
+    if (!tf)
+        return false;
+    size_t marked = 0;
+    for (; marked < NODE_SLOTS; marked++) {
+        void *expected = NULL;
+        if (!__atomic_compare_exchange_n(&n->slot[marked], &expected, SLOT_DEAD, false,
+                                         __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+            break;
+    }
+    if (marked < NODE_SLOTS) { // a child arrived (or another remover is at work)
+        for (size_t i = 0; i < marked; i++)
+            store_release(&n->slot[i], NULL);
+        kfree(tf);
+        return false;
+    }
+    store_seqcst(&parent->slot[idx], NULL);
+    tf->page = n;
+    epoch_defer(&tf->cb, tree_free_cb);
+    return true;
+}
+
+// Give back the leaves of [start, end) that are empty, and the nodes above them
+// that become empty (never the root). In an epoch read section, no locks held.
+void tree_trim(struct vmspace *vs, uintptr_t start, uintptr_t end)
+{
+    size_t leaf_span = level_span(1);
+    for (uintptr_t va = start & ~(leaf_span - 1); va < end; va += leaf_span) {
+        struct vmnode *path[TREE_LEVELS + 1];
+        path[TREE_LEVELS] = vs->root;
+        int level = TREE_LEVELS;
+        for (; level >= 1; level--) {
+            void *child = load_acquire(&path[level]->slot[level_index(va, level)]);
+            if (!child || child == SLOT_DEAD)
+                break;
+            path[level - 1] = child;
+        }
+        if (level >= 1) { // no leaf here: skip the whole absent block
+            uintptr_t next = (va & ~(level_span(level) - 1)) + level_span(level);
+            va = next - leaf_span;
+            if (next == 0)
+                break;
+            continue;
+        }
+        if (!leaf_remove(path[1], level_index(va, 1), (struct vleaf *)path[0]))
+            continue;
+        for (level = 1; level < TREE_LEVELS; level++)
+            if (!node_remove(path[level + 1], level_index(va, level + 1), path[level]))
+                break;
+    }
+}
+
+// After munmap of [start, end): the leaves it covered whole go now (no operation
+// that commutes with this munmap works in them). Emptying a leaf it covers only
+// in part needs a look at the neighbours' descriptors, which commuting calls on
+// those pages write: that waits for this CPU's next tick (uvm_tick), outside any
+// system call, if the space is still loaded then (else for the space's free).
+void trim_after_unmap(struct vmspace *vs, struct vmcore *vc, uintptr_t start, uintptr_t end)
+{
+    size_t span = level_span(1);
+    uintptr_t lo = (start + span - 1) & ~(span - 1), hi = end & ~(span - 1);
+    if (lo < hi)
+        tree_trim(vs, lo, hi);
+    if (lo < hi && lo == start && hi == end)
+        return;
+    push_off();
+    vc->trim_lo = vc->trim_hi > vc->trim_lo ? MIN(vc->trim_lo, start) : start;
+    vc->trim_hi = MAX(vc->trim_hi, end);
+    pop_off();
+}
