@@ -25,6 +25,7 @@
 // other CPUs' slots: one line per online CPU, under no lock. A link and a
 // remover of entries that share a slot number (1 in 128) touch one line.
 #include "inode.h"
+#include "sync/atomic.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
 #include "x86/x86.h"
@@ -51,9 +52,9 @@ bool link_pin(struct dent *e)
     struct lp_slot *s = &this_cpu_ptr(&lp_slots)[0][slot_of(e)];
     // The slot is free: a pinned link on this CPU cannot be preempted, and no
     // interrupt handler links.
-    __atomic_store_n(&s->e, e, __ATOMIC_SEQ_CST);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (!__atomic_load_n(&e->dying, __ATOMIC_SEQ_CST))
+    store_seqcst(&s->e, e);
+    fence();
+    if (!load_seqcst(&e->dying))
         return true;
     link_unpin(e);
     return false;
@@ -61,12 +62,12 @@ bool link_pin(struct dent *e)
 
 // Is e, pinned, being removed now? Its remover waits for the pin, so a link
 // that waits for a lock must give up when this turns true.
-bool link_pin_dying(const struct dent *e) { return __atomic_load_n(&e->dying, __ATOMIC_ACQUIRE); }
+bool link_pin_dying(const struct dent *e) { return load_acquire(&e->dying); }
 
 void link_unpin(struct dent *e)
 {
     struct lp_slot *s = &this_cpu_ptr(&lp_slots)[0][slot_of(e)];
-    __atomic_store_n(&s->e, NULL, __ATOMIC_RELEASE);
+    store_release(&s->e, NULL);
 }
 
 // The remover's side, with e's bucket locked and the removal decided: mark e and
@@ -75,19 +76,19 @@ void dent_retire(struct dent *e)
 {
     if (e->type == DT_DIR)
         return; // links refuse directories (EPERM) before they pin
-    __atomic_store_n(&e->dying, 1, __ATOMIC_SEQ_CST);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    store_seqcst(&e->dying, 1);
+    fence();
     unsigned i = slot_of(e);
     for_each_cpu(c, &cpu_online_mask) {
         struct lp_slot *s = &per_cpu_ptr(&lp_slots, c)[0][i];
-        while (__atomic_load_n(&s->e, __ATOMIC_ACQUIRE) == e)
+        while (load_acquire(&s->e) == e)
             pause();
     }
 }
 
 // A remover that fails after dent_retire (rename's insert into a dead directory)
 // takes the mark back: e stays.
-void dent_unretire(struct dent *e) { __atomic_store_n(&e->dying, 0, __ATOMIC_RELEASE); }
+void dent_unretire(struct dent *e) { store_release(&e->dying, 0); }
 
 // A link that backed off: wait until e, found under name nd, is gone from it or
 // no longer dying (its remover failed). Inside the caller's epoch, so e stays

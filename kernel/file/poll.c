@@ -19,6 +19,7 @@
 #include "mm/usercopy.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
+#include "sync/atomic.h"
 #include "syscall/syscall.h"
 #include "uapi/errno.h"
 #include "x86/smp.h"
@@ -62,13 +63,13 @@ void pollhead_wake(struct pollhead *h)
 {
     // Pairs with the fence in waitq_prepare: a poller that registered before its
     // last scan is seen here, or its scan sees the change.
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     if (READ_ONCE(h->entries.next) == &h->entries)
         return;
     spin_lock(&h->lock);
     list_for_each(it, &h->entries) {
         struct poller *pl = list_entry(it, struct poll_entry, link)->pl;
-        __atomic_store_n(&pl->woken, true, __ATOMIC_SEQ_CST);
+        store_seqcst(&pl->woken, true);
         waitq_wake_all(&pl->wq);
     }
     spin_unlock(&h->lock);
@@ -110,7 +111,7 @@ static long poll_wait(struct req *r, int n, uint64_t deadline)
     struct thread *t = thread_current();
     long ready;
     for (bool first = true;; first = false) {
-        __atomic_store_n(&pl.woken, false, __ATOMIC_SEQ_CST);
+        store_seqcst(&pl.woken, false);
         ready = 0;
         for (int i = 0; i < n; i++) {
             if (r[i].fd < 0)
@@ -129,7 +130,7 @@ static long poll_wait(struct req *r, int n, uint64_t deadline)
         }
         waitq_prepare(&pl.wq);
         bool expired = deadline && nsec_now() >= deadline;
-        if (!__atomic_load_n(&pl.woken, __ATOMIC_SEQ_CST) && !expired && !signal_pending(t)) {
+        if (!load_seqcst(&pl.woken) && !expired && !signal_pending(t)) {
             if (deadline)
                 schedule_until(deadline);
             else

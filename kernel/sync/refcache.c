@@ -27,6 +27,7 @@
 // chance 1 / RC_SLOTS; with two 32-byte slots per line, neighbours in the
 // table shared lines too).
 #include "sync/refcache.h"
+#include "sync/atomic.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
 #include "sync/seqlock.h"
@@ -160,14 +161,14 @@ int64_t refcache_read_exact(struct refcache_obj *o)
     uint64_t seqs;
     do {
         seqs = slot_seq_sum(o, true);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        fence_acquire();
         sum = READ_ONCE(o->count);
         for_each_cpu(c, &cpu_online_mask) {
             struct rc_slot *s = slot_for(per_cpu_ptr(&rc_cpu, c), o);
             if (READ_ONCE(s->obj) == o)
                 sum += READ_ONCE(s->delta);
         }
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        fence_acquire();
     } while (slot_seq_sum(o, false) != seqs);
     return sum;
 }

@@ -17,6 +17,7 @@
 #include "ktest/ktest.h"
 #include "mm/mm.h"
 #include "proc/proc.h"
+#include "sync/atomic.h"
 #include "testutil.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
@@ -38,8 +39,8 @@ static volatile int64_t offset_ns; // > 0: truncate that much after the fork sta
 
 static void meet(int k) // the k-th meeting of the two threads
 {
-    __atomic_fetch_add(&met, 1, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&met, __ATOMIC_SEQ_CST) < nthreads * k)
+    fetch_add(&met, 1);
+    while (load_seqcst(&met) < nthreads * k)
         pause();
 }
 
@@ -50,7 +51,7 @@ static void wait_ns(uint64_t ns)
         pause();
 }
 
-static void error(void) { __atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED); }
+static void error(void) { fetch_add_relaxed(&errors, 1); }
 
 static bool grow_and_touch(uint64_t tag)
 {
@@ -89,7 +90,7 @@ static void check_child(struct vmspace *c)
             else
                 bad |= uvm_fault(c, va[k], 0, &fi) != SIGBUS;
             if (bad)
-                __atomic_fetch_add(&stale, 1, __ATOMIC_RELAXED);
+                fetch_add_relaxed(&stale, 1);
         }
     }
 }
@@ -104,7 +105,7 @@ static void race(int i, void *arg)
             struct fs_stat st;
             do
                 fs_stat(FIP, STATX_SIZE, &st);
-            while (st.size == NPAGES * PGSIZE && !__atomic_load_n(&truncated, __ATOMIC_ACQUIRE));
+            while (st.size == NPAGES * PGSIZE && !load_acquire(&truncated));
             if (fs_truncate(FIP, NPAGES * PGSIZE) != 0)
                 error();
             meet(3 * r + 2);
@@ -135,7 +136,7 @@ static void race(int i, void *arg)
                 wait_ns(offset_ns);
             if (fs_truncate(FIP, 8) != 0)
                 error();
-            __atomic_store_n(&truncated, true, __ATOMIC_RELEASE);
+            store_release(&truncated, true);
             meet(3 * r + 2);
             truncated = false;
             // (The parent lost its pages past the end as well.)
