@@ -104,7 +104,6 @@ struct thread *thread_current(void)
 
 uint64_t sched_switches(int c) { return READ_ONCE(per_cpu_ptr(&runq, c)->switches); }
 uint64_t sched_steals(int c) { return READ_ONCE(per_cpu_ptr(&runq, c)->steals); }
-int sched_queue_length(int c) { return READ_ONCE(per_cpu_ptr(&runq, c)->n); }
 
 // ---- run queues ---------------------------------------------------------------
 

@@ -106,7 +106,6 @@ void fpu_reset_current(struct thread *t); // exec: initial state, loaded now
 void sched_finish_switch(void);   // first thing a thread does after swtch
 uint64_t sched_switches(int c);   // context switches on CPU c (tests)
 uint64_t sched_steals(int c);     // threads CPU c stole while idle (tests)
-int sched_queue_length(int c);    // racy, for tests and statistics
 #define T_RESCHED 0xf1            // IPI: "your run queue got work"
 
 // waitq.c
