@@ -333,6 +333,7 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     struct proc *np = proc_alloc(p->name);
     if (!np)
         return -ENOMEM;
+    long err = -ENOMEM;
     if (flags & CLONE_VM) {
         vmspace_hold(p->vm);
         np->vm = p->vm;
@@ -340,12 +341,8 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
         np->vm = vmspace_fork(p->vm); // copy-on-write
     }
     struct thread *t = np->vm ? uthread_new(np) : NULL;
-    if (!t) {
-        if (np->vm)
-            vmspace_put(np->vm);
-        kfree(np);
-        return -ENOMEM;
-    }
+    if (!t)
+        goto undo_vm;
     if (flags & CLONE_FILES) {
         fdtable_hold(p->fdt);
         np->fdt = p->fdt;
@@ -358,13 +355,8 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     } else {
         np->fsc = fsctx_copy(p->fsc);
     }
-    if (!np->fdt || !np->fsc) {
-        release_files(np);
-        uthread_discard(t);
-        vmspace_put(np->vm);
-        kfree(np);
-        return -ENOMEM;
-    }
+    if (!np->fdt || !np->fsc)
+        goto undo_files;
     child_frame(t, newsp);
     t->fsbase = (flags & CLONE_SETTLS) ? tls : cur->fsbase;
     t->gsbase = cur->gsbase;
@@ -384,11 +376,8 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     int pid = np->pid;
     if (((flags & CLONE_PARENT_SETTID) && copy_to_user(ptid, &pid, sizeof pid) < 0) ||
         ((flags & CLONE_CHILD_SETTID) && uvm_write(np->vm, ctid, &pid, sizeof pid) < 0)) {
-        release_files(np);
-        uthread_discard(t);
-        vmspace_put(np->vm);
-        kfree(np);
-        return -EFAULT;
+        err = -EFAULT;
+        goto undo_files;
     }
     if (flags & CLONE_CHILD_CLEARTID)
         t->clear_child_tid = ctid;
@@ -405,6 +394,16 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     if (flags & CLONE_VFORK)
         wait_event(&p->child_wq, READ_ONCE(cur->sig->vfork_done));
     return pid;
+
+    // Undone in the reverse order of setting up; nobody else has seen np yet.
+undo_files:
+    release_files(np); // the fd table or fs context may be missing
+    uthread_discard(t);
+undo_vm:
+    if (np->vm)
+        vmspace_put(np->vm);
+    kfree(np);
+    return err;
 }
 
 // ---- posix_spawn (spawn.c prepared the pieces) ----------------------------------
