@@ -65,8 +65,11 @@
 #define SLOT_HELD ((uintptr_t)FDI_HELD)
 #define SLOT_FLAGS (SLOT_CLOEXEC | SLOT_HELD)
 
+// Who may write each field (docs/conventions.md): [i] immutable once published,
+// [a] atomic (sync/atomic.h), no lock; [g] the table's grow_lock, [r] also read
+// without it (acquire loads), [e] inside an epoch section (the directory).
 struct fdslot {
-    uintptr_t v; // struct file * | SLOT_CLOEXEC, or 0: free
+    uintptr_t v; // [a] struct file * | SLOT_CLOEXEC | SLOT_HELD, or 0: free
 } __cacheline_aligned;
 
 struct fdchunk {
@@ -76,19 +79,19 @@ _Static_assert(sizeof(struct fdchunk) == PGSIZE, "a chunk is one page");
 _Static_assert(FD_MAX % CHUNK_FDS == 0, "whole chunks");
 
 struct fddirent {
-    struct fdchunk *chunk;
+    struct fdchunk *chunk; // [g,r] set once
 } __cacheline_aligned;
 
 struct fddir {
-    uint32_t n;
+    uint32_t n;            // [i]
     struct epoch_cb free_cb;
     struct fddirent ent[]; // from the second cache line on
 };
 
 struct fdtable {
-    struct fddir *dir;               // read by every operation; replaced on growth
+    struct fddir *dir;               // [g,e] read by every operation; replaced on growth
     struct spinlock grow_lock __cacheline_aligned; // directory growth, chunk creation
-    int users __cacheline_aligned;   // holders (processes, threads)
+    int users __cacheline_aligned;   // [a] holders (processes, threads)
 };
 
 int fd_chunk_of(int fd) { return fd / CHUNK_FDS; }

@@ -31,22 +31,25 @@
 
 #define PIPE_SIZE (PIPE_PAGES * PGSIZE)
 
+// Who may write each field (docs/conventions.md): [i] immutable once made,
+// [a] atomic (sync/atomic.h), no lock; [R] rlock, [W] wlock, [r] also read
+// without it (acquire loads: the other side, and the lock-free EOF/EAGAIN look).
 struct pipe {
     // The read side: written by readers.
     struct sleeplock rlock;  // one reader at a time
-    uint64_t r;              // bytes read so far (free-running)
+    uint64_t r;              // [R,r] bytes read so far (free-running)
     struct waitq rwq;        // readers waiting for data
     // The write side: written by writers.
     struct sleeplock wlock __cacheline_aligned;
-    uint64_t w;              // bytes written so far (free-running)
+    uint64_t w;              // [W,r] bytes written so far (free-running)
     struct waitq wwq;        // writers waiting for room
     // Set up once: read by every transfer, and by fstat.
-    char *buf __cacheline_aligned;
-    uint64_t ino;            // st_ino
+    char *buf __cacheline_aligned; // [i]; [R] owns [r, w) of the ring, [W] the rest
+    uint64_t ino;            // [i] st_ino
     // Written when ends are closed: off the line above, so that closing one end
     // shares nothing with an fstat of the other.
-    int readers __cacheline_aligned, writers; // open read and write descriptions
-    int ends;                // readers + writers; the last to go frees the pipe
+    int readers __cacheline_aligned, writers; // [a] open read and write descriptions
+    int ends;                // [a] readers + writers; the last to go frees the pipe
     // poll/select on either end; written only when pollers come and go.
     struct pollhead poll __cacheline_aligned;
 };

@@ -28,17 +28,19 @@
 // always ready, as in Linux.
 #define DEFAULT_POLLMASK (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM)
 
+// Who may write each field (docs/conventions.md): [i] immutable once made,
+// [a] atomic, no lock; [h] the pollhead's lock; [t] the polling thread.
 struct poll_entry {
-    struct list link;
-    struct pollhead *head;
-    struct poller *pl;
+    struct list link;           // [h] on head->entries
+    struct pollhead *head;      // [i]
+    struct poller *pl;          // [i]
 };
 
 struct poller {
     struct waitq wq;
-    bool woken;
-    struct poll_entry *entries; // one per file at most
-    int n, cap;
+    bool woken;                 // [a] set by wakers, cleared by the poller before a scan
+    struct poll_entry *entries; // [t] one per file at most
+    int n, cap;                 // [t]
 };
 
 void pollhead_init(struct pollhead *h, const char *name)

@@ -31,17 +31,19 @@
 #include "x86/trap.h"
 #include "x86/x86.h"
 
+// [l] the queue's lock, [r] also read without it, [p] only its CPU writes
+// (docs/conventions.md).
 struct runq {
     struct spinlock lock;
-    struct list threads;  // struct thread.rq_link, FIFO
-    int n;
-    uint64_t switches;
-    uint64_t steals;
+    struct list threads;  // [l] struct thread.rq_link, FIFO
+    int n;                // [l,r]
+    uint64_t switches;    // [p,r]
+    uint64_t steals;      // [p,r]
 } __cacheline_aligned;
 
 struct sleepq {
     struct spinlock lock;
-    struct list threads;  // struct thread.timer_link, by wake_ns
+    struct list threads;  // [l] struct thread.timer_link, by wake_ns
 };
 
 static DEFINE_PERCPU(struct runq, runq);

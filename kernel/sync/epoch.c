@@ -22,17 +22,19 @@
 #include "x86/smp.h"
 #include "x86/x86.h"
 
-static uint64_t global_epoch __cacheline_aligned = 2;
+static uint64_t global_epoch __cacheline_aligned = 2; // [a]
 
 #define NLISTS 3 // callbacks of epochs E, E-1, E-2 are pending at most
 
+// [p]: only this CPU writes, preemption or interrupts off; [r] the epoch
+// advancer reads it racily (docs/conventions.md).
 struct epoch_cpu {
-    uint64_t acked;          // the epoch this CPU last acknowledged
-    int depth;               // read-section nesting
-    uint64_t entered;        // global epoch when the outermost section began
-    struct epoch_cb *head[NLISTS], **tail[NLISTS];
-    uint64_t list_epoch[NLISTS];
-    uint64_t pending;        // callbacks waiting on this CPU
+    uint64_t acked;          // [p,r] the epoch this CPU last acknowledged
+    int depth;               // [p] read-section nesting
+    uint64_t entered;        // [p] global epoch when the outermost section began
+    struct epoch_cb *head[NLISTS], **tail[NLISTS]; // [p]
+    uint64_t list_epoch[NLISTS]; // [p]
+    uint64_t pending;        // [p] callbacks waiting on this CPU
 };
 static DEFINE_PERCPU(struct epoch_cpu, epoch_cpu);
 

@@ -37,21 +37,23 @@
 
 #define RC_SLOTS 1024 // per CPU; a power of two
 
+// [p]: only the owning CPU writes, holding its rc_cpu lock; [s] other CPUs read
+// lock-free under the slot's sequence; [r] racily (docs/conventions.md).
 struct rc_slot {
-    struct refcache_obj *obj;
-    int64_t delta;
-    uint32_t seq;                  // odd while the owner changes obj or delta
+    struct refcache_obj *obj;      // [p,s]
+    int64_t delta;                 // [p,s]
+    uint32_t seq;                  // [p,r] odd while the owner changes obj or delta
 } __cacheline_aligned;
 
 struct rc_cpu {
     struct spinlock lock;          // only the owner takes it (exact readers check slot sequences)
-    uint64_t flushed_epoch;        // last epoch this CPU flushed in
-    struct refcache_obj *review;   // objects this CPU is reviewing
+    uint64_t flushed_epoch;        // [p,r] last epoch this CPU flushed in
+    struct refcache_obj *review;   // [p] objects this CPU is reviewing
     struct rc_slot slot[RC_SLOTS];
 };
 static DEFINE_PERCPU(struct rc_cpu, rc_cpu);
 
-static uint64_t rc_global_epoch __cacheline_aligned = 1;
+static uint64_t rc_global_epoch __cacheline_aligned = 1; // [a]
 static void (*flush_hook)(void);
 
 void refcache_set_flush_hook(void (*fn)(void)) { flush_hook = fn; }
