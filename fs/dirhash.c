@@ -65,6 +65,7 @@
 #include "dirhash.h"
 #include "fs.h"
 #include "mm/mm.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "x86/x86.h"
 
@@ -113,15 +114,6 @@ static inline uint32_t bucket_hi(const struct dtable *t, uint32_t i)
     return (uint32_t)((((uint64_t)i + 1) << (32 - t->order)) - 1);
 }
 
-static inline uintptr_t bload(uintptr_t *w) { return __atomic_load_n(w, __ATOMIC_ACQUIRE); }
-static inline void bstore(uintptr_t *w, uintptr_t v) { __atomic_store_n(w, v, __ATOMIC_RELEASE); }
-static inline struct dent *dnext(struct dent *e) { return __atomic_load_n(&e->next, __ATOMIC_ACQUIRE); }
-static inline void set_next(struct dent *e, struct dent *n)
-{
-    __atomic_store_n(&e->next, n, __ATOMIC_RELEASE);
-}
-static inline struct dtable *tload(struct dtable **p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-
 // ---- bucket locks -----------------------------------------------------------
 // A bit in the bucket word, so a lock costs no memory and no extra line.
 // Preemption stays off while one is held.
@@ -130,9 +122,8 @@ static void block(uintptr_t *w)
 {
     preempt_disable();
     for (;;) {
-        uintptr_t v = __atomic_load_n(w, __ATOMIC_RELAXED);
-        if (!(v & B_LOCK) &&
-            __atomic_compare_exchange_n(w, &v, v | B_LOCK, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        uintptr_t v = load_relaxed(w);
+        if (!(v & B_LOCK) && cas_acquire(w, &v, v | B_LOCK))
             return;
         pause();
     }
@@ -140,10 +131,9 @@ static void block(uintptr_t *w)
 
 static bool btrylock(uintptr_t *w)
 {
-    uintptr_t v = __atomic_load_n(w, __ATOMIC_RELAXED);
+    uintptr_t v = load_relaxed(w);
     preempt_disable();
-    if (!(v & B_LOCK) &&
-        __atomic_compare_exchange_n(w, &v, v | B_LOCK, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+    if (!(v & B_LOCK) && cas_acquire(w, &v, v | B_LOCK))
         return true;
     preempt_enable();
     return false;
@@ -151,7 +141,7 @@ static bool btrylock(uintptr_t *w)
 
 static void bunlock(uintptr_t *w)
 {
-    __atomic_fetch_and(w, ~B_LOCK, __ATOMIC_RELEASE);
+    fetch_and_release(w, ~B_LOCK);
     preempt_enable();
 }
 
@@ -216,13 +206,13 @@ void dirhash_destroy(struct dirhash *dh)
 
 size_t dirhash_table_bytes(struct dirhash *dh)
 {
-    struct dtable *t = tload(&dh->tab);
+    struct dtable *t = load_acquire(&dh->tab);
     if (!t->chunked)
         return CACHELINE + nbuckets(t) * CACHELINE;
     return sizeof *t + nbuckets(t) / CHUNK_BUCKETS * (sizeof(uintptr_t *) + PGSIZE);
 }
 
-uint32_t dirhash_order(struct dirhash *dh) { return tload(&dh->tab)->order; }
+uint32_t dirhash_order(struct dirhash *dh) { return load_acquire(&dh->tab)->order; }
 
 // FNV-1a over the name, seeded per directory, then a 64-bit finaliser so the top
 // bits (which pick the bucket) depend on every byte.
@@ -250,19 +240,19 @@ static bool name_eq(const struct dent *e, const char *name, size_t len, uint32_t
 
 struct dent *dirhash_lookup(struct dirhash *dh, const char *name, size_t len, uint32_t hash)
 {
-    struct dtable *t = tload(&dh->tab);
+    struct dtable *t = load_acquire(&dh->tab);
     for (;;) {
         uintptr_t *b = bucket(t, bindex(t, hash));
-        uintptr_t w = bload(b);
+        uintptr_t w = load_acquire(b);
         if (!(w & B_MIGRATED)) {
-            for (struct dent *e = B_HEAD(w); e && e->hash <= hash; e = dnext(e))
+            for (struct dent *e = B_HEAD(w); e && e->hash <= hash; e = load_acquire(&e->next))
                 if (name_eq(e, name, len, hash))
                     return e;
             // A miss counts only if no resize moved the bucket meanwhile.
-            if (!(bload(b) & B_MIGRATED))
+            if (!(load_acquire(b) & B_MIGRATED))
                 return NULL;
         }
-        t = tload(&t->next);
+        t = load_acquire(&t->next);
     }
 }
 
@@ -270,23 +260,23 @@ struct dent *dirhash_next(struct dirhash *dh, uint64_t key)
 {
     while (key < DENT_KEY_END) {
         uint32_t hash = (uint32_t)(key >> DENT_SEQ_BITS);
-        struct dtable *t = tload(&dh->tab);
+        struct dtable *t = load_acquire(&dh->tab);
         uint64_t range_end;
         for (;;) {
             uint32_t i = bindex(t, hash);
             uintptr_t *b = bucket(t, i);
-            uintptr_t w = bload(b);
+            uintptr_t w = load_acquire(b);
             if (!(w & B_MIGRATED)) {
                 uint32_t hi = bucket_hi(t, i);
-                for (struct dent *e = B_HEAD(w); e && e->hash <= hi; e = dnext(e))
+                for (struct dent *e = B_HEAD(w); e && e->hash <= hi; e = load_acquire(&e->next))
                     if (dent_key(e) >= key)
                         return e; // the chain before e is intact: e is the next key
-                if (!(bload(b) & B_MIGRATED)) {
+                if (!(load_acquire(b) & B_MIGRATED)) {
                     range_end = ((uint64_t)hi + 1) << DENT_SEQ_BITS;
                     break;
                 }
             }
-            t = tload(&t->next);
+            t = load_acquire(&t->next);
         }
         key = range_end;
     }
@@ -298,14 +288,14 @@ struct dent *dirhash_next(struct dirhash *dh, uint64_t key)
 // The bucket that holds `hash` now (not MIGRATED), unlocked.
 static uintptr_t *find_bucket(struct dirhash *dh, uint32_t hash, struct dtable **tp)
 {
-    struct dtable *t = tload(&dh->tab);
+    struct dtable *t = load_acquire(&dh->tab);
     for (;;) {
         uintptr_t *b = bucket(t, bindex(t, hash));
-        if (!(bload(b) & B_MIGRATED)) {
+        if (!(load_acquire(b) & B_MIGRATED)) {
             *tp = t;
             return b;
         }
-        t = tload(&t->next);
+        t = load_acquire(&t->next);
     }
 }
 
@@ -325,7 +315,7 @@ void dirhash_lock(struct dirhash *dh, uint32_t hash, struct dbucket *b)
         struct dtable *t;
         uintptr_t *w = find_bucket(dh, hash, &t);
         block(w);
-        if (!(bload(w) & B_MIGRATED)) {
+        if (!(load_acquire(w) & B_MIGRATED)) {
             fill(b, dh, t, w, hash);
             return;
         }
@@ -340,7 +330,7 @@ bool dirhash_trylock(struct dirhash *dh, uint32_t hash, struct dbucket *b)
         uintptr_t *w = find_bucket(dh, hash, &t);
         if (!btrylock(w))
             return false;
-        if (!(bload(w) & B_MIGRATED)) {
+        if (!(load_acquire(w) & B_MIGRATED)) {
             fill(b, dh, t, w, hash);
             return true;
         }
@@ -358,7 +348,7 @@ void dirhash_lock2(struct dirhash *dh1, uint32_t h1, struct dbucket *b1, struct 
         uintptr_t *w1 = find_bucket(dh1, h1, &t1), *w2 = find_bucket(dh2, h2, &t2);
         if (w1 == w2) {
             block(w1);
-            if (!(bload(w1) & B_MIGRATED)) {
+            if (!(load_acquire(w1) & B_MIGRATED)) {
                 fill(b1, dh1, t1, w1, h1);
                 fill(b2, dh2, t2, w2, h2);
                 return;
@@ -368,7 +358,7 @@ void dirhash_lock2(struct dirhash *dh1, uint32_t h1, struct dbucket *b1, struct 
         }
         block(w1 < w2 ? w1 : w2);
         block(w1 < w2 ? w2 : w1);
-        if (!(bload(w1) & B_MIGRATED) && !(bload(w2) & B_MIGRATED)) {
+        if (!(load_acquire(w1) & B_MIGRATED) && !(load_acquire(w2) & B_MIGRATED)) {
             fill(b1, dh1, t1, w1, h1);
             fill(b2, dh2, t2, w2, h2);
             return;
@@ -399,9 +389,9 @@ struct dent *dirhash_find_locked(struct dbucket *b, const char *name, size_t len
 static void link_after(struct dbucket *b, struct dent *prev, struct dent *e)
 {
     if (prev)
-        set_next(prev, e);
+        store_release(&prev->next, e);
     else
-        bstore(b->word, (uintptr_t)e | B_LOCK);
+        store_release(b->word, (uintptr_t)e | B_LOCK);
 }
 
 static uint32_t chain_length(struct dent *e)
@@ -451,7 +441,7 @@ static bool group_empty(struct dbucket *b)
     uint32_t first = b->index & ~(GROUP - 1);
     for (uint32_t i = 0; i < GROUP && first + i < (1U << b->order); i++) {
         uintptr_t *w = b->word + ((long)(first + i) - (long)b->index) * (long)STRIDE;
-        if (B_HEAD(bload(w)))
+        if (B_HEAD(load_acquire(w)))
             return false;
     }
     return true;
@@ -480,8 +470,7 @@ void dirhash_replace_locked(struct dbucket *b, struct dent *old, struct dent *e)
 int dirhash_kill(struct dirhash *dh)
 {
     uint32_t s = 0;
-    if (!__atomic_compare_exchange_n(&dh->state, &s, DH_RESIZING, false, __ATOMIC_ACQUIRE,
-                                     __ATOMIC_RELAXED))
+    if (!cas_acquire(&dh->state, &s, DH_RESIZING))
         return (s & DH_DEAD) ? -ENOENT : -EAGAIN;
     struct dtable *t = dh->tab; // stable while we hold DH_RESIZING
     uint32_t n = nbuckets(t), locked = 0;
@@ -495,11 +484,11 @@ int dirhash_kill(struct dirhash *dh)
         if (B_HEAD(*bucket(t, i)))
             err = -ENOTEMPTY;
     if (!err)
-        __atomic_store_n(&dh->state, DH_RESIZING | DH_DEAD, __ATOMIC_RELEASE); // for good
+        store_release(&dh->state, DH_RESIZING | DH_DEAD); // for good
     while (locked > 0)
         bunlock(bucket(t, --locked));
     if (err)
-        __atomic_fetch_and(&dh->state, ~DH_RESIZING, __ATOMIC_RELEASE);
+        fetch_and_release(&dh->state, ~DH_RESIZING);
     return err;
 }
 
@@ -510,14 +499,14 @@ int dirhash_kill(struct dirhash *dh)
 static uint32_t sample(struct dirhash *dh, uint32_t hash, uint32_t *order, uint32_t *nsampled)
 {
     epoch_enter(); // before loading the table: a resize may free it
-    struct dtable *t = tload(&dh->tab);
+    struct dtable *t = load_acquire(&dh->tab);
     uint32_t n = nbuckets(t), cnt = MIN(n, SAMPLE);
     uint32_t first = (bindex(t, hash) & ~(SAMPLE - 1)) & (n - 1);
     uint32_t total = 0;
     *order = t->order;
     for (uint32_t i = 0; i < cnt; i++) {
         uintptr_t *b = bucket(t, (first + i) & (n - 1));
-        for (struct dent *e = B_HEAD(bload(b)); e; e = dnext(e))
+        for (struct dent *e = B_HEAD(load_acquire(b)); e; e = load_acquire(&e->next))
             total++;
     }
     epoch_exit();
@@ -530,10 +519,10 @@ static uint32_t sample(struct dirhash *dh, uint32_t hash, uint32_t *order, uint3
 static int decide(struct dirhash *dh, uint32_t hash, int hint)
 {
     epoch_enter(); // before loading the table: a resize may free it
-    struct dtable *t = tload(&dh->tab);
+    struct dtable *t = load_acquire(&dh->tab);
     bool small = t->order < SPREAD_ORDER;
-    struct dent *e = small ? B_HEAD(bload(bucket(t, bindex(t, hash)))) : NULL;
-    bool crowded = e && dnext(e);
+    struct dent *e = small ? B_HEAD(load_acquire(bucket(t, bindex(t, hash)))) : NULL;
+    bool crowded = e && load_acquire(&e->next);
     epoch_exit();
     if (small)
         return hint == DH_HINT_GROW && crowded;
@@ -559,13 +548,13 @@ static void migrate_grow(struct dtable *t, struct dtable *n, uint32_t i)
     // until the cut below a writer inserting after `prev` (or removing it) in
     // bucket 2i would have its change undone by the cut.
     uintptr_t *lo = bucket(n, 2 * i), *hi = bucket(n, 2 * i + 1);
-    __atomic_store_n(lo, (prev ? (uintptr_t)head : 0) | B_LOCK, __ATOMIC_RELAXED);
-    __atomic_store_n(hi, (uintptr_t)e | B_LOCK, __ATOMIC_RELAXED);
-    bstore(ob, B_MIGRATED | B_LOCK); // new heads are visible before the mark
+    store_relaxed(lo, (prev ? (uintptr_t)head : 0) | B_LOCK);
+    store_relaxed(hi, (uintptr_t)e | B_LOCK);
+    store_release(ob, B_MIGRATED | B_LOCK); // new heads are visible before the mark
     if (prev)
-        set_next(prev, NULL);        // the cut comes after the mark
-    __atomic_fetch_and(lo, ~B_LOCK, __ATOMIC_RELEASE); // after the cut
-    __atomic_fetch_and(hi, ~B_LOCK, __ATOMIC_RELEASE);
+        store_release(&prev->next, NULL);        // the cut comes after the mark
+    fetch_and_release(lo, ~B_LOCK); // after the cut
+    fetch_and_release(hi, ~B_LOCK);
     bunlock(ob);
 }
 
@@ -579,11 +568,11 @@ static void migrate_shrink(struct dtable *t, struct dtable *n, uint32_t i)
         struct dent *last = h0;
         while (last->next)
             last = last->next;
-        set_next(last, h1); // readers of 2i may now wander into 2i+1's range: harmless
+        store_release(&last->next, h1); // readers of 2i may now wander into 2i+1's range: harmless
     }
-    __atomic_store_n(bucket(n, i / 2), (uintptr_t)(h0 ? h0 : h1), __ATOMIC_RELAXED);
-    bstore(b0, B_MIGRATED | B_LOCK);
-    bstore(b1, B_MIGRATED | B_LOCK);
+    store_relaxed(bucket(n, i / 2), (uintptr_t)(h0 ? h0 : h1));
+    store_release(b0, B_MIGRATED | B_LOCK);
+    store_release(b1, B_MIGRATED | B_LOCK);
     bunlock(b1);
     bunlock(b0);
 }
@@ -593,17 +582,17 @@ static void resize(struct dirhash *dh, struct dtable *t, int dir)
     struct dtable *n = table_alloc(t->order + dir);
     if (!n)
         return; // keep the old size; chains only get longer (or stay sparse)
-    __atomic_store_n(&t->next, n, __ATOMIC_RELEASE);
+    store_release(&t->next, n);
     if (dir > 0)
         for (uint32_t i = 0; i < nbuckets(t); i++)
             migrate_grow(t, n, i);
     else
         for (uint32_t i = 0; i < nbuckets(t); i += 2)
             migrate_shrink(t, n, i);
-    __atomic_store_n(&dh->tab, n, __ATOMIC_RELEASE);
+    store_release(&dh->tab, n);
     // epoch_defer reads the epoch without a full fence: make the unpublishing
     // store visible first (x86 may otherwise let the load pass it).
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     epoch_defer(&t->cb, table_free_cb);
 }
 
@@ -615,8 +604,7 @@ void dirhash_resize_check(struct dirhash *dh, uint32_t hash, int hint)
     if (!hint || READ_ONCE(dh->state) || !decide(dh, hash, hint))
         return;
     uint32_t s = 0;
-    if (!__atomic_compare_exchange_n(&dh->state, &s, DH_RESIZING, false, __ATOMIC_ACQUIRE,
-                                     __ATOMIC_RELAXED))
+    if (!cas_acquire(&dh->state, &s, DH_RESIZING))
         return; // someone else is resizing, or the directory is dead
     int dir;
     while ((dir = decide(dh, hash, hint)) != 0) {
@@ -625,5 +613,5 @@ void dirhash_resize_check(struct dirhash *dh, uint32_t hash, int hint)
         if (dh->tab == t)
             break; // out of memory
     }
-    __atomic_fetch_and(&dh->state, ~DH_RESIZING, __ATOMIC_RELEASE);
+    fetch_and_release(&dh->state, ~DH_RESIZING);
 }

@@ -45,6 +45,7 @@
 #include "inode.h"
 #include "mm/mm.h"
 #include "mm/uvm.h"
+#include "sync/atomic.h"
 #include "x86/x86.h"
 
 #define SLOT_SHIFT 9
@@ -62,29 +63,18 @@ static int height_for(uint64_t pg)
     return h;
 }
 
-static void *ld(void **p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-static bool cas_ptr(void **p, void *old, void *new)
-{
-    return __atomic_compare_exchange_n(p, &old, new, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-}
-static uintptr_t root_load(struct filemap *m) { return __atomic_load_n(&m->root, __ATOMIC_ACQUIRE); }
-static bool root_cas(struct filemap *m, uintptr_t old, uintptr_t new)
-{
-    return __atomic_compare_exchange_n(&m->root, &old, new, false, __ATOMIC_ACQ_REL,
-                                       __ATOMIC_ACQUIRE);
-}
 
 // ---- the tree -----------------------------------------------------------------
 
 // Page pg, or NULL for a hole. Readers: inside an epoch section.
 static char *page_find(struct filemap *m, uint64_t pg)
 {
-    uintptr_t r = root_load(m);
+    uintptr_t r = load_acquire(&m->root);
     if (!r || pg >= cap_pages(ROOT_H(r)))
         return NULL;
     void **node = ROOT_PTR(r);
     for (int h = ROOT_H(r); h > 0 && node; h--)
-        node = ld(&node[slot_of(pg, h)]);
+        node = load_acquire(&node[slot_of(pg, h)]);
     return (char *)node;
 }
 
@@ -93,7 +83,7 @@ static char *page_find(struct filemap *m, uint64_t pg)
 static char *page_get(struct filemap *m, uint64_t pg)
 {
     uintptr_t r;
-    while (!(r = root_load(m)) || pg >= cap_pages(ROOT_H(r))) {
+    while (!(r = load_acquire(&m->root)) || pg >= cap_pages(ROOT_H(r))) {
         // Grow by one level (the old root becomes slot 0), or start the tree.
         void **n = page_alloc_zeroed();
         if (!n)
@@ -101,22 +91,22 @@ static char *page_get(struct filemap *m, uint64_t pg)
         int h = r ? ROOT_H(r) + 1 : height_for(pg);
         if (r)
             n[0] = ROOT_PTR(r);
-        if (!root_cas(m, r, (uintptr_t)n | h))
+        if (!cas(&m->root, &r, (uintptr_t)n | h))
             page_free(n); // never published
     }
     void **node = ROOT_PTR(r);
     for (int h = ROOT_H(r); h > 0; h--) {
         void **slot = &node[slot_of(pg, h)];
-        void *child = ld(slot);
+        void *child = load_acquire(slot);
         if (!child) {
             void *n = page_alloc_zeroed();
             if (!n)
                 return NULL;
-            if (cas_ptr(slot, NULL, n))
+            if (cas(slot, &child, n))
                 child = n;
             else {
                 page_free(n);
-                child = ld(slot);
+                child = load_acquire(slot);
             }
         }
         node = child;
@@ -191,8 +181,8 @@ static void det_finish(struct inode *ip, struct detacher *d)
         next = b->next;
         if (!b->n) {
             page_free(b);
-        } else if (__atomic_load_n(&ip->file.maps_stale, __ATOMIC_ACQUIRE)) {
-            b->next = __atomic_load_n(&ip->file.orphans, __ATOMIC_RELAXED);
+        } else if (load_acquire(&ip->file.maps_stale)) {
+            b->next = load_relaxed(&ip->file.orphans);
             while (!__atomic_compare_exchange_n(&ip->file.orphans, &b->next, b, false,
                                                 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
                 ;
@@ -213,13 +203,13 @@ static int detach_node(void **node, int h, uint64_t base, uint64_t lo, uint64_t 
         uint64_t s = base + i * span;
         if (s >= hi)
             break;
-        void *c = ld(&node[i]);
+        void *c = load_acquire(&node[i]);
         if (!c)
             continue;
         if (s >= lo && hi - s >= span) {
             if (!det_room(d))
                 return -ENOMEM;
-            c = __atomic_exchange_n(&node[i], NULL, __ATOMIC_ACQ_REL);
+            c = xchg(&node[i], NULL);
             d->b->item[d->b->n++] = (uintptr_t)c | (h - 1);
         } else if (h > 1) {
             int err = detach_node(c, h - 1, s, lo, hi, d);
@@ -233,14 +223,14 @@ static int detach_node(void **node, int h, uint64_t base, uint64_t lo, uint64_t 
 static int detach_range(struct filemap *m, uint64_t lo, uint64_t hi, struct detacher *d)
 {
     for (;;) {
-        uintptr_t r = root_load(m);
+        uintptr_t r = load_acquire(&m->root);
         if (!r || lo >= cap_pages(ROOT_H(r)) || lo >= hi)
             return 0;
         if (lo > 0 || hi < cap_pages(ROOT_H(r)))
             return ROOT_H(r) ? detach_node(ROOT_PTR(r), ROOT_H(r), 0, lo, hi, d) : 0;
         if (!det_room(d))
             return -ENOMEM;
-        if (root_cas(m, r, 0)) { // the whole tree (lost only to a racing growth)
+        if (cas(&m->root, &r, 0)) { // the whole tree (lost only to a racing growth)
             d->b->item[d->b->n++] = r;
             return 0;
         }
@@ -306,7 +296,7 @@ static void copy_out(struct filemap *m, char *buf, size_t n, uint64_t off)
 
 // ---- operations -------------------------------------------------------------------
 
-uint64_t filedata_size(struct inode *ip) { return __atomic_load_n(&ip->size, __ATOMIC_ACQUIRE); }
+uint64_t filedata_size(struct inode *ip) { return load_acquire(&ip->size); }
 
 // The pages a size covers, kept apart from the size for faults (fs_map_page):
 // stored only when it changes, so a write or truncate inside the last page
@@ -315,7 +305,7 @@ static void set_npages(struct inode *ip, uint64_t size)
 {
     uint64_t n = PGROUNDUP(size) / PGSIZE;
     if (n != ip->npages)
-        __atomic_store_n(&ip->npages, n, __ATOMIC_RELEASE);
+        store_release(&ip->npages, n);
 }
 
 // Reads and writes go in chunks of this much, each in its own epoch section
@@ -374,7 +364,7 @@ static int64_t write_locked(struct inode *ip, const char *buf, size_t n, uint64_
     if (ret == 0)
         ret = -ENOMEM;
     else if (off + ret > size) {
-        __atomic_store_n(&ip->size, off + ret, __ATOMIC_RELEASE); // after the data
+        store_release(&ip->size, off + ret); // after the data
         set_npages(ip, off + ret);
     }
 out:
@@ -434,7 +424,7 @@ int filedata_truncate(struct inode *ip, uint64_t len)
     seq_write_begin(&ip->sizelock); // lock-free accessors retry around this
     uint64_t size = ip->size;
     if (len < size) {
-        __atomic_store_n(&ip->size, len, __ATOMIC_RELEASE);
+        store_release(&ip->size, len);
         set_npages(ip, len);
         if (len % PGSIZE) {
             char *p = page_find(&ip->map, len / PGSIZE);
@@ -445,7 +435,7 @@ int filedata_truncate(struct inode *ip, uint64_t len)
         // next extension cleans them (clean_beyond) and freeing the file frees them.
         detach_range(&ip->map, PGROUNDUP(len) / PGSIZE, UINT64_MAX, &d);
     } else if (len > size && !(err = clean_beyond(ip, size, len, &d))) {
-        __atomic_store_n(&ip->size, len, __ATOMIC_RELEASE);
+        store_release(&ip->size, len);
         set_npages(ip, len);
     }
     seq_write_end(&ip->sizelock);
@@ -456,9 +446,9 @@ int filedata_truncate(struct inode *ip, uint64_t len)
     // page handed out on the old count is seen there. Mappings that never held a
     // page of the file are not looked at.
     if (PGROUNDUP(len) < PGROUNDUP(size)) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        fence();
         if (!uvm_truncate_file(ip, PGROUNDUP(len) / PGSIZE))
-            __atomic_store_n(&ip->file.maps_stale, true, __ATOMIC_RELEASE);
+            store_release(&ip->file.maps_stale, true);
     }
     det_finish(ip, &d);
     return err;
@@ -470,7 +460,7 @@ static uint64_t count_pages(void **node, int h)
         return 1;
     uint64_t n = 0;
     for (unsigned i = 0; i < SLOTS; i++) {
-        void *c = ld(&node[i]);
+        void *c = load_acquire(&node[i]);
         if (c)
             n += count_pages(c, h - 1);
     }
@@ -480,7 +470,7 @@ static uint64_t count_pages(void **node, int h)
 uint64_t filedata_pages(struct inode *ip)
 {
     epoch_enter();
-    uintptr_t r = root_load(&ip->map);
+    uintptr_t r = load_acquire(&ip->map.root);
     uint64_t n = r ? count_pages(ROOT_PTR(r), ROOT_H(r)) : 0;
     epoch_exit();
     return n;
@@ -529,7 +519,7 @@ bool fs_read_at_end(struct inode *ip, const uint64_t *pos, size_t n)
     if (check_regular(ip))
         return false;
     uint32_t s = seq_read_begin(&ip->sizelock);
-    uint64_t p = __atomic_load_n(pos, __ATOMIC_RELAXED);
+    uint64_t p = load_relaxed(pos);
     uint64_t size = filedata_size(ip);
     if (seq_read_retry(&ip->sizelock, s) || p < size)
         return false;
@@ -592,7 +582,7 @@ int fs_map_page(struct inode *ip, uint64_t pg, void **page)
     // again (filedata_truncate). Nothing here writes the inode, and the count is
     // off the size's line, so faults commute with reads, in-place writes, stats,
     // writes inside the last page and other faults of the file.
-    if (pg >= __atomic_load_n(&ip->npages, __ATOMIC_ACQUIRE))
+    if (pg >= load_acquire(&ip->npages))
         return -EFAULT;
     if (!page)
         return 0; // only asked whether the page lies inside the file

@@ -28,6 +28,7 @@
 // no further grace period. Release callbacks run from the timer tick.
 #include "inode.h"
 #include "mm/mm.h"
+#include "sync/atomic.h"
 #include "sync/counter.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
@@ -89,7 +90,7 @@ static void release_one(struct inode *ip, struct refcache_obj *o)
     // on refcache"); refcache calls us again when the count really reaches zero.
     if (refcache_read_exact(o) != 0)
         return;
-    if (__atomic_sub_fetch(&ip->releases, 1, __ATOMIC_ACQ_REL) == 0)
+    if (sub_fetch(&ip->releases, 1) == 0)
         inode_free(ip);
 }
 
@@ -171,7 +172,7 @@ void iput_later(struct iput_later *l, struct inode *ip)
 {
     // The pointer was just overwritten with a plain store; epoch_defer reads the
     // epoch without a full fence, so make the store visible first.
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     l->ip = ip;
     epoch_defer(&l->cb, iput_later_cb);
 }
@@ -199,7 +200,7 @@ int fs_init(void)
         return err;
     root->ino = 1;
     root->parent = root; // ".." of the root is the root; it holds no reference
-    __atomic_store_n(&fs_root_inode, root, __ATOMIC_RELEASE);
+    store_release(&fs_root_inode, root);
     return 0;
 }
 

@@ -21,42 +21,48 @@
 //   lines 2-3 the two refcache objects, mtime and ctime: written only when a
 //            flush brings a CPU's cached delta or times here (refcache.c,
 //            itime.c)
+//
+// Who may write each field (docs/conventions.md): [i] immutable once published,
+// [a] atomic (sync/atomic.h), no lock; [s] the size seqlock's spinlock, read
+// lock-free (acquire loads; a shrink moves the sequence so readers retry);
+// [n] rename_lock with both bucket locks, read lock-free inside an epoch section
+// (the old value is dropped a grace period later).
 struct inode {
-    uint64_t ino;
-    uint32_t mode;                // S_IF* type (immutable) and permission bits
-    uint32_t releases;            // refcache objects not yet released (2 -> 0: free)
+    uint64_t ino;                 // [i]
+    uint32_t mode;                // [a] S_IF* type ([i]) and permission bits
+    uint32_t releases;            // [a] refcache objects not yet released (2 -> 0: free)
     union {
-        struct dirhash dir;       // directories
+        struct dirhash dir;       // directories (its own synchronisation, dirhash.c)
         struct {
-            char *target;         // symlinks: target, NUL-terminated, immutable
-            uint32_t len;
+            char *target;         // [i] symlinks: target, NUL-terminated
+            uint32_t len;         // [i]
         } link;
-        uint32_t rdev;            // device nodes (S_IFCHR): the device number
+        uint32_t rdev;            // [i] device nodes (S_IFCHR): the device number
         struct {                  // regular files (filedata.c):
             // a truncate could not take its pages out of every mapping (out
             // of memory): detached pages are kept in orphans until the inode goes
-            bool maps_stale;
-            struct freebatch *orphans;
+            bool maps_stale;      // [a] set once
+            struct freebatch *orphans; // [a] pushed lock-free
         } file;
     };
-    struct inode *parent;         // directories: ".." (holds a reference on it)
+    struct inode *parent;         // [n] directories: ".." (holds a reference on it)
     // Regular files: writers and executors (writecount.c), allocated by the
     // first open for writing or exec and installed once (NULL before).
-    struct writecount *wc;
+    struct writecount *wc;        // [a] set once
 
     // The size seqlock: its sequence changes only while a truncate shrinks the
     // file, so readers retry only then; its spinlock serialises size changes.
     struct seqlock sizelock __cacheline_aligned;
-    uint64_t size;                // regular files
-    uint64_t atime, mtime, ctime; // nanoseconds since 1970, less what CPUs cache (itime.c)
+    uint64_t size;                // [s] regular files
+    uint64_t atime, mtime, ctime; // [a] nanoseconds since 1970, less what CPUs cache (itime.c)
 
     struct refcache_obj nlink __cacheline_aligned; // names (+1 for "." and per subdirectory)
     struct refcache_obj ref;      // dents + open references + children's ".." + callers
     // Regular files (filedata.c), off the size's line: the page tree, and the
     // pages the size covers, all a fault asks (is its page inside the file?),
     // which a write or truncate inside the last page does not change.
-    struct filemap map;
-    uint64_t npages;
+    struct filemap map;           // [a] nodes installed by compare-and-swap
+    uint64_t npages;              // [s]
 };
 
 static inline bool inode_isdir(const struct inode *ip) { return S_ISDIR(ip->mode); }

@@ -30,6 +30,7 @@
 // cached one.
 #include "inode.h"
 #include "sync/activeset.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "sync/seqlock.h"
 #include "sync/xcall.h"
@@ -63,7 +64,7 @@ uint64_t fs_time_now(void) { return FS_EPOCH_SEC * 1000000000ULL + nsec_now(); }
 
 static void store_max(uint64_t *f, uint64_t t)
 {
-    uint64_t v = __atomic_load_n(f, __ATOMIC_RELAXED);
+    uint64_t v = load_relaxed(f);
     while (v < t && !__atomic_compare_exchange_n(f, &v, t, false, __ATOMIC_RELAXED,
                                                  __ATOMIC_RELAXED))
         ;

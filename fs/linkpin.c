@@ -28,6 +28,7 @@
 // share a slot number (1 in 128) touch one line.
 #include "inode.h"
 #include "sync/activeset.h"
+#include "sync/atomic.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
 #include "x86/x86.h"
@@ -57,9 +58,9 @@ bool link_pin(struct dent *e)
     // interrupt handler links.
     kernel_active_join();
     *this_cpu_ptr(&lp_holding) = true;
-    __atomic_store_n(&s->e, e, __ATOMIC_SEQ_CST);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (!__atomic_load_n(&e->dying, __ATOMIC_SEQ_CST))
+    store_seqcst(&s->e, e);
+    fence();
+    if (!load_seqcst(&e->dying))
         return true;
     link_unpin(e);
     return false;
@@ -67,12 +68,12 @@ bool link_pin(struct dent *e)
 
 // Is e, pinned, being removed now? Its remover waits for the pin, so a link
 // that waits for a lock must give up when this turns true.
-bool link_pin_dying(const struct dent *e) { return __atomic_load_n(&e->dying, __ATOMIC_ACQUIRE); }
+bool link_pin_dying(const struct dent *e) { return load_acquire(&e->dying); }
 
 void link_unpin(struct dent *e)
 {
     struct lp_slot *s = &this_cpu_ptr(&lp_slots)[0][slot_of(e)];
-    __atomic_store_n(&s->e, NULL, __ATOMIC_RELEASE);
+    store_release(&s->e, NULL);
     *this_cpu_ptr(&lp_holding) = false;
 }
 
@@ -84,21 +85,21 @@ void dent_retire(struct dent *e)
 {
     if (e->type == DT_DIR)
         return; // links refuse directories (EPERM) before they pin
-    __atomic_store_n(&e->dying, 1, __ATOMIC_SEQ_CST);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    store_seqcst(&e->dying, 1);
+    fence();
     unsigned i = slot_of(e);
     cpumask_t cpus; // a CPU outside it holds no pin: its join comes before its pin
     active_snapshot(&kernel_active, &cpus);
     for_each_cpu(c, &cpus) {
         struct lp_slot *s = &per_cpu_ptr(&lp_slots, c)[0][i];
-        while (__atomic_load_n(&s->e, __ATOMIC_ACQUIRE) == e)
+        while (load_acquire(&s->e) == e)
             pause();
     }
 }
 
 // A remover that fails after dent_retire (rename's insert into a dead directory)
 // takes the mark back: e stays.
-void dent_unretire(struct dent *e) { __atomic_store_n(&e->dying, 0, __ATOMIC_RELEASE); }
+void dent_unretire(struct dent *e) { store_release(&e->dying, 0); }
 
 // A link that backed off: wait until e, found under name nd, is gone from it or
 // no longer dying (its remover failed). Inside the caller's epoch, so e stays

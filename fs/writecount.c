@@ -42,6 +42,7 @@
 // off line 1, which truncates and appends write.
 #include "inode.h"
 #include "mm/mm.h"
+#include "sync/atomic.h"
 
 struct writecount {
     struct refcache_obj writers;   // +1 base held by the inode until it is freed
@@ -53,7 +54,7 @@ struct writecount {
 static void released(struct refcache_obj *o, struct writecount *wc)
 {
     // As inode.c's release_one: refcache may call early; it calls again.
-    if (refcache_read_exact(o) == 0 && __atomic_sub_fetch(&wc->releases, 1, __ATOMIC_ACQ_REL) == 0)
+    if (refcache_read_exact(o) == 0 && sub_fetch(&wc->releases, 1) == 0)
         kfree(wc);
 }
 
@@ -70,7 +71,7 @@ static void executors_released(struct refcache_obj *o)
 // ip's object, installed if missing; NULL if out of memory.
 static struct writecount *wc_get(struct inode *ip)
 {
-    struct writecount *wc = __atomic_load_n(&ip->wc, __ATOMIC_ACQUIRE);
+    struct writecount *wc = load_acquire(&ip->wc);
     if (wc)
         return wc;
     struct writecount *n = kzalloc(sizeof *n);
@@ -79,7 +80,7 @@ static struct writecount *wc_get(struct inode *ip)
     refcache_init(&n->writers, 1, writers_released);
     refcache_init(&n->executors, 1, executors_released);
     n->releases = 2;
-    if (__atomic_compare_exchange_n(&ip->wc, &wc, n, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    if (cas(&ip->wc, &wc, n))
         return n;
     kfree(n); // another CPU installed one first (never published: no refcache state)
     return wc;
@@ -101,8 +102,8 @@ int fs_get_write(struct inode *ip)
     if (!wc)
         return -ENOMEM;
     refcache_inc(&wc->writers);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&wc->executed, __ATOMIC_ACQUIRE) && refcache_read_exact(&wc->executors) != 1) {
+    fence();
+    if (load_acquire(&wc->executed) && refcache_read_exact(&wc->executors) != 1) {
         refcache_dec(&wc->writers);
         return -ETXTBSY;
     }
@@ -136,8 +137,8 @@ int fs_deny_write(struct inode *ip)
         return -ENOMEM;
     refcache_inc(&wc->executors);
     if (!READ_ONCE(wc->executed)) // after the increment: a writer that sees it set sees that
-        __atomic_store_n(&wc->executed, true, __ATOMIC_RELEASE);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        store_release(&wc->executed, true);
+    fence();
     if (refcache_read_exact(&wc->writers) != 1) {
         refcache_dec(&wc->executors);
         return -ETXTBSY;

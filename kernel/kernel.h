@@ -55,4 +55,3 @@ const char *cmdline_get(const char *key, size_t *len); // value of key=value, or
 const char *cmdline_find(const char *line, const char *key, size_t *len); // same, in line
 int cmdline_env(const char *line, char *buf, size_t size, char **envp, int max); // init's
 bool cmdline_has(const char *key);                       // key or key=... present
-long cmdline_int(const char *key, long dflt);

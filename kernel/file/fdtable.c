@@ -52,6 +52,7 @@
 #include "file/fdtable.h"
 #include "file/file.h"
 #include "mm/mm.h"
+#include "sync/atomic.h"
 #include "sync/epoch.h"
 #include "sync/percpu.h"
 #include "sync/spinlock.h"
@@ -64,8 +65,11 @@
 #define SLOT_HELD ((uintptr_t)FDI_HELD)
 #define SLOT_FLAGS (SLOT_CLOEXEC | SLOT_HELD)
 
+// Who may write each field (docs/conventions.md): [i] immutable once published,
+// [a] atomic (sync/atomic.h), no lock; [g] the table's grow_lock, [r] also read
+// without it (acquire loads), [e] inside an epoch section (the directory).
 struct fdslot {
-    uintptr_t v; // struct file * | SLOT_CLOEXEC, or 0: free
+    uintptr_t v; // [a] struct file * | SLOT_CLOEXEC | SLOT_HELD, or 0: free
 } __cacheline_aligned;
 
 struct fdchunk {
@@ -75,25 +79,24 @@ _Static_assert(sizeof(struct fdchunk) == PGSIZE, "a chunk is one page");
 _Static_assert(FD_MAX % CHUNK_FDS == 0, "whole chunks");
 
 struct fddirent {
-    struct fdchunk *chunk;
+    struct fdchunk *chunk; // [g,r] set once
 } __cacheline_aligned;
 
 struct fddir {
-    uint32_t n;
+    uint32_t n;            // [i]
     struct epoch_cb free_cb;
     struct fddirent ent[]; // from the second cache line on
 };
 
 struct fdtable {
-    struct fddir *dir;               // read by every operation; replaced on growth
+    struct fddir *dir;               // [g,e] read by every operation; replaced on growth
     struct spinlock grow_lock __cacheline_aligned; // directory growth, chunk creation
-    int users __cacheline_aligned;   // holders (processes, threads)
+    int users __cacheline_aligned;   // [a] holders (processes, threads)
 };
 
 int fd_chunk_of(int fd) { return fd / CHUNK_FDS; }
 int fdtable_partition_of_cpu(int c) { return 1 + c; }
 
-static uintptr_t slot_load(uintptr_t *s) { return __atomic_load_n(s, __ATOMIC_ACQUIRE); }
 static struct file *slot_file(uintptr_t v) { return (struct file *)(v & ~SLOT_FLAGS); }
 static uintptr_t slot_value(struct file *f, unsigned how)
 {
@@ -120,19 +123,17 @@ static uintptr_t ref_slot(uintptr_t *s, bool hold)
 {
     for (;;) {
         epoch_enter();
-        uintptr_t v = slot_load(s);
+        uintptr_t v = load_acquire(s);
         struct file *f = slot_file(v);
         if (f)
             hold ? file_hold(f) : file_borrow(f);
-        bool stayed = !f || slot_file(slot_load(s)) == f;
+        bool stayed = !f || slot_file(load_acquire(s)) == f;
         epoch_exit();
         if (stayed)
             return v;
         hold ? file_unhold(f) : file_unborrow(f);
     }
 }
-
-static struct fddir *dir_load(struct fdtable *t) { return __atomic_load_n(&t->dir, __ATOMIC_ACQUIRE); }
 
 static struct fddir *dir_alloc(uint32_t n)
 {
@@ -163,9 +164,8 @@ static void dir_free_cb(struct epoch_cb *cb) { kfree(container_of(cb, struct fdd
 // memory.
 static struct fdchunk *chunk_get(struct fdtable *t, int idx, bool create)
 {
-    struct fddir *d = dir_load(t);
-    struct fdchunk *c =
-        (uint32_t)idx < d->n ? __atomic_load_n(&d->ent[idx].chunk, __ATOMIC_ACQUIRE) : NULL;
+    struct fddir *d = load_acquire(&t->dir);
+    struct fdchunk *c = (uint32_t)idx < d->n ? load_acquire(&d->ent[idx].chunk) : NULL;
     if (c || !create || idx >= NCHUNKS_MAX)
         return c;
     spin_lock(&t->grow_lock);
@@ -175,12 +175,12 @@ static struct fdchunk *chunk_get(struct fdtable *t, int idx, bool create)
         if (!nd)
             goto out;
         memcpy(nd->ent, d->ent, d->n * sizeof d->ent[0]);
-        __atomic_store_n(&t->dir, nd, __ATOMIC_RELEASE);
+        store_release(&t->dir, nd);
         epoch_defer(&d->free_cb, dir_free_cb); // readers may still hold the old one
         d = nd;
     }
     if (!(c = d->ent[idx].chunk) && (c = page_alloc_zeroed()))
-        __atomic_store_n(&d->ent[idx].chunk, c, __ATOMIC_RELEASE);
+        store_release(&d->ent[idx].chunk, c);
 out:
     spin_unlock(&t->grow_lock);
     return c;
@@ -192,9 +192,7 @@ static int claim_slot(struct fdchunk *c, int from, int to, uintptr_t v)
 {
     for (int i = from; i < to; i++) {
         uintptr_t old = 0;
-        if (!__atomic_load_n(&c->slot[i].v, __ATOMIC_RELAXED) &&
-            __atomic_compare_exchange_n(&c->slot[i].v, &old, v, false, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_RELAXED))
+        if (!load_relaxed(&c->slot[i].v) && cas_fail_relaxed(&c->slot[i].v, &old, v))
             return i;
     }
     return -1;
@@ -269,7 +267,7 @@ int fd_install_at(struct fdtable *t, int fd, struct file *f, unsigned how)
     uintptr_t *s = slot_of(t, fd, true);
     if (!s)
         return -ENOMEM;
-    uintptr_t old = __atomic_exchange_n(s, slot_value(f, how), __ATOMIC_ACQ_REL);
+    uintptr_t old = xchg(s, slot_value(f, how));
     if (old)
         slot_drop(old); // dup2 closes the fd it replaces
     return fd;
@@ -294,7 +292,7 @@ struct fd_ref fd_get(struct fdtable *t, int fd)
         r.f = slot_file(ref_slot(s, false));
         r.borrowed = r.f != NULL;
     } else {
-        r.f = slot_file(slot_load(s));
+        r.f = slot_file(load_acquire(s));
     }
     return r;
 }
@@ -306,7 +304,7 @@ struct file *fd_dup_ref(struct fdtable *t, int fd, bool owned, unsigned *how)
         return NULL;
     if (owned) {
         epoch_enter();
-        struct file *f = slot_file(slot_load(s));
+        struct file *f = slot_file(load_acquire(s));
         bool got = f && file_get_unless_zero(f); // refs > 0: f is alive
         epoch_exit();
         if (!f || got) {
@@ -327,9 +325,9 @@ void fd_put(struct fd_ref r)
 // Empty a slot; the value it held (0: it was free).
 static uintptr_t take_slot(uintptr_t *s)
 {
-    if (!s || !__atomic_load_n(s, __ATOMIC_RELAXED))
+    if (!s || !load_relaxed(s))
         return 0;
-    return __atomic_exchange_n(s, 0, __ATOMIC_ACQ_REL);
+    return xchg(s, 0);
 }
 
 int fd_close(struct fdtable *t, int fd)
@@ -344,27 +342,26 @@ int fd_close(struct fdtable *t, int fd)
 int fd_get_cloexec(struct fdtable *t, int fd)
 {
     uintptr_t *s = slot_of(t, fd, false);
-    uintptr_t v = s ? slot_load(s) : 0;
+    uintptr_t v = s ? load_acquire(s) : 0;
     return v ? (int)(v & SLOT_CLOEXEC) : -EBADF;
 }
 
 int fd_set_cloexec(struct fdtable *t, int fd, bool on)
 {
     uintptr_t *s = slot_of(t, fd, false);
-    uintptr_t v = s ? slot_load(s) : 0;
+    uintptr_t v = s ? load_acquire(s) : 0;
     do {
         if (!v)
             return -EBADF;
         if ((v & SLOT_CLOEXEC) == (on ? SLOT_CLOEXEC : 0))
             return 0; // already so: write nothing
-    } while (!__atomic_compare_exchange_n(s, &v, (v & ~SLOT_CLOEXEC) | (on ? SLOT_CLOEXEC : 0),
-                                          false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+    } while (!cas(s, &v, (v & ~SLOT_CLOEXEC) | (on ? SLOT_CLOEXEC : 0)));
     return 0;
 }
 
 void fd_close_range(struct fdtable *t, unsigned lo, unsigned hi, bool cloexec)
 {
-    struct fddir *d = dir_load(t);
+    struct fddir *d = load_acquire(&t->dir);
     uint64_t end = MIN((uint64_t)hi + 1, (uint64_t)d->n * CHUNK_FDS);
     for (uint64_t fd = lo; fd < end; fd++) {
         struct fdchunk *c = chunk_get(t, fd / CHUNK_FDS, false);
@@ -382,11 +379,11 @@ void fd_close_range(struct fdtable *t, unsigned lo, unsigned hi, bool cloexec)
     }
 }
 
-void fdtable_hold(struct fdtable *t) { __atomic_add_fetch(&t->users, 1, __ATOMIC_ACQ_REL); }
+void fdtable_hold(struct fdtable *t) { add_fetch(&t->users, 1); }
 
 void fdtable_release(struct fdtable *t)
 {
-    if (__atomic_sub_fetch(&t->users, 1, __ATOMIC_ACQ_REL) != 0)
+    if (sub_fetch(&t->users, 1) != 0)
         return;
     // Nobody else holds the table, so nobody looks into it any more.
     struct fddir *d = t->dir;
@@ -406,7 +403,7 @@ void fdtable_release(struct fdtable *t)
 int fdtable_fill(struct fdtable *t, struct fdtable *src, bool (*skip)(int fd, void *arg), void *arg)
 {
     epoch_enter(); // other threads may close fds meanwhile: their files stay valid
-    struct fddir *d = dir_load(src);
+    struct fddir *d = load_acquire(&src->dir);
     uint32_t n = d->n;
     epoch_exit();
     for (uint32_t i = 0; i < n; i++) {
@@ -442,11 +439,11 @@ struct fdtable *fdtable_copy(struct fdtable *src)
 
 void fdtable_close_on_exec(struct fdtable *t)
 {
-    struct fddir *d = dir_load(t);
+    struct fddir *d = load_acquire(&t->dir);
     for (uint32_t i = 0; i < d->n; i++) {
         struct fdchunk *c = chunk_get(t, i, false);
         for (int j = 0; c && j < CHUNK_FDS; j++) {
-            if (!(slot_load(&c->slot[j].v) & SLOT_CLOEXEC))
+            if (!(load_acquire(&c->slot[j].v) & SLOT_CLOEXEC))
                 continue;
             uintptr_t v = take_slot(&c->slot[j].v);
             if (v)

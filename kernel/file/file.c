@@ -27,6 +27,7 @@
 #include "fs.h"
 #include "mm/mm.h"
 #include "mm/usercopy.h"
+#include "sync/atomic.h"
 #include "uapi/errno.h"
 
 // Freeing, after the release: the shared count's base reference goes a grace
@@ -61,14 +62,13 @@ struct file *file_alloc(const struct file_ops *ops, uint32_t flags, struct inode
     return f;
 }
 
-void file_get(struct file *f) { __atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED); }
+void file_get(struct file *f) { fetch_add_relaxed(&f->refs, 1); }
 
 bool file_get_unless_zero(struct file *f)
 {
-    int r = __atomic_load_n(&f->refs, __ATOMIC_RELAXED);
+    int r = load_relaxed(&f->refs);
     while (r > 0)
-        if (__atomic_compare_exchange_n(&f->refs, &r, r + 1, false, __ATOMIC_ACQUIRE,
-                                        __ATOMIC_RELAXED))
+        if (cas_acquire(&f->refs, &r, r + 1))
             return true;
     return false;
 }
@@ -85,8 +85,7 @@ static bool claim_release(struct file *f, int64_t shared)
     if (shared != 1)
         return false;
     int no = 0;
-    return __atomic_compare_exchange_n(&f->released, &no, 1, false, __ATOMIC_ACQ_REL,
-                                       __ATOMIC_RELAXED);
+    return cas_fail_relaxed(&f->released, &no, 1);
 }
 
 // refs is 0 for good: if no held reference is left, f is dead; release it if
@@ -94,13 +93,13 @@ static bool claim_release(struct file *f, int64_t shared)
 static bool claim_death(struct file *f)
 {
     WRITE_ONCE(f->unowned, true); // held drops read this, not refs' busy line
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     int64_t shared = refcache_read_exact(&f->shared);
     if (shared >= FILE_HOLD)
         return false; // the last holder's drop will see unowned
     WRITE_ONCE(f->dead, true);
     if (shared != 1) { // borrowed: look again now that dead is visible
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        fence();
         shared = refcache_read_exact(&f->shared);
     }
     return claim_release(f, shared);
@@ -120,7 +119,7 @@ static void release(struct file *f)
 void file_put(struct file *f)
 {
     epoch_enter();
-    bool rel = __atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0 && claim_death(f);
+    bool rel = sub_fetch(&f->refs, 1) == 0 && claim_death(f);
     epoch_exit();
     if (rel)
         release(f);
@@ -130,7 +129,7 @@ void file_put(struct file *f)
 static void take_shared(struct file *f, int64_t weight)
 {
     refcache_add(&f->shared, weight); // a write to this CPU's refcache only
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
 }
 
 // Drop one: a held drop may be the last once no owned reference is left, a
@@ -139,7 +138,7 @@ static void drop_shared(struct file *f, int64_t weight)
 {
     epoch_enter();
     refcache_add(&f->shared, -weight);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     bool rel = weight == FILE_HOLD
                    ? READ_ONCE(f->unowned) && claim_death(f)
                    : READ_ONCE(f->dead) && claim_release(f, refcache_read_exact(&f->shared));

@@ -50,24 +50,27 @@ struct file_ops {
 // Held and borrowed references share one refcache count (`shared`), a held one
 // weighing FILE_HOLD: one object per file for refcache to track, and one exact
 // read tells both numbers apart.
+//
+// Who may write each field (docs/conventions.md): [i] immutable once made,
+// [a] atomic (sync/atomic.h), no lock; [l] poslock, [r] also read without it.
 struct file {
     // Read by every operation through the description.
-    uint32_t flags;            // O_ACCMODE and status flags (O_APPEND, O_NONBLOCK, ...)
-    bool unowned;              // set once: refs is 0 (read by held drops, not refs)
-    bool dead;                 // set once: no owned or held reference is left
-    const struct file_ops *ops;
-    struct inode *ip;          // ScaleFS inode (files, directories, device nodes), referenced
-    void *priv;                // the kind's own state (pipe, capture buffer)
+    uint32_t flags;            // [a] O_ACCMODE and status flags (O_APPEND, O_NONBLOCK, ...)
+    bool unowned;              // [a] set once: refs is 0 (read by held drops, not refs)
+    bool dead;                 // [a] set once: no owned or held reference is left
+    const struct file_ops *ops; // [i]
+    struct inode *ip;          // [i] ScaleFS inode (files, directories, device nodes), referenced
+    void *priv;                // [i] the kind's own state (pipe, capture buffer)
     // Written when owned references come and go, and when the file goes.
-    int refs __cacheline_aligned; // owned references; never back from 0
-    int released;              // set once, by whoever releases the file
-    struct epoch_cb free_cb;
+    int refs __cacheline_aligned; // [a] owned references; never back from 0
+    int released;              // [a] set once, by whoever releases the file
+    struct epoch_cb free_cb;   // the releaser's
     // 1 (until released) + borrowed + FILE_HOLD * held references.
     struct refcache_obj shared __cacheline_aligned;
     // The offset and its lock: read, write and lseek through one description are
     // atomic with respect to each other (POSIX 2.9.7), even when they sleep.
     struct sleeplock poslock __cacheline_aligned;
-    uint64_t pos;
+    uint64_t pos;              // [l,r]
 };
 
 #define FILE_HOLD (1LL << 32) // a held reference's weight in file.shared

@@ -13,6 +13,7 @@
 #include "fs.h"
 #include "mm/mm.h"
 #include "proc/proc.h"
+#include "sync/atomic.h"
 #include "uapi/errno.h"
 
 struct fs_context *fsctx_new(void)
@@ -41,11 +42,11 @@ struct fs_context *fsctx_copy(struct fs_context *src)
     return c;
 }
 
-void fsctx_hold(struct fs_context *c) { __atomic_add_fetch(&c->users, 1, __ATOMIC_ACQ_REL); }
+void fsctx_hold(struct fs_context *c) { add_fetch(&c->users, 1); }
 
 void fsctx_release(struct fs_context *c)
 {
-    if (__atomic_sub_fetch(&c->users, 1, __ATOMIC_ACQ_REL) != 0)
+    if (sub_fetch(&c->users, 1) != 0)
         return;
     fs_iput(c->cwd);
     kfree(c);
@@ -88,12 +89,12 @@ void fsctx_set_cwd(struct inode *dir)
             fs_iput(dir);
             return;
         }
-        struct inode *old = __atomic_exchange_n(&c->cwd, dir, __ATOMIC_ACQ_REL);
+        struct inode *old = xchg(&c->cwd, dir);
         epoch_synchronize();
         fs_iput(old);
         return;
     }
-    d->ip = __atomic_exchange_n(&c->cwd, dir, __ATOMIC_ACQ_REL);
+    d->ip = xchg(&c->cwd, dir);
     epoch_defer(&d->cb, cwd_put_cb); // lookups may have just read the old pointer
 }
 

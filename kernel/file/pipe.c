@@ -26,26 +26,30 @@
 #include "mm/usercopy.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
+#include "sync/atomic.h"
 #include "uapi/errno.h"
 
 #define PIPE_SIZE (PIPE_PAGES * PGSIZE)
 
+// Who may write each field (docs/conventions.md): [i] immutable once made,
+// [a] atomic (sync/atomic.h), no lock; [R] rlock, [W] wlock, [r] also read
+// without it (acquire loads: the other side, and the lock-free EOF/EAGAIN look).
 struct pipe {
     // The read side: written by readers.
     struct sleeplock rlock;  // one reader at a time
-    uint64_t r;              // bytes read so far (free-running)
+    uint64_t r;              // [R,r] bytes read so far (free-running)
     struct waitq rwq;        // readers waiting for data
     // The write side: written by writers.
     struct sleeplock wlock __cacheline_aligned;
-    uint64_t w;              // bytes written so far (free-running)
+    uint64_t w;              // [W,r] bytes written so far (free-running)
     struct waitq wwq;        // writers waiting for room
     // Set up once: read by every transfer, and by fstat.
-    char *buf __cacheline_aligned;
-    uint64_t ino;            // st_ino
+    char *buf __cacheline_aligned; // [i]; [R] owns [r, w) of the ring, [W] the rest
+    uint64_t ino;            // [i] st_ino
     // Written when ends are closed: off the line above, so that closing one end
     // shares nothing with an fstat of the other.
-    int readers __cacheline_aligned, writers; // open read and write descriptions
-    int ends;                // readers + writers; the last to go frees the pipe
+    int readers __cacheline_aligned, writers; // [a] open read and write descriptions
+    int ends;                // [a] readers + writers; the last to go frees the pipe
     // poll/select on either end; written only when pollers come and go.
     struct pollhead poll __cacheline_aligned;
 };
@@ -59,12 +63,11 @@ static struct pipe *pipe_of(struct file *f) { return f->priv; }
 // sleeper sees the change or we see the sleeper.
 static void wake(struct waitq *q)
 {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     if (READ_ONCE(q->waiters.next) != &q->waiters)
         waitq_wake_all(q);
 }
-static uint64_t load(uint64_t *x) { return __atomic_load_n(x, __ATOMIC_ACQUIRE); }
-static size_t used(struct pipe *p) { return load(&p->w) - load(&p->r); }
+static size_t used(struct pipe *p) { return load_acquire(&p->w) - load_acquire(&p->r); }
 
 // Move n bytes between user memory and the ring at index *idx, a page-sized
 // piece at a time, publishing the index after each piece (release: the data
@@ -80,7 +83,7 @@ static long ring_move(struct pipe *p, uint64_t *idx, uint64_t ubuf, size_t n, bo
                            : copy_to_user(ubuf + done, p->buf + off, k);
         if (err)
             return done ? (long)done : err;
-        __atomic_store_n(idx, *idx + k, __ATOMIC_RELEASE);
+        store_release(idx, *idx + k);
         wake(to_ring ? &p->rwq : &p->wwq);
         pollhead_wake(&p->poll);
         done += k;
@@ -98,17 +101,17 @@ static long pipe_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     // decided from a look without the lock, so that two such reads write
     // nothing. r first: r only grows and never passes w, so w equal to the r
     // loaded before it means the ring was empty when w was loaded.
-    bool eof = __atomic_load_n(&p->writers, __ATOMIC_ACQUIRE) == 0;
-    uint64_t r = load(&p->r);
-    if (load(&p->w) == r && (eof || (f->flags & O_NONBLOCK)))
+    bool eof = load_acquire(&p->writers) == 0;
+    uint64_t r = load_acquire(&p->r);
+    if (load_acquire(&p->w) == r && (eof || (f->flags & O_NONBLOCK)))
         return eof ? 0 : -EAGAIN;
     uint64_t w;
     for (;;) {
         sleeplock_acquire(&p->rlock);
         // Writers count before the index: a writer's last bytes are published
         // before it goes, so EOF is never reported with data still in the ring.
-        eof = __atomic_load_n(&p->writers, __ATOMIC_ACQUIRE) == 0;
-        if ((w = load(&p->w)) != p->r)
+        eof = load_acquire(&p->writers) == 0;
+        if ((w = load_acquire(&p->w)) != p->r)
             break;
         sleeplock_release(&p->rlock);
         if (eof)
@@ -137,20 +140,20 @@ static long pipe_writev(struct file *f, const struct iovec *iov, int cnt, size_t
     int seg = 0;
     size_t segoff = 0; // bytes of iov[seg] already written
     long ret;
-    if (__atomic_load_n(&p->readers, __ATOMIC_ACQUIRE) == 0) { // as below, without the lock
+    if (load_acquire(&p->readers) == 0) { // as below, without the lock
         signal_send_thread(thread_current(), SIGPIPE, NULL);
         return -EPIPE;
     }
     sleeplock_acquire(&p->wlock);
     for (;;) {
-        if (__atomic_load_n(&p->readers, __ATOMIC_ACQUIRE) == 0) {
+        if (load_acquire(&p->readers) == 0) {
             // No reader: SIGPIPE for the writer (Linux sends it even after a
             // partial write), and EPIPE if the signal does not end it.
             signal_send_thread(thread_current(), SIGPIPE, NULL);
             ret = done ? (long)done : -EPIPE;
             break;
         }
-        size_t room = PIPE_SIZE - (p->w - load(&p->r));
+        size_t room = PIPE_SIZE - (p->w - load_acquire(&p->r));
         if (room >= need) {
             // Fill the room from the segments, in order.
             long k = 0;
@@ -225,7 +228,7 @@ static unsigned pipe_poll(struct file *f, struct poller *pl)
 {
     struct pipe *p = pipe_of(f);
     poll_register(pl, &p->poll);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); // registered before looking: see pollhead_wake
+    fence(); // registered before looking: see pollhead_wake
     unsigned m = 0;
     if (file_readable(f)) {
         if (used(p) > 0)
@@ -246,14 +249,14 @@ static void pipe_release(struct file *f)
 {
     struct pipe *p = pipe_of(f);
     if (file_readable(f)) {
-        __atomic_sub_fetch(&p->readers, 1, __ATOMIC_SEQ_CST);
+        fetch_sub(&p->readers, 1);
         waitq_wake_all(&p->wwq); // writers now get EPIPE
     } else {
-        __atomic_sub_fetch(&p->writers, 1, __ATOMIC_SEQ_CST);
+        fetch_sub(&p->writers, 1);
         waitq_wake_all(&p->rwq); // readers now see EOF
     }
     pollhead_wake(&p->poll); // POLLHUP, POLLERR
-    if (__atomic_sub_fetch(&p->ends, 1, __ATOMIC_ACQ_REL) == 0) {
+    if (sub_fetch(&p->ends, 1) == 0) {
         page_free_contig(p->buf, PIPE_PAGES);
         kfree(p);
     }

@@ -19,6 +19,7 @@
 #include "mm/usercopy.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
+#include "sync/atomic.h"
 #include "syscall/syscall.h"
 #include "uapi/errno.h"
 #include "x86/smp.h"
@@ -27,17 +28,19 @@
 // always ready, as in Linux.
 #define DEFAULT_POLLMASK (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM)
 
+// Who may write each field (docs/conventions.md): [i] immutable once made,
+// [a] atomic, no lock; [h] the pollhead's lock; [t] the polling thread.
 struct poll_entry {
-    struct list link;
-    struct pollhead *head;
-    struct poller *pl;
+    struct list link;           // [h] on head->entries
+    struct pollhead *head;      // [i]
+    struct poller *pl;          // [i]
 };
 
 struct poller {
     struct waitq wq;
-    bool woken;
-    struct poll_entry *entries; // one per file at most
-    int n, cap;
+    bool woken;                 // [a] set by wakers, cleared by the poller before a scan
+    struct poll_entry *entries; // [t] one per file at most
+    int n, cap;                 // [t]
 };
 
 void pollhead_init(struct pollhead *h, const char *name)
@@ -62,13 +65,13 @@ void pollhead_wake(struct pollhead *h)
 {
     // Pairs with the fence in waitq_prepare: a poller that registered before its
     // last scan is seen here, or its scan sees the change.
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     if (READ_ONCE(h->entries.next) == &h->entries)
         return;
     spin_lock(&h->lock);
     list_for_each(it, &h->entries) {
         struct poller *pl = list_entry(it, struct poll_entry, link)->pl;
-        __atomic_store_n(&pl->woken, true, __ATOMIC_SEQ_CST);
+        store_seqcst(&pl->woken, true);
         waitq_wake_all(&pl->wq);
     }
     spin_unlock(&h->lock);
@@ -110,7 +113,7 @@ static long poll_wait(struct req *r, int n, uint64_t deadline)
     struct thread *t = thread_current();
     long ready;
     for (bool first = true;; first = false) {
-        __atomic_store_n(&pl.woken, false, __ATOMIC_SEQ_CST);
+        store_seqcst(&pl.woken, false);
         ready = 0;
         for (int i = 0; i < n; i++) {
             if (r[i].fd < 0)
@@ -129,7 +132,7 @@ static long poll_wait(struct req *r, int n, uint64_t deadline)
         }
         waitq_prepare(&pl.wq);
         bool expired = deadline && nsec_now() >= deadline;
-        if (!__atomic_load_n(&pl.woken, __ATOMIC_SEQ_CST) && !expired && !signal_pending(t)) {
+        if (!load_seqcst(&pl.woken) && !expired && !signal_pending(t)) {
             if (deadline)
                 schedule_until(deadline);
             else

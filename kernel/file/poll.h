@@ -10,7 +10,7 @@ struct poller;
 
 struct pollhead {
     struct spinlock lock;
-    struct list entries; // of the pollers waiting on this object
+    struct list entries; // [l,r] of the pollers waiting on this object (docs/conventions.md)
 };
 
 void pollhead_init(struct pollhead *h, const char *name);

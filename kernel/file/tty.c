@@ -31,6 +31,7 @@
 #include "fs.h"
 #include "mm/usercopy.h"
 #include "proc/proc.h"
+#include "sync/atomic.h"
 #include "uapi/errno.h"
 #include "x86/console.h"
 
@@ -67,7 +68,7 @@ static void input_thread(void *arg);
 static void tty_init_once(void)
 {
     static struct spinlock init_lock = SPINLOCK_INIT("tty init");
-    if (__atomic_load_n(&tty.ready, __ATOMIC_ACQUIRE))
+    if (load_acquire(&tty.ready))
         return;
     spin_lock(&init_lock);
     if (!tty.ready) {
@@ -76,7 +77,7 @@ static void tty_init_once(void)
         tty.ws = (struct winsize){.ws_row = 24, .ws_col = 80};
         waitq_init(&tty.read_wq, "tty read");
         pollhead_init(&tty.poll, "tty poll");
-        __atomic_store_n(&tty.ready, true, __ATOMIC_RELEASE);
+        store_release(&tty.ready, true);
     }
     spin_unlock(&init_lock);
 }
@@ -448,7 +449,7 @@ static unsigned tty_poll(struct file *f, struct poller *pl)
     (void)f;
     tty_init_once();
     poll_register(pl, &tty.poll);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); // registered before looking: see pollhead_wake
+    fence(); // registered before looking: see pollhead_wake
     return POLLOUT | POLLWRNORM | (readable() ? POLLIN | POLLRDNORM : 0);
 }
 
@@ -494,7 +495,7 @@ static const struct file_ops capture_ops = {
 // see the SIGHUP), and the console is free for the next session.
 void tty_session_exit(int sid)
 {
-    if (!__atomic_load_n(&tty.ready, __ATOMIC_ACQUIRE))
+    if (!load_acquire(&tty.ready))
         return;
     sleeplock_acquire(&tty.lock);
     int fg = 0;

@@ -5,6 +5,7 @@
 // Output is TAP-like: `ok N - name`, `not ok N - name`, then `N passed, N failed`.
 #include "ktest/ktest.h"
 #include "lib/panic.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "x86/smp.h"
 #include "x86/trap.h"
@@ -23,7 +24,7 @@ void ktest_failed(const char *file, int line, const char *fmt, ...)
     kvsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     kprintf("# cpu %d: check failed at %s:%d: %s\n", cpu_id(), file, line, buf);
-    __atomic_fetch_add(&current_failures, 1, __ATOMIC_SEQ_CST);
+    fetch_add(&current_failures, 1);
 }
 
 // Does `name` match the selection: "all", or a comma list of names or prefixes?

@@ -79,18 +79,3 @@ int cmdline_env(const char *line, char *buf, size_t size, char **envp, int max)
 }
 
 bool cmdline_has(const char *key) { return cmdline_get(key, NULL) != NULL; }
-
-long cmdline_int(const char *key, long dflt)
-{
-    size_t len;
-    const char *v = cmdline_get(key, &len);
-    if (!v || len == 0)
-        return dflt;
-    long n = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (v[i] < '0' || v[i] > '9')
-            return dflt;
-        n = n * 10 + (v[i] - '0');
-    }
-    return n;
-}

@@ -19,7 +19,6 @@ static inline void list_insert_between(struct list *n, struct list *prev, struct
     next->prev = n;
 }
 static inline void list_push_back(struct list *head, struct list *n) { list_insert_between(n, head->prev, head); }
-static inline void list_push_front(struct list *head, struct list *n) { list_insert_between(n, head, head->next); }
 static inline void list_insert_before(struct list *pos, struct list *n) { list_insert_between(n, pos->prev, pos); }
 
 static inline void list_remove(struct list *n)

@@ -17,6 +17,7 @@
 #include "lib/kstats.h"
 #include "mm/mmu.h"
 #include "mm/tlb.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "sync/xcall.h"
 #include "x86/smp.h"
@@ -79,9 +80,9 @@ uint64_t tlb_shootdowns_received(int c) { return READ_ONCE(*per_cpu_ptr(&receive
 void tlb_flush_later(const cpumask_t *mask)
 {
     for_each_cpu(c, mask)
-        if (!__atomic_load_n(per_cpu_ptr(&flush_pending, c), __ATOMIC_RELAXED))
-            __atomic_store_n(per_cpu_ptr(&flush_pending, c), 1, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); // flags before the caller's epoch_defer
+        if (!load_relaxed(per_cpu_ptr(&flush_pending, c)))
+            store_relaxed(per_cpu_ptr(&flush_pending, c), 1);
+    fence(); // flags before the caller's epoch_defer
 }
 
 // Epoch tick (interrupts off), after the CPU has read the epoch it will acknowledge.

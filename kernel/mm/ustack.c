@@ -10,6 +10,7 @@
 // only when the stack grows (under its lock bit) and read by faults that found
 // nothing mapped; faults on mapped pages never look at it.
 #include "mm/uvm.h"
+#include "sync/atomic.h"
 #include "sync/xcall.h"
 #include "x86/smp.h"
 #include "x86/x86.h"
@@ -43,7 +44,7 @@ static uintptr_t grow_lock(struct vmspace *vs)
 bool ustack_grow(struct vmspace *vs, uintptr_t va)
 {
     va = PGROUNDDOWN(va);
-    uintptr_t lo = __atomic_load_n(&vs->stack, __ATOMIC_RELAXED) & ~GROWING;
+    uintptr_t lo = load_relaxed(&vs->stack) & ~GROWING;
     if (!lo || va >= lo || va < USER_TOP - USER_STACK_SIZE)
         return false; // no stack, a hole in it (munmap), or below its reserve
     lo = grow_lock(vs);
@@ -54,6 +55,6 @@ bool ustack_grow(struct vmspace *vs, uintptr_t va)
         lo = va;
         grown = true;
     }
-    __atomic_store_n(&vs->stack, lo, __ATOMIC_RELEASE); // and unlock
+    store_release(&vs->stack, lo); // and unlock
     return grown;
 }

@@ -12,6 +12,7 @@
 #include "mm/uvm.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "syscall/syscall.h"
 #include "uapi/abi.h"
@@ -62,7 +63,7 @@ static int futex_wake_bits(struct vmspace *vs, uint64_t uaddr, int n, uint32_t b
             continue;
         list_remove(&w->link);
         // The waiter's frame stays until it sees woken (it rechecks under this lock).
-        __atomic_store_n(&w->woken, true, __ATOMIC_RELEASE);
+        store_release(&w->woken, true);
         thread_wake(w->t);
         woken++;
     }
@@ -95,9 +96,9 @@ static long futex_wait(struct vmspace *vs, uint64_t uaddr, uint32_t val, uint64_
     list_push_back(&b->waiters, &w.link);
     long ret = 0;
     for (;;) {
-        __atomic_store_n(&t->state, T_SLEEPING, __ATOMIC_SEQ_CST);
+        store_seqcst(&t->state, T_SLEEPING);
         spin_unlock(&b->lock);
-        if (__atomic_load_n(&w.woken, __ATOMIC_ACQUIRE))
+        if (load_acquire(&w.woken))
             ret = 0;
         else if (signal_pending(t))
             ret = deadline ? -EINTR : -ERESTARTSYS;
@@ -116,9 +117,7 @@ static long futex_wait(struct vmspace *vs, uint64_t uaddr, uint32_t val, uint64_
     // Running again (a waker's compare-and-swap may still be on its way: let the
     // run queue settle it, as waitq_finish does).
     int want = T_SLEEPING;
-    if (!__atomic_compare_exchange_n(&t->state, &want, T_RUNNING, false, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_RELAXED) &&
-        want == T_RUNNABLE)
+    if (!cas_fail_relaxed(&t->state, &want, T_RUNNING) && want == T_RUNNABLE)
         schedule();
     lock_bucket(b);
     if (!w.woken)

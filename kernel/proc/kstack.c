@@ -13,6 +13,7 @@
 #include "mm/mm.h"
 #include "mm/uvm.h"
 #include "proc/sched.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "sync/spinlock.h"
 #include "uapi/errno.h"
@@ -51,7 +52,7 @@ bool kstack_is_guard(uintptr_t va)
 
 static void *new_stack(void)
 {
-    uint64_t slot = __atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED);
+    uint64_t slot = fetch_add_relaxed(&next_slot, 1);
     if (slot >= KSTACK_SLOTS)
         return NULL;
     uintptr_t base = KSTACK_BASE + slot * KSTACK_SLOT + (KSTACK_SLOT - KSTACK_SIZE);

@@ -13,9 +13,9 @@
 // what concerns the whole group (setsid/setpgid moves, emptiness, kill(-pgid)'s
 // snapshot) locks every partition. A group is unhashed when its last member is
 // reaped and freed a grace period later, so lock_own can chase p->pgrp without
-// a lock. Lock order: bucket, then partition locks by address. No proc lock is
-// held with either, so senders walk a snapshot of the members' pids
-// (pgrp_pids) and signal them one by one.
+// a lock. Lock order: bucket, then partition locks by address. Neither is ever
+// held while a proc lock is taken (reaping takes them inside one), so senders
+// walk a snapshot of the members' pids (pgrp_pids) and signal them one by one.
 #include "mm/mm.h"
 #include "proc/proc.h"
 #include "sync/epoch.h"

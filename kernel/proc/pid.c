@@ -10,6 +10,7 @@
 // Hashing mixes the CPU bits in, so processes of different CPUs rarely share a
 // bucket.
 #include "proc/proc.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 
 #define PID_CPU_SHIFT 22
@@ -51,7 +52,7 @@ void pid_insert(struct proc *p)
     struct bucket *b = bucket_of(p->pid);
     spin_lock(&b->lock);
     p->hash_next = b->head;
-    __atomic_store_n(&b->head, p, __ATOMIC_RELEASE); // readers see a complete p
+    store_release(&b->head, p); // readers see a complete p
     spin_unlock(&b->lock);
 }
 
@@ -61,7 +62,7 @@ void pid_remove(struct proc *p)
     spin_lock(&b->lock);
     for (struct proc **pp = &b->head; *pp; pp = &(*pp)->hash_next) {
         if (*pp == p) {
-            __atomic_store_n(pp, p->hash_next, __ATOMIC_RELEASE);
+            store_release(pp, p->hash_next);
             break;
         }
     }
@@ -76,8 +77,8 @@ void pid_for_each(void (*fn)(struct proc *p, void *arg), void *arg)
 {
     assert(epoch_in_reader());
     for (int i = 0; i < NBUCKET; i++) {
-        struct proc *p = __atomic_load_n(&table[i].head, __ATOMIC_ACQUIRE);
-        for (; p; p = __atomic_load_n(&p->hash_next, __ATOMIC_ACQUIRE))
+        struct proc *p = load_acquire(&table[i].head);
+        for (; p; p = load_acquire(&p->hash_next))
             fn(p, arg);
     }
 }
@@ -85,8 +86,8 @@ void pid_for_each(void (*fn)(struct proc *p, void *arg), void *arg)
 struct proc *pid_lookup(int pid)
 {
     assert(epoch_in_reader());
-    struct proc *p = __atomic_load_n(&bucket_of(pid)->head, __ATOMIC_ACQUIRE);
-    for (; p; p = __atomic_load_n(&p->hash_next, __ATOMIC_ACQUIRE))
+    struct proc *p = load_acquire(&bucket_of(pid)->head);
+    for (; p; p = load_acquire(&p->hash_next))
         if (p->pid == pid)
             return p;
     return NULL;

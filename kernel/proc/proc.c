@@ -23,6 +23,7 @@
 #include "mm/usercopy.h"
 #include "mm/uvm.h"
 #include "proc/proc.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "syscall/syscall.h"
 #include "uapi/abi.h"
@@ -332,6 +333,7 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     struct proc *np = proc_alloc(p->name);
     if (!np)
         return -ENOMEM;
+    long err = -ENOMEM;
     if (flags & CLONE_VM) {
         vmspace_hold(p->vm);
         np->vm = p->vm;
@@ -339,12 +341,8 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
         np->vm = vmspace_fork(p->vm); // copy-on-write
     }
     struct thread *t = np->vm ? uthread_new(np) : NULL;
-    if (!t) {
-        if (np->vm)
-            vmspace_put(np->vm);
-        kfree(np);
-        return -ENOMEM;
-    }
+    if (!t)
+        goto undo_vm;
     if (flags & CLONE_FILES) {
         fdtable_hold(p->fdt);
         np->fdt = p->fdt;
@@ -357,13 +355,8 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     } else {
         np->fsc = fsctx_copy(p->fsc);
     }
-    if (!np->fdt || !np->fsc) {
-        release_files(np);
-        uthread_discard(t);
-        vmspace_put(np->vm);
-        kfree(np);
-        return -ENOMEM;
-    }
+    if (!np->fdt || !np->fsc)
+        goto undo_files;
     child_frame(t, newsp);
     t->fsbase = (flags & CLONE_SETTLS) ? tls : cur->fsbase;
     t->gsbase = cur->gsbase;
@@ -383,11 +376,8 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     int pid = np->pid;
     if (((flags & CLONE_PARENT_SETTID) && copy_to_user(ptid, &pid, sizeof pid) < 0) ||
         ((flags & CLONE_CHILD_SETTID) && uvm_write(np->vm, ctid, &pid, sizeof pid) < 0)) {
-        release_files(np);
-        uthread_discard(t);
-        vmspace_put(np->vm);
-        kfree(np);
-        return -EFAULT;
+        err = -EFAULT;
+        goto undo_files;
     }
     if (flags & CLONE_CHILD_CLEARTID)
         t->clear_child_tid = ctid;
@@ -404,6 +394,16 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     if (flags & CLONE_VFORK)
         wait_event(&p->child_wq, READ_ONCE(cur->sig->vfork_done));
     return pid;
+
+    // Undone in the reverse order of setting up; nobody else has seen np yet.
+undo_files:
+    release_files(np); // the fd table or fs context may be missing
+    uthread_discard(t);
+undo_vm:
+    if (np->vm)
+        vmspace_put(np->vm);
+    kfree(np);
+    return err;
 }
 
 // ---- posix_spawn (spawn.c prepared the pieces) ----------------------------------
@@ -512,7 +512,7 @@ void vfork_release(struct proc *child)
     child->vfork_waiter = NULL;
     struct proc *wp = w->proc;
     epoch_enter();
-    __atomic_store_n(&w->sig->vfork_done, true, __ATOMIC_RELEASE);
+    store_release(&w->sig->vfork_done, true);
     waitq_wake_all(&wp->child_wq);
     epoch_exit();
 }
@@ -545,7 +545,7 @@ static struct proc *lock_parent(struct proc *p, struct childlist **clp)
 static void wake_waiters(struct proc *par, struct childlist *cl)
 {
     waitq_wake_all(&cl->wq);
-    if (__atomic_load_n(&par->any_waiters, __ATOMIC_SEQ_CST))
+    if (load_seqcst(&par->any_waiters))
         waitq_wake_all(&par->child_wq);
 }
 
@@ -628,7 +628,7 @@ static __noreturn void proc_finish(struct thread *t, int wstatus)
     // meanwhile. A signal that is sent takes the parent's lock anyway.
     bool announce = par && exit_signal && !signal_discarded(par, exit_signal);
     if (announce)
-        __atomic_fetch_add(&par->chld_inflight, 1, __ATOMIC_RELAXED); // cl's unlock publishes it
+        fetch_add_relaxed(&par->chld_inflight, 1); // cl's unlock publishes it
     spin_lock(&p->lock);
     p->wstatus = wstatus;
     p->state = P_ZOMBIE;
@@ -643,7 +643,7 @@ static __noreturn void proc_finish(struct thread *t, int wstatus)
         spin_unlock(&cl->lock);
         if (announce) {
             signal_send_proc(par, exit_signal, &info); // par stays valid: epoch
-            __atomic_fetch_sub(&par->chld_inflight, 1, __ATOMIC_RELEASE);
+            fetch_sub_release(&par->chld_inflight, 1);
         }
     }
     epoch_exit();
@@ -845,7 +845,7 @@ static long wait_child(int pid, int pgid, int options, int *st)
         return -ECHILD;
     struct waitq *q = cl ? &cl->wq : &p->child_wq;
     if (!cl)
-        __atomic_fetch_add(&p->any_waiters, 1, __ATOMIC_SEQ_CST);
+        fetch_add(&p->any_waiters, 1);
     struct proc *c = NULL;
     bool any = false, reap = false;
     long ret = 0;
@@ -864,9 +864,9 @@ static long wait_child(int pid, int pgid, int options, int *st)
     }
     waitq_finish(q);
     if (!cl)
-        __atomic_fetch_sub(&p->any_waiters, 1, __ATOMIC_RELAXED);
+        fetch_sub_relaxed(&p->any_waiters, 1);
     // A report seen: its SIGCHLD is pending by the time we return (see exit).
-    while (c && __atomic_load_n(&p->chld_inflight, __ATOMIC_ACQUIRE))
+    while (c && load_acquire(&p->chld_inflight))
         sched_yield();
     if (reap)
         proc_reap(c);
@@ -884,7 +884,7 @@ void proc_report_stop(struct proc *p, int report)
         bool quiet = signal_action(par, SIGCHLD).flags & SA_NOCLDSTOP;
         bool announce = !quiet && !signal_discarded(par, SIGCHLD); // as at exit
         if (announce)
-            __atomic_fetch_add(&par->chld_inflight, 1, __ATOMIC_RELAXED);
+            fetch_add_relaxed(&par->chld_inflight, 1);
         p->wait_report = report;
         wake_waiters(par, cl);
         spin_unlock(&cl->lock);
@@ -893,7 +893,7 @@ void proc_report_stop(struct proc *p, int report)
         info.status = report == W_CONTINUED ? SIGCONT : report >> 8;
         if (announce) {
             signal_send_proc(par, SIGCHLD, &info);
-            __atomic_fetch_sub(&par->chld_inflight, 1, __ATOMIC_RELEASE);
+            fetch_sub_release(&par->chld_inflight, 1);
         }
     }
     epoch_exit();

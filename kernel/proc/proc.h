@@ -43,73 +43,87 @@ struct rlimit64 {
 
 // A process is a thread group: an address space, signal actions and a pid shared
 // by its threads (struct thread.group_link on `threads`).
+//
+// Who may write each field (docs/conventions.md); readers need the same unless
+// r says they may read without it:
+//   [i] immutable once published      [a] atomic (sync/atomic.h), no lock
+//   [l] this process's lock           [k] the lock of the child list it is on (kin)
+//   [g] its group partition's lock    [h] its pid table bucket's lock (pid.c)
+//   [u] only its single thread: exec, the last thread's exit, close_range's
+//       unshare, when no other thread can look
+//   [o] the process itself (its own exec or exit)
+//   [s] under [l] inside the act_seq write section: lock-free readers retry
+//   [e] read lock-free inside an epoch section: freed a grace period after
+//   [r] also read without the lock, racily (READ_ONCE)
+// Several letters: writers hold all the locks named, readers any one of them.
 struct proc {
     // Read on every system call and return to user space; written rarely. Its
     // own line, so that taking the lock (a child's exit discarding an ignored
     // SIGCHLD, a wait) writes nothing these paths read.
-    int pid;
-    int state;               // P_ALIVE / P_ZOMBIE, under lock
-    bool group_exiting;      // exit_group or a fatal signal: every thread leaves
-    bool stopped;            // group stop (SIGSTOP and friends) until SIGCONT
-    struct vmspace *vm;      // shared by the threads; a reference of its own
-    struct capture *capture;
-    struct fdtable *fdt;     // file descriptors (fdtable.h); a reference per thread
-    struct fs_context *fsc;  // cwd and umask (fs_context.h)
-    int pgid, sid;           // process group and session (pgrp.c); read lock-free
-    struct usig *main_sig;   // the first thread's (under lock; read lock-free, see usig)
+    int pid;                 // [i]
+    int state;               // [l,k,r] P_ALIVE / P_ZOMBIE ([k] while it has a parent)
+    bool group_exiting;      // [l,r] exit_group or a fatal signal: every thread leaves
+    bool stopped;            // [l,r] group stop (SIGSTOP and friends) until SIGCONT
+    struct vmspace *vm;      // [u] shared by the threads; a reference of its own
+    struct capture *capture; // [i]
+    struct fdtable *fdt;     // [u] file descriptors (fdtable.h); a reference per thread
+    struct fs_context *fsc;  // [u] cwd and umask (fs_context.h)
+    int pgid, sid;           // [g,r] process group and session (pgrp.c)
+    struct usig *main_sig;   // [l,e] the first thread's (see usig)
 
     struct spinlock lock __cacheline_aligned; // child lists, state, threads, signal state, group exit
-    int wstatus;             // wait4 status once a zombie
-    struct proc *parent;     // NULL: the kernel (kernel_waited) or orphaned (reaped at exit)
-    struct childlist *kin;   // the parent's list we are on (with parent, under its lock)
-    bool kernel_waited;      // a kernel thread will reap it with proc_wait_kernel
-    struct list sibling;     // on kin->list
-    struct childlist *lists; // every child list of ours (childlist.next), under lock
-    struct childlist *spare; // those of threads that left, for new threads (next_spare)
+    int wstatus;             // [l,k] wait4 status once a zombie
+    struct proc *parent;     // [k,e] NULL: the kernel (kernel_waited) or orphaned (reaped at exit)
+    struct childlist *kin;   // [k,e] the parent's list we are on
+    bool kernel_waited;      // [i] a kernel thread will reap it with proc_wait_kernel
+    struct list sibling;     // [k] on kin->list
+    struct childlist *lists; // [l] every child list of ours (childlist.next)
+    struct childlist *spare; // [l] those of threads that left, for new threads (next_spare)
     struct waitq exit_wq;    // the kernel waiting for this process; de_thread in exec
-    struct list threads;     // live threads, struct thread.group_link
-    int nthreads;
-    int group_status;        // the wait status then
-    int exit_signal;         // sent to the parent at exit (clone's CSIGNAL; SIGCHLD)
+    struct list threads;     // [l] live threads, struct thread.group_link
+    int nthreads;            // [l,r]
+    int group_status;        // [l] the wait status then
+    int exit_signal;         // [i] sent to the parent at exit (clone's CSIGNAL; SIGCHLD)
     struct waitq stop_wq;    // the stopped threads wait here
-    int wait_report;         // W_STOPCODE / W_CONTINUED for the parent's wait, under
-                             // the parent's lock; 0 once reported
-    struct thread *vfork_waiter; // the vfork parent, released at our exec or exit
+    int wait_report;         // [k] W_STOPCODE / W_CONTINUED for the parent's wait; 0 once
+                             // reported
+    struct thread *vfork_waiter; // [o] the vfork parent, released at our exec or exit
 
     // Waiting for any child (or a vfork child's exec): written by those waits only,
     // read by every child's exit.
     struct waitq child_wq __cacheline_aligned;
-    int any_waiters;         // threads in a wait for any child or a group of them
+    int any_waiters;         // [a] threads in a wait for any child or a group of them
 
-    uint32_t act_seq __cacheline_aligned; // odd while sigactions change (under lock): lock-free readers retry
-    struct k_sigaction sigactions[64];
-    uint64_t sigpending;     // sent to the process: any thread not blocking may take it
-    int chld_inflight;       // children that made a report visible and have yet to send
+    uint32_t act_seq __cacheline_aligned; // [l,r] odd while sigactions change
+    struct k_sigaction sigactions[64]; // [s]
+    uint64_t sigpending;     // [l,r] sent to the process: any thread not blocking may take it
+    int chld_inflight;       // [a] children that made a report visible and have yet to send
                              // its SIGCHLD: a wait returns only after (proc.c)
-    struct ksiginfo siginfo[64];
-    struct rlimit64 rlim[RLIM_NLIMITS];
-    struct proc *hash_next;  // pid table chain (pid.c)
-    bool did_exec;           // setpgid on a child that exec'd: EACCES
-    struct epoch_cb free_cb;
-    char name[16];
+    struct ksiginfo siginfo[64]; // [l]
+    struct rlimit64 rlim[RLIM_NLIMITS]; // [l,r]
+    struct proc *hash_next;  // [h,e] pid table chain (pid.c)
+    bool did_exec;           // [u,r] setpgid on a child that exec'd: EACCES
+    struct epoch_cb free_cb; // the reaper's
+    char name[16];           // [u]
 
     // Written when a neighbour on the group's member list joins or leaves: a
     // line of its own, away from what open/rlimit/getpgid read.
-    struct pgrp *pgrp __cacheline_aligned; // under the group's lock; NULL once reaped
-    struct list pgrp_link;   // on a member list of the group
-    int pgrp_part;           // which one (pgrp.c)
+    struct pgrp *pgrp __cacheline_aligned; // [g,e] NULL once reaped
+    struct list pgrp_link;   // [g] on a member list of the group
+    int pgrp_part;           // [g,r] which one (pgrp.c)
 };
 
 // The children one thread created with fork or posix_spawn (proc.c). Each thread
 // adds to its own list, so two threads creating, reaping and waiting for their
 // own children share no line. A list lives as long as its process: a thread that
 // leaves hands it, children and all, to the next thread the process creates.
+// Letters as for struct proc; [l] is this list's lock, [P] the process's lock.
 struct childlist {
     struct spinlock lock;    // list, and the children's parent, kin and wait_report
-    struct list list;        // struct proc.sibling
+    struct list list;        // [l] struct proc.sibling
     struct waitq wq;         // waiting for a particular child on this list
-    struct childlist *next;  // proc.lists
-    struct childlist *next_spare; // proc.spare
+    struct childlist *next;  // [P] proc.lists
+    struct childlist *next_spare; // [P] proc.spare
 };
 
 // Per-thread signal state (signal.c), on three kinds of line so that a sender
@@ -117,20 +131,23 @@ struct childlist {
 // what they must: blocked, written only by the thread itself when its mask
 // changes and read by senders; the thread's own bookkeeping, written on its
 // deliveries and read by nobody else; and what senders write (pending and info[]
-// under lock, inside the process lock when both are held).
+// under lock, inside the process lock when both are held). Freed a grace
+// period after its thread left (senders read proc.main_sig's blocked lock-free).
+// Letters as for struct proc; [l] is this usig's lock, [t] the thread itself
+// (or its creator before it starts).
 struct usig {
-    uint64_t blocked;
+    uint64_t blocked;        // [t,r]
 
-    uint64_t saved_blocked __cacheline_aligned; // rt_sigsuspend: restored after the handler runs
-    bool restore_blocked;
-    uint64_t ss_sp, ss_size; // sigaltstack
-    int ss_flags;
+    uint64_t saved_blocked __cacheline_aligned; // [t] rt_sigsuspend's, restored after the handler
+    bool restore_blocked;    // [t]
+    uint64_t ss_sp, ss_size; // [t] sigaltstack
+    int ss_flags;            // [t]
 
     struct spinlock lock __cacheline_aligned;
-    uint64_t pending;
-    bool vfork_done;         // our vfork child has exec'd or exited (written by it)
-    struct ksiginfo info[64];
-    struct epoch_cb free_cb; // freed a grace period after its thread left (main_sig)
+    uint64_t pending;        // [l,r]
+    bool vfork_done;         // [a] our vfork child has exec'd or exited (written by it)
+    struct ksiginfo info[64]; // [l]
+    struct epoch_cb free_cb; // usig_free's
 };
 
 struct exec_info {

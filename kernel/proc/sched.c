@@ -23,6 +23,7 @@
 #include "mm/uvm.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "syscall/syscall.h"
 #include "uapi/errno.h"
@@ -30,17 +31,19 @@
 #include "x86/trap.h"
 #include "x86/x86.h"
 
+// [l] the queue's lock, [r] also read without it, [p] only its CPU writes
+// (docs/conventions.md).
 struct runq {
     struct spinlock lock;
-    struct list threads;  // struct thread.rq_link, FIFO
-    int n;
-    uint64_t switches;
-    uint64_t steals;
+    struct list threads;  // [l] struct thread.rq_link, FIFO
+    int n;                // [l,r]
+    uint64_t switches;    // [p,r]
+    uint64_t steals;      // [p,r]
 } __cacheline_aligned;
 
 struct sleepq {
     struct spinlock lock;
-    struct list threads;  // struct thread.timer_link, by wake_ns
+    struct list threads;  // [l] struct thread.timer_link, by wake_ns
 };
 
 static DEFINE_PERCPU(struct runq, runq);
@@ -103,7 +106,6 @@ struct thread *thread_current(void)
 
 uint64_t sched_switches(int c) { return READ_ONCE(per_cpu_ptr(&runq, c)->switches); }
 uint64_t sched_steals(int c) { return READ_ONCE(per_cpu_ptr(&runq, c)->steals); }
-int sched_queue_length(int c) { return READ_ONCE(per_cpu_ptr(&runq, c)->n); }
 
 // ---- run queues ---------------------------------------------------------------
 
@@ -136,7 +138,7 @@ static void enqueue_on(struct thread *t, int c)
     // notices at its next tick. The fence orders our push before the cpu_idle
     // read; a CPU going idle orders its cpu_idle store before its last look at
     // its queue (go_idle), so one of the two sees the other.
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     if (READ_ONCE(*per_cpu_ptr(&cpu_idle, c)))
         lapic_send_ipi(cpu_apicid[c], T_RESCHED);
 }
@@ -151,8 +153,7 @@ void sched_enqueue(struct thread *t)
 bool thread_wake(struct thread *t)
 {
     int want = T_SLEEPING;
-    if (!__atomic_compare_exchange_n(&t->state, &want, T_RUNNABLE, false, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_RELAXED))
+    if (!cas_fail_relaxed(&t->state, &want, T_RUNNABLE))
         return false;
     sched_enqueue(t);
     return true;
@@ -203,7 +204,7 @@ static bool steal(void)
         struct thread *got = NULL;
         list_for_each(it, &rq->threads) {
             struct thread *t = list_entry(it, struct thread, rq_link);
-            if (cpumask_test(&t->affinity, me) && !__atomic_load_n(&t->on_cpu, __ATOMIC_RELAXED)) {
+            if (cpumask_test(&t->affinity, me) && !load_relaxed(&t->on_cpu)) {
                 got = t;
                 break;
             }
@@ -231,7 +232,7 @@ static void switch_to(struct thread *prev, struct thread *next)
     // before it switched away (waitq_finish, futex_wait: T_RUNNABLE) that it must
     // still give up its CPU. Marked running early, it would run on there while
     // we wait here, and both CPUs would end up running it on one stack.
-    while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE))
+    while (load_acquire(&next->on_cpu))
         pause();
     next->state = T_RUNNING;
     next->on_cpu = 1;
@@ -266,7 +267,7 @@ void sched_finish_switch(void)
     bool migrate = prev->migrate && prev->state == T_RUNNABLE;
     if (migrate)
         prev->migrate = false;
-    __atomic_store_n(&prev->on_cpu, 0, __ATOMIC_RELEASE);
+    store_release(&prev->on_cpu, 0);
     if (migrate)
         sched_enqueue(prev); // to a CPU its new affinity allows
     if (zombie)
@@ -279,7 +280,7 @@ void sched_finish_switch(void)
 static struct thread *go_idle(void)
 {
     this_cpu_write(cpu_idle, true);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     struct thread *next = READ_ONCE(this_cpu_ptr(&runq)->n) ? dequeue_local() : NULL;
     return next ? next : this_cpu_ptr(&idle_thread);
 }
@@ -297,8 +298,7 @@ static void do_schedule(bool preempted)
     struct thread *prev = thread_current();
     int sleeping = T_SLEEPING;
     if (preempted && !prev->is_idle)
-        __atomic_compare_exchange_n(&prev->state, &sleeping, T_RUNNING, false,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+        cas_fail_relaxed(&prev->state, &sleeping, T_RUNNING);
     if (!prev->is_idle && prev->state == T_RUNNING) {
         prev->state = T_RUNNABLE;
         if (cpumask_test(&prev->affinity, cpu_id()))
@@ -377,7 +377,7 @@ bool schedule_until(uint64_t deadline)
 void sched_sleep_until(uint64_t deadline)
 {
     struct thread *t = thread_current();
-    __atomic_store_n(&t->state, T_SLEEPING, __ATOMIC_SEQ_CST);
+    store_seqcst(&t->state, T_SLEEPING);
     schedule_until(deadline);
 }
 

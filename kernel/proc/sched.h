@@ -14,7 +14,7 @@ struct vmspace;
 // A wait queue: threads sleeping until some condition holds. See wait_event.
 struct waitq {
     struct spinlock lock;
-    struct list waiters; // struct thread.wq_link
+    struct list waiters; // [l,r] struct thread.wq_link (r: "anyone waiting?")
 };
 
 enum thread_state {
@@ -25,43 +25,52 @@ enum thread_state {
     T_ZOMBIE,   // exited; its CPU frees the stack once it has switched away
 };
 
+// Who may write each field (docs/conventions.md); readers need the same unless
+// r says they may read without it:
+//   [i] immutable once started         [a] atomic (sync/atomic.h), no lock
+//   [t] the thread itself (or its creator before it starts)
+//   [x] the switch protocol (sched.c): the thread while it runs, else the CPU
+//       switching it out or in, or the waker that queued it
+//   [q] its run queue's lock           [w] its wait queue's lock (wq)
+//   [z] its sleep list's lock (sleep_cpu's)   [P] its process's lock
+//   [r] also read without the lock, racily (READ_ONCE)
 struct thread {
-    uint64_t rsp;          // saved kernel stack pointer while switched out (swtch)
-    int state;             // enum thread_state; wake-ups move it with compare-and-swap
-    int on_cpu;            // 1 from switch-in until the next thread has taken over the CPU
-    int cpu;               // CPU it runs on, or last ran on, or whose queue holds it
-    bool migrate;          // its affinity no longer allows this CPU: move at the next switch
-    bool is_idle;
-    cpumask_t affinity;
-    struct list rq_link;   // on a run queue
-    struct list wq_link;   // on a wait queue
-    struct waitq *wq;      // the wait queue wq_link is on, or NULL
-    struct list timer_link; // on a CPU's sleep list
-    uint64_t wake_ns;
-    void *kstack;          // lowest mapped byte of the kernel stack
-    uintptr_t kstack_top;
-    struct proc *proc;     // NULL for kernel threads
-    struct vmspace *vm;    // user address space, NULL for kernel threads
-    uint64_t fsbase;       // user FS base (arch_prctl)
-    uint64_t gsbase;       // user GS base (arch_prctl): in MSR_KERNEL_GS_BASE while it runs
-    int tid;
-    int refs;              // the thread's own reference + one per joiner
-    volatile bool dead;    // off its CPU for good, stack freed: thread_join may return
+    uint64_t rsp;          // [x] saved kernel stack pointer while switched out (swtch)
+    int state;             // [a] enum thread_state; wake-ups move it with compare-and-swap
+    int on_cpu;            // [a] 1 from switch-in until the next thread has taken over the CPU
+    int cpu;               // [x,r] CPU it runs on, or last ran on, or whose queue holds it
+    bool migrate;          // [x] its affinity no longer allows this CPU: move at the next switch
+    bool is_idle;          // [i]
+    cpumask_t affinity;    // [t,r]
+    struct list rq_link;   // [q] on a run queue
+    struct list wq_link;   // [w] on a wait queue
+    struct waitq *wq;      // [w] the wait queue wq_link is on, or NULL
+    struct list timer_link; // [z] on a CPU's sleep list
+    uint64_t wake_ns;      // [z]
+    void *kstack;          // [i] lowest mapped byte of the kernel stack
+    uintptr_t kstack_top;  // [i]
+    struct proc *proc;     // [i] NULL for kernel threads
+    struct vmspace *vm;    // [t] user address space, NULL for kernel threads
+    uint64_t fsbase;       // [t] user FS base (arch_prctl)
+    uint64_t gsbase;       // [t] user GS base (arch_prctl): in MSR_KERNEL_GS_BASE while it runs
+    int tid;               // [t]
+    int refs;              // [a] the thread's own reference + one per joiner
+    volatile bool dead;    // [a] off its CPU for good, stack freed: thread_join may return
     struct waitq exit_wq;
-    void (*fn)(void *);
-    void *arg;
-    char name[16];
-    int sleep_cpu;         // whose sleep list timer_link is on
+    void (*fn)(void *);    // [i]
+    void *arg;             // [i]
+    char name[16];         // [t]
+    int sleep_cpu;         // [z] whose sleep list timer_link is on
     // User threads only (proc.c, signal.c, futex.c).
-    struct list group_link; // on proc->threads, under proc->lock
-    uint64_t clear_child_tid; // CLONE_CHILD_CLEARTID / set_tid_address
-    struct usig *sig;      // signal state (signal.c)
-    struct childlist *children; // those it created (proc.c)
-    void *fpu;             // user threads: FP/vector registers while switched out (fpu.c)
+    struct list group_link; // [P] on proc->threads
+    uint64_t clear_child_tid; // [t] CLONE_CHILD_CLEARTID / set_tid_address
+    struct usig *sig;      // [t] signal state (signal.c); senders reach it under [P]
+    struct childlist *children; // [P] those it created (proc.c); the thread reads its own
+    void *fpu;             // [i] user threads: FP/vector registers while switched out (fpu.c)
     // Written by the thread at every system call: a line of its own, away from
     // what signal senders and other threads read (sig, group_link, proc).
-    long syscall_nr __cacheline_aligned; // of the system call in progress (restarts)
-    bool force_iret;       // the next return to user mode restores every register
+    long syscall_nr __cacheline_aligned; // [t] of the system call in progress (restarts)
+    bool force_iret;       // [t] the next return to user mode restores every register
 };
 
 // thread.c
@@ -106,7 +115,6 @@ void fpu_reset_current(struct thread *t); // exec: initial state, loaded now
 void sched_finish_switch(void);   // first thing a thread does after swtch
 uint64_t sched_switches(int c);   // context switches on CPU c (tests)
 uint64_t sched_steals(int c);     // threads CPU c stole while idle (tests)
-int sched_queue_length(int c);    // racy, for tests and statistics
 #define T_RESCHED 0xf1            // IPI: "your run queue got work"
 
 // waitq.c

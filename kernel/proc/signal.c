@@ -31,6 +31,7 @@
 #include "mm/usercopy.h"
 #include "mm/uvm.h"
 #include "proc/proc.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "syscall/syscall.h"
 #include "uapi/abi.h"
@@ -131,12 +132,12 @@ static void drop_pending(struct proc *p, uint64_t set)
 static void act_write_begin(struct proc *p)
 {
     WRITE_ONCE(p->act_seq, p->act_seq + 1);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
 }
 
 static void act_write_end(struct proc *p)
 {
-    __atomic_thread_fence(__ATOMIC_RELEASE);
+    fence_release();
     WRITE_ONCE(p->act_seq, p->act_seq + 1);
 }
 
@@ -150,9 +151,9 @@ static uint32_t read_actions(struct proc *p, int first, int n, struct k_sigactio
             pause();
             continue;
         }
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        fence_acquire();
         memcpy(out, &p->sigactions[first], n * sizeof *out);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        fence_acquire();
         if (READ_ONCE(p->act_seq) == seq)
             return seq;
     }
@@ -216,7 +217,7 @@ static void send_thread_locked(struct thread *t, int sig, const struct ksiginfo 
 {
     struct ksiginfo d = default_info(sig);
     thread_pend(t, sig, info ? info : &d, false);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); // pending before we read the mask
+    fence(); // pending before we read the mask
     if (!(READ_ONCE(t->sig->blocked) & BIT(sig)))
         signal_kick(t);
 }
@@ -255,7 +256,7 @@ static bool discard_at_once(struct proc *p, int sig, struct usig *mine)
     struct usig *s = mine ? mine : READ_ONCE(p->main_sig);
     bool discard = s && !(READ_ONCE(s->blocked) & BIT(sig));
     epoch_exit();
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    fence_acquire();
     return discard && READ_ONCE(p->act_seq) == seq;
 }
 
@@ -282,7 +283,7 @@ int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info)
     }
     // Pending before we read the masks, which threads change without the lock:
     // pairs with set_blocked's fence.
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     kick_one(p, sig);
 out:
     spin_unlock(&p->lock);
@@ -588,7 +589,7 @@ static bool deliver_own(struct thread *t, struct trapframe *tf)
     spin_unlock(&s->lock);
     if (!took)
         return true;
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     if (READ_ONCE(p->act_seq) != seq) { // sigaction meanwhile: put it back, look again
         thread_pend(t, sig, &info, false);
         return true;
@@ -695,7 +696,7 @@ static void set_blocked(struct thread *t, uint64_t mask)
     uint64_t newly = mask & ~old;
     if (!newly)
         return;
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     struct proc *p = t->proc;
     if (!(READ_ONCE(p->sigpending) & newly))
         return;
@@ -867,7 +868,7 @@ static int sigwait_set(struct thread *t, uint64_t set, uint64_t deadline, struct
     WRITE_ONCE(t->sig->blocked, saved & ~set);
     int ret;
     for (;;) {
-        __atomic_store_n(&t->state, T_SLEEPING, __ATOMIC_SEQ_CST);
+        store_seqcst(&t->state, T_SLEEPING);
         if ((ret = take_from(t, set, info)) != 0)
             break;
         spin_unlock(&p->lock);
@@ -895,9 +896,7 @@ static int sigwait_set(struct thread *t, uint64_t set, uint64_t deadline, struct
     // Running again (a waker's compare-and-swap may still be on its way: let the
     // run queue settle it, as waitq_finish does).
     int want = T_SLEEPING;
-    if (!__atomic_compare_exchange_n(&t->state, &want, T_RUNNING, false, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_RELAXED) &&
-        want == T_RUNNABLE)
+    if (!cas_fail_relaxed(&t->state, &want, T_RUNNING) && want == T_RUNNABLE)
         schedule();
     return ret;
 }

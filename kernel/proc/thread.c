@@ -7,6 +7,7 @@
 // queued on its creator's CPU.
 #include "mm/mm.h"
 #include "proc/sched.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "x86/trap.h"
 #include "x86/x86.h"
@@ -94,7 +95,7 @@ struct thread *kthread_create(const char *name, void (*fn)(void *), void *arg,
 
 void thread_put(struct thread *t)
 {
-    if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+    if (sub_fetch(&t->refs, 1) == 0) {
         if (t->fpu)
             fpu_free(t);
         kfree(t);
@@ -106,7 +107,7 @@ void thread_release_stack(struct thread *t)
 {
     kstack_free(t->kstack);
     t->kstack = NULL;
-    __atomic_store_n(&t->dead, true, __ATOMIC_RELEASE);
+    store_release(&t->dead, true);
     waitq_wake_all(&t->exit_wq);
     thread_put(t);
 }
@@ -125,6 +126,6 @@ void thread_join(struct thread *t)
 {
     // The exiting side holds its own reference until it is done waking us, so
     // whichever of the two drops the last one frees t.
-    wait_event(&t->exit_wq, __atomic_load_n(&t->dead, __ATOMIC_ACQUIRE));
+    wait_event(&t->exit_wq, load_acquire(&t->dead));
     thread_put(t);
 }

@@ -14,6 +14,7 @@
 // Scalability: a wait queue belongs to one object (a process, a pipe, a futex
 // bucket); operations on different objects share nothing.
 #include "proc/sched.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 
 void waitq_init(struct waitq *q, const char *name)
@@ -31,7 +32,7 @@ void waitq_prepare(struct waitq *q)
         list_push_back(&q->waiters, &t->wq_link);
         t->wq = q;
     }
-    __atomic_store_n(&t->state, T_SLEEPING, __ATOMIC_SEQ_CST);
+    store_seqcst(&t->state, T_SLEEPING);
     spin_unlock(&q->lock);
 }
 
@@ -45,9 +46,7 @@ void waitq_finish(struct waitq *q)
     }
     spin_unlock(&q->lock);
     int want = T_SLEEPING;
-    if (!__atomic_compare_exchange_n(&t->state, &want, T_RUNNING, false, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_RELAXED) &&
-        want == T_RUNNABLE)
+    if (!cas_fail_relaxed(&t->state, &want, T_RUNNING) && want == T_RUNNABLE)
         schedule(); // a waker queued us meanwhile: let the run queue resume us
 }
 

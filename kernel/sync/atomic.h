@@ -18,7 +18,15 @@
 //   cas(p, &old, new)      compare-and-swap: if *p == old, write new and return
 //                          true (acquire + release); else copy *p into old and
 //                          return false (acquire).
+//   cas_acquire(p, &old, new)
+//                          as cas, acquire only on success, no ordering on failure:
+//                          taking a lock bit or a state that works as a lock.
+//   cas_fail_relaxed(p, &old, new)
+//                          as cas, no ordering on failure: when the value copied
+//                          back on failure is only tested, never followed.
 //   xchg(p, v)             write v, return the old value (acquire + release).
+//   xchg_acquire(p, v)     the same, acquire only: taking a test-and-set lock
+//                          (released with store_release).
 //   fetch_add(p, v), fetch_sub(p, v)
 //                          add or subtract, return the old value (sequentially
 //                          consistent); *_relaxed: no ordering (counters).
@@ -28,6 +36,13 @@
 //   add_fetch(p, v), sub_fetch(p, v)
 //                          the same, returning the new value (acquire + release:
 //                          "was that the last reference?").
+//   fetch_sub_release(p, v)
+//                          subtract, return the old value, release only:
+//                          dropping a count that another CPU waits on with
+//                          load_acquire (it then sees our work).
+//   fetch_and_release(p, v)
+//                          clear bits, return the old value, release only:
+//                          dropping a lock bit.
 //   fence_acquire(), fence_release()
 //                          one-sided fences, for the sequence-count protocol
 //                          (seqlock.h).
@@ -43,7 +58,12 @@
 
 #define cas(p, oldp, new)                                                                  \
     __atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+#define cas_acquire(p, oldp, new)                                                          \
+    __atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)
+#define cas_fail_relaxed(p, oldp, new)                                                     \
+    __atomic_compare_exchange_n((p), (oldp), (new), false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)
 #define xchg(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+#define xchg_acquire(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
 
 #define fetch_add(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
 #define fetch_sub(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_SEQ_CST)
@@ -51,6 +71,8 @@
 #define fetch_sub_relaxed(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELAXED)
 #define fetch_or(p, v) __atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST)
 #define fetch_and(p, v) __atomic_fetch_and((p), (v), __ATOMIC_SEQ_CST)
+#define fetch_sub_release(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELEASE)
+#define fetch_and_release(p, v) __atomic_fetch_and((p), (v), __ATOMIC_RELEASE)
 #define add_fetch(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
 #define sub_fetch(p, v) __atomic_sub_fetch((p), (v), __ATOMIC_ACQ_REL)
 

@@ -16,22 +16,25 @@
 #include "sync/epoch.h"
 #include "mm/tlb.h"
 #include "mm/uvm.h"
+#include "sync/atomic.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
 #include "x86/smp.h"
 #include "x86/x86.h"
 
-static uint64_t global_epoch __cacheline_aligned = 2;
+static uint64_t global_epoch __cacheline_aligned = 2; // [a]
 
 #define NLISTS 3 // callbacks of epochs E, E-1, E-2 are pending at most
 
+// [p]: only this CPU writes, preemption or interrupts off; [r] the epoch
+// advancer reads it racily (docs/conventions.md).
 struct epoch_cpu {
-    uint64_t acked;          // the epoch this CPU last acknowledged
-    int depth;               // read-section nesting
-    uint64_t entered;        // global epoch when the outermost section began
-    struct epoch_cb *head[NLISTS], **tail[NLISTS];
-    uint64_t list_epoch[NLISTS];
-    uint64_t pending;        // callbacks waiting on this CPU
+    uint64_t acked;          // [p,r] the epoch this CPU last acknowledged
+    int depth;               // [p] read-section nesting
+    uint64_t entered;        // [p] global epoch when the outermost section began
+    struct epoch_cb *head[NLISTS], **tail[NLISTS]; // [p]
+    uint64_t list_epoch[NLISTS]; // [p]
+    uint64_t pending;        // [p] callbacks waiting on this CPU
 };
 static DEFINE_PERCPU(struct epoch_cpu, epoch_cpu);
 
@@ -45,7 +48,7 @@ void epoch_enter(void)
         e->entered = READ_ONCE(global_epoch);
         // The reads that follow must not be satisfied before the epoch read and
         // the depth store are visible to the CPU that advances the epoch.
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        fence();
     }
 }
 
@@ -64,7 +67,7 @@ void epoch_defer(struct epoch_cb *cb, void (*fn)(struct epoch_cb *cb))
 {
     // The caller's unpublishing store must be visible before we read the epoch,
     // or the callback could be tagged one epoch late and run one epoch early.
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     push_off(); // the tick runs callbacks from an interrupt on this CPU
     struct epoch_cpu *e = this_cpu_ptr(&epoch_cpu);
     uint64_t now = READ_ONCE(global_epoch);
@@ -120,7 +123,7 @@ void epoch_tick(void)
     // Deferred TLB flushes requested before the epoch reached `now` are done
     // before we acknowledge it (tlb_flush_later): the flag is read after the
     // epoch, so a request made before the epoch advanced is seen here.
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    fence();
     tlb_tick();
     uvm_tick();
     WRITE_ONCE(e->acked, e->depth ? e->entered : now);

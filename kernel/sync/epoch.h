@@ -4,10 +4,11 @@
 #pragma once
 #include "kernel.h"
 
+// [p]: written by the deferring CPU only, interrupts off (docs/conventions.md).
 struct epoch_cb {
-    struct epoch_cb *next;
-    void (*fn)(struct epoch_cb *cb);
-    uint64_t epoch;    // global epoch when deferred
+    struct epoch_cb *next;             // [p] on that CPU's list
+    void (*fn)(struct epoch_cb *cb);   // [p]
+    uint64_t epoch;    // [p] global epoch when deferred
 };
 
 void epoch_enter(void);   // nests; disables preemption

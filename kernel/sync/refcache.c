@@ -31,6 +31,7 @@
 // table shared lines too).
 #include "sync/refcache.h"
 #include "sync/activeset.h"
+#include "sync/atomic.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
 #include "sync/seqlock.h"
@@ -40,21 +41,23 @@
 
 #define RC_SLOTS 1024 // per CPU; a power of two
 
+// [p]: only the owning CPU writes, holding its rc_cpu lock; [s] other CPUs read
+// lock-free under the slot's sequence; [r] racily (docs/conventions.md).
 struct rc_slot {
-    struct refcache_obj *obj;
-    int64_t delta;
-    uint32_t seq;                  // odd while the owner changes obj or delta
+    struct refcache_obj *obj;      // [p,s]
+    int64_t delta;                 // [p,s]
+    uint32_t seq;                  // [p,r] odd while the owner changes obj or delta
 } __cacheline_aligned;
 
 struct rc_cpu {
     struct spinlock lock;          // only the owner takes it (exact readers check slot sequences)
-    uint64_t flushed_epoch;        // last epoch this CPU flushed in
-    struct refcache_obj *review;   // objects this CPU is reviewing
+    uint64_t flushed_epoch;        // [p,r] last epoch this CPU flushed in
+    struct refcache_obj *review;   // [p] objects this CPU is reviewing
     struct rc_slot slot[RC_SLOTS];
 };
 static DEFINE_PERCPU(struct rc_cpu, rc_cpu);
 
-static uint64_t rc_global_epoch __cacheline_aligned = 1;
+static uint64_t rc_global_epoch __cacheline_aligned = 1; // [a]
 struct active_set kernel_active; // CPUs whose caches may hold deltas (and more: activeset.h)
 DEFINE_PERCPU(struct active_mark, kernel_active_mark);
 static bool (*flush_hook)(void);
@@ -166,14 +169,14 @@ int64_t refcache_read_exact(struct refcache_obj *o)
     active_snapshot(&kernel_active, &cpus);
     do {
         seqs = slot_seq_sum(o, &cpus, true);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        fence_acquire();
         sum = READ_ONCE(o->count);
         for_each_cpu(c, &cpus) {
             struct rc_slot *s = slot_for(per_cpu_ptr(&rc_cpu, c), o);
             if (READ_ONCE(s->obj) == o)
                 sum += READ_ONCE(s->delta);
         }
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        fence_acquire();
     } while (slot_seq_sum(o, &cpus, false) != seqs);
     return sum;
 }

@@ -7,14 +7,17 @@
 #include "kernel.h"
 #include "sync/spinlock.h"
 
+// Who may write each field (docs/conventions.md): [i] immutable once
+// initialised; [l] the object's lock, [r] also read without it (exact reads);
+// [v] the reviewing CPU: the one whose review list holds the object.
 struct refcache_obj {
-    int64_t count;                 // shared count: true count minus cached deltas
+    int64_t count;                 // [l,r] shared count: true count minus cached deltas
     struct spinlock lock;          // guards count and the review state
-    bool dirty;                    // count changed since the object entered review
-    bool reviewing;                // on some CPU's review list
-    uint64_t review_epoch;
-    struct refcache_obj *review_next;
-    void (*release)(struct refcache_obj *o); // called once the true count is zero
+    bool dirty;                    // [l] count changed since the object entered review
+    bool reviewing;                // [l] on some CPU's review list
+    uint64_t review_epoch;         // [l,v] (the reviewing CPU reads it without the lock)
+    struct refcache_obj *review_next; // [v]
+    void (*release)(struct refcache_obj *o); // [i] called once the true count is zero
 };
 
 // Start with `initial` references (held by the caller, counted in the shared count).

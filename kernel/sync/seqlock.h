@@ -5,6 +5,7 @@
 //
 //     do { s = seq_read_begin(&l); x = obj.a; y = obj.b; } while (seq_read_retry(&l, s));
 #pragma once
+#include "sync/atomic.h"
 #include "sync/spinlock.h"
 #include "x86/x86.h"
 
@@ -18,12 +19,12 @@ struct seqlock {
 static inline void seqcount_write_begin(volatile uint32_t *seq)
 {
     *seq = *seq + 1;
-    __atomic_thread_fence(__ATOMIC_RELEASE); // the odd number is seen before the data
+    fence_release(); // the odd number is seen before the data
 }
 
 static inline void seqcount_write_end(volatile uint32_t *seq)
 {
-    __atomic_thread_fence(__ATOMIC_RELEASE); // the data is seen before the even number
+    fence_release(); // the data is seen before the even number
     *seq = *seq + 1;
 }
 
@@ -32,13 +33,13 @@ static inline uint32_t seqcount_read_begin(const volatile uint32_t *seq)
     uint32_t s;
     while ((s = *seq) & 1)
         pause();
-    __atomic_thread_fence(__ATOMIC_ACQUIRE); // the data reads stay after this
+    fence_acquire(); // the data reads stay after this
     return s;
 }
 
 static inline bool seqcount_read_retry(const volatile uint32_t *seq, uint32_t s)
 {
-    __atomic_thread_fence(__ATOMIC_ACQUIRE); // the data reads stay before this
+    fence_acquire(); // the data reads stay before this
     return *seq != s;
 }
 

@@ -4,6 +4,7 @@
 // one store plus a fence on the lock's own line.
 #pragma once
 #include "proc/sched.h"
+#include "sync/atomic.h"
 
 struct sleeplock {
     int locked;
@@ -18,7 +19,7 @@ static inline void sleeplock_init(struct sleeplock *l, const char *name)
 
 static inline void sleeplock_acquire(struct sleeplock *l)
 {
-    while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+    while (xchg_acquire(&l->locked, 1))
         wait_event(&l->wq, !READ_ONCE(l->locked));
 }
 
@@ -27,7 +28,7 @@ static inline void sleeplock_release(struct sleeplock *l)
     // The sequentially consistent store orders the release before the check of
     // the wait list: a waiter links itself (under the queue's lock) before it
     // tests `locked`, so either it sees 0 or we see it on the list.
-    __atomic_store_n(&l->locked, 0, __ATOMIC_SEQ_CST);
+    store_seqcst(&l->locked, 0);
     if (!list_empty(&l->wq.waiters))
         waitq_wake_one(&l->wq);
 }

@@ -1,6 +1,7 @@
 // Spinlocks. Interrupts stay off while a lock is held on this CPU: an interrupt
 // handler that takes the same lock would otherwise spin forever on its own CPU.
 #include "sync/spinlock.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "x86/x86.h"
 
@@ -29,7 +30,7 @@ void spin_lock(struct spinlock *l)
     if (spin_holding(l))
         panic("spin_lock: %s already held by this CPU", l->name);
     for (;;) {
-        if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE) == 0)
+        if (xchg_acquire(&l->locked, 1) == 0)
             break;
         // Spin on a plain read so waiters share the line instead of bouncing it.
         while (READ_ONCE(l->locked))
@@ -41,7 +42,7 @@ void spin_lock(struct spinlock *l)
 bool spin_trylock(struct spinlock *l)
 {
     push_off();
-    if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE) == 0) {
+    if (xchg_acquire(&l->locked, 1) == 0) {
         acquired(l);
         return true;
     }
@@ -55,7 +56,7 @@ void spin_unlock(struct spinlock *l)
         panic("spin_unlock: %s not held by this CPU", l->name);
     l->owner = -1;
     this_cpu_dec(cpu.locks_held);
-    __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+    store_release(&l->locked, 0);
     pop_off();
 }
 

@@ -22,6 +22,7 @@
 // turn = 2*lap + 2. Zero-filled memory is therefore an empty ring, which is what
 // a new CPU's per-CPU area starts with.
 #include "lib/kstats.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "sync/xcall.h"
 #include "x86/smp.h"
@@ -53,7 +54,7 @@ static void drain(void)
     for (;;) {
         uint64_t pos = q->head, lap = pos / XQ_SLOTS;
         struct xslot *s = &q->slot[pos % XQ_SLOTS];
-        if (__atomic_load_n(&s->turn, __ATOMIC_ACQUIRE) != 2 * lap + 1)
+        if (load_acquire(&s->turn) != 2 * lap + 1)
             return; // empty, or the next sender has not published yet (its IPI follows)
         xcall_fn fn = s->fn;
         void *arg = s->arg;
@@ -61,10 +62,10 @@ static void drain(void)
         q->head = pos + 1;
         // Free the slot before running fn, so that a full ring drains even if fn
         // itself waits on other CPUs.
-        __atomic_store_n(&s->turn, 2 * lap + 2, __ATOMIC_RELEASE);
+        store_release(&s->turn, 2 * lap + 2);
         fn(arg);
         if (pending)
-            __atomic_fetch_sub(pending, 1, __ATOMIC_RELEASE);
+            fetch_sub_release(pending, 1);
     }
 }
 
@@ -90,16 +91,16 @@ void xcall_init(void) { irq_register(T_XCALL, xcall_intr); }
 static void enqueue(int c, xcall_fn fn, void *arg, uint32_t *pending)
 {
     struct xqueue *q = per_cpu_ptr(&xq, c);
-    uint64_t pos = __atomic_fetch_add(&q->tail, 1, __ATOMIC_RELAXED), lap = pos / XQ_SLOTS;
+    uint64_t pos = fetch_add_relaxed(&q->tail, 1), lap = pos / XQ_SLOTS;
     struct xslot *s = &q->slot[pos % XQ_SLOTS];
-    while (__atomic_load_n(&s->turn, __ATOMIC_ACQUIRE) != 2 * lap) {
+    while (load_acquire(&s->turn) != 2 * lap) {
         xcall_poll(); // the ring is full; its owner may be waiting on us
         pause();
     }
     s->fn = fn;
     s->arg = arg;
     s->pending = pending;
-    __atomic_store_n(&s->turn, 2 * lap + 1, __ATOMIC_RELEASE);
+    store_release(&s->turn, 2 * lap + 1);
     lapic_send_ipi(cpu_apicid[c], T_XCALL);
     kstat_ipi_sent();
 }
@@ -133,7 +134,7 @@ void xcall(const cpumask_t *mask, xcall_fn fn, void *arg, bool wait)
             cli();
     }
     if (wait)
-        while (__atomic_load_n(&pending.n, __ATOMIC_ACQUIRE) != 0) {
+        while (load_acquire(&pending.n) != 0) {
             xcall_poll();
             pause();
         }

@@ -120,15 +120,3 @@ void ioapic_route(int irq, int vector, int cpu)
     ioapic_write(io, IOAPIC_REDTBL(n), flags | vector); // fixed, physical, unmasked
     spin_unlock(&io->lock);
 }
-
-void ioapic_mask(int irq)
-{
-    uint32_t flags;
-    uint32_t gsi = isa_gsi(irq, &flags);
-    struct ioapic *io = ioapic_for(gsi);
-    if (!io)
-        return;
-    spin_lock(&io->lock);
-    ioapic_write(io, IOAPIC_REDTBL(gsi - io->gsi_base), RTE_MASKED);
-    spin_unlock(&io->lock);
-}

@@ -85,8 +85,6 @@ static void lapic_write(uint32_t reg, uint32_t v)
         lapic_mmio[reg / 4] = v;
 }
 
-bool lapic_x2apic_mode(void) { return x2apic; }
-
 // Works on a CPU whose APIC is not set up yet (an AP looking up its own index):
 // in x2APIC mode the MSRs are not readable before the mode is switched on, but
 // CPUID leaf 0xB reports the same 32-bit ID.

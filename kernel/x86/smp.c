@@ -16,6 +16,7 @@
 #include "bootinfo.h"
 #include "mm/mm.h"
 #include "proc/sched.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "sync/xcall.h"
 #include "x86/smp.h"
@@ -267,7 +268,7 @@ void ap_main(void)
 
     this_cpu_write(cpu.online, true);
     cpumask_set_atomic(&cpu_online_mask, c);
-    if (__atomic_add_fetch(&ncpu_online, 1, __ATOMIC_SEQ_CST) == ncpu)
+    if (fetch_add(&ncpu_online, 1) + 1 == ncpu)
         lapic_send_ipi(cpu_apicid[0], T_XCALL); // wake the boot CPU now, not at its next tick
 
     // Idle: everything from here on arrives as an interrupt.

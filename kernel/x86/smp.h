@@ -39,7 +39,6 @@ void lapic_send_ipi(uint32_t apicid, uint32_t vector);
 void lapic_send_init(uint32_t apicid);
 void lapic_send_sipi(uint32_t apicid, uint32_t page); // start at physical page*4096
 void lapic_send_nmi_all_but_self(void);
-bool lapic_x2apic_mode(void);
 // INIT to all other CPUs, first thing at kernel entry (before kvm_init): parks the
 // firmware's APs, which otherwise steal host time under TCG. Optional.
 void lapic_park_aps_early(void);
@@ -58,7 +57,6 @@ extern void (*timer_tick_hook)(struct trapframe *tf);
 // ioapic.c: route a legacy IRQ to a vector on a CPU.
 void ioapic_init(void);
 void ioapic_route(int irq, int vector, int cpu);
-void ioapic_mask(int irq);
 
 // smp.c: start every CPU listed in the MADT; prints "smp: N CPUs online".
 void smp_boot(const struct bootinfo *bi);

@@ -6,6 +6,7 @@
 #include "fstest.h"
 #include "ktest/ktest.h"
 #include "mm/mm.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "x86/smp.h"
 
@@ -26,7 +27,7 @@ static void creates(int t, void *arg)
     for (int k = 0; k < NCREATE; k++) {
         ksnprintf(path, sizeof path, "%s/x%d_%d", dir, t, k);
         if (fs_create(P, path, 0644, FS_EXCL, NULL))
-            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+            fetch_add_relaxed(&failures, 1);
     }
 }
 
@@ -37,7 +38,7 @@ static void lookups(int t, void *arg)
     dirname(dir, t);
     struct inode *d;
     if (fs_lookup(P, dir, 0, &d)) {
-        __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+        fetch_add_relaxed(&failures, 1);
         return;
     }
     for (int k = 0; k < NLOOKUP; k++) {
@@ -45,7 +46,7 @@ static void lookups(int t, void *arg)
         ksnprintf(path, sizeof path, "x%d_%d", shared ? 0 : t, k % NCREATE);
         struct inode *ip;
         if (fs_lookup(d, path, 0, &ip))
-            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+            fetch_add_relaxed(&failures, 1);
         else
             fs_iput(ip);
     }
@@ -63,7 +64,7 @@ static void links(int t, void *arg)
     for (int k = 0; k < NCREATE; k++) {
         ksnprintf(path, sizeof path, "%s/l%d_%d", dir, t, k);
         if (fs_link(P, src, P, path, 0))
-            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+            fetch_add_relaxed(&failures, 1);
     }
 }
 
@@ -75,7 +76,7 @@ static void unlinks(int t, void *arg)
     for (int k = 0; k < NCREATE; k++) {
         ksnprintf(path, sizeof path, "%s/l%d_%d", dir, t, k);
         if (fs_unlink(P, path))
-            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+            fetch_add_relaxed(&failures, 1);
     }
 }
 
@@ -139,7 +140,7 @@ static void own_page_writes(int t, void *arg)
     (void)arg;
     for (int k = 0; k < NONEFILE; k++)
         if (fs_write(F, "w", 1, (uint64_t)t * PGSIZE + k % PGSIZE) != 1)
-            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+            fetch_add_relaxed(&failures, 1);
 }
 
 static void stats_with_times(int t, void *arg)
@@ -148,7 +149,7 @@ static void stats_with_times(int t, void *arg)
     struct fs_stat st;
     for (int k = 0; k < NONEFILE; k++)
         if (fs_stat(F, STATX_BASIC_STATS, &st))
-            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+            fetch_add_relaxed(&failures, 1);
 }
 
 KTEST(bench_fs_one_file)

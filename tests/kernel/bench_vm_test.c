@@ -8,6 +8,7 @@
 #include "fstest.h"
 #include "ktest/ktest.h"
 #include "mm/mm.h"
+#include "sync/atomic.h"
 #include "uapi/abi.h"
 #include "vmtest.h"
 
@@ -28,14 +29,14 @@ static void bench_worker(void *arg)
 {
     int me = (int)(uintptr_t)arg, n = ncpu_online;
     vmt_enter(VS);
-    __atomic_fetch_add(&ready, 1, __ATOMIC_ACQ_REL);
-    while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
+    add_fetch(&ready, 1);
+    while (!load_acquire(&go))
         pause();
     uint64_t v;
     for (int k = 0; k < OPS; k++) {
         long a = uvm_map(VS, 0, NPAGES * PGSIZE, VM_READ | VM_WRITE, 0);
         if (a < 0) {
-            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+            fetch_add_relaxed(&failures, 1);
             continue;
         }
         for (int i = 0; i < NPAGES; i++)
@@ -44,19 +45,19 @@ static void bench_worker(void *arg)
             // Publish ours, read the previous CPU's, wait until ours was read.
             int prev = (me + n - 1) % n;
             slots[me].addr = a;
-            __atomic_store_n(&slots[me].seq, k + 1, __ATOMIC_RELEASE);
-            while (__atomic_load_n(&slots[prev].seq, __ATOMIC_ACQUIRE) < k + 1)
+            store_release(&slots[me].seq, k + 1);
+            while (load_acquire(&slots[prev].seq) < k + 1)
                 pause();
             for (int i = 0; i < NPAGES; i++)
                 if (!vmt_peek(slots[prev].addr + i * PGSIZE, &v) || v != (uint64_t)k)
-                    __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
-            __atomic_store_n(&slots[prev].peeked, k + 1, __ATOMIC_RELEASE);
-            while (__atomic_load_n(&slots[me].peeked, __ATOMIC_ACQUIRE) < k + 1)
+                    fetch_add_relaxed(&failures, 1);
+            store_release(&slots[prev].peeked, k + 1);
+            while (load_acquire(&slots[me].peeked) < k + 1)
                 pause();
         }
         int err = async ? uvm_unmap_async(VS, a, NPAGES * PGSIZE) : uvm_unmap(VS, a, NPAGES * PGSIZE);
         if (err)
-            __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+            fetch_add_relaxed(&failures, 1);
     }
     vmt_leave(VS);
 }
@@ -71,11 +72,11 @@ static void run(const char *name)
     struct thread *t[NCPU_MAX];
     for (int c = 0; c < n; c++)
         KREQUIRE((t[c] = vmt_on_cpu(c, "vmt-bench", bench_worker, (void *)(uintptr_t)c)) != NULL);
-    while (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) < n)
+    while (load_acquire(&ready) < n)
         sched_yield();
     int64_t ipi0 = kstats_ipis_sent();
     uint64_t t0 = nsec_now();
-    __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+    store_release(&go, 1);
     for (int c = 0; c < n; c++)
         thread_join(t[c]);
     uint64_t ns = nsec_now() - t0;

@@ -1,6 +1,7 @@
 // Tests for epoch-based reclamation: grace periods wait for readers, every
 // deferred callback runs exactly once, and readers never see freed objects.
 #include "ktest/ktest.h"
+#include "sync/atomic.h"
 #include "sync/cpumask.h"
 #include "sync/epoch.h"
 #include "sync/percpu.h"
@@ -16,7 +17,7 @@ struct counted_cb {
 static void count_run(struct epoch_cb *cb)
 {
     struct counted_cb *c = container_of(cb, struct counted_cb, cb);
-    __atomic_fetch_add(c->runs, 1, __ATOMIC_SEQ_CST);
+    fetch_add(c->runs, 1);
 }
 
 // Wait (interrupts on) until *p == want or ms pass; true if reached.
@@ -110,7 +111,7 @@ static volatile uint64_t reads;
 static void poison(struct epoch_cb *cb)
 {
     container_of(cb, struct obj, cb)->magic = DEAD;
-    __atomic_fetch_add(&freed, 1, __ATOMIC_SEQ_CST);
+    fetch_add(&freed, 1);
 }
 
 static void reader_loop(void *arg)
@@ -123,12 +124,12 @@ static void reader_loop(void *arg)
         struct obj *o = READ_ONCE(current_obj);
         for (int i = 0; i < 8; i++)
             if (o->magic != LIVE)
-                __atomic_fetch_add(&bad_reads, 1, __ATOMIC_SEQ_CST);
+                fetch_add(&bad_reads, 1);
         epoch_exit();
         n++;
     }
     cli();
-    __atomic_fetch_add(&reads, n, __ATOMIC_SEQ_CST);
+    fetch_add(&reads, n);
 }
 
 static void nop(void *arg) { (void)arg; }

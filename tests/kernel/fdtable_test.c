@@ -10,6 +10,7 @@
 #include "ktest/ktest.h"
 #include "mm/mm.h"
 #include "proc/sched.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "testutil.h"
 #include "x86/smp.h"
@@ -27,7 +28,7 @@ static void tfile_release(struct file *f)
 {
     struct tfile *t = f->priv;
     t->magic = DEAD;
-    __atomic_add_fetch(&released, 1, __ATOMIC_RELAXED);
+    fetch_add_relaxed(&released, 1);
     kfree(t);
 }
 
@@ -71,7 +72,7 @@ static void run_workers(struct worker *w, int nw, void (*fn)(void *))
         cpumask_set(&m, w[i].cpu);
         th[i] = kthread_create("fdt test", fn, &w[i], &m);
     }
-    __atomic_store_n(w[0].go, 1, __ATOMIC_RELEASE);
+    store_release(w[0].go, 1);
     for (int i = 0; i < nw; i++)
         thread_join(th[i]);
 }
@@ -80,7 +81,7 @@ static void alloc_worker(void *arg)
 {
     struct worker *w = arg;
     fdtable_hold(w->t);
-    while (!__atomic_load_n(w->go, __ATOMIC_ACQUIRE))
+    while (!load_acquire(w->go))
         pause();
     for (int i = 0; i < w->n; i++) {
         struct file *f = tfile_new();
@@ -241,7 +242,7 @@ KTEST(fdtable_one_line_per_fd)
 static void lookup_worker(void *arg)
 {
     struct worker *w = arg;
-    while (!__atomic_load_n(w->go, __ATOMIC_ACQUIRE))
+    while (!load_acquire(w->go))
         pause();
     for (int i = 0; i < w->n; i++) {
         struct fd_ref r = fd_get(w->t, HOT_FD);
@@ -260,7 +261,7 @@ static void lookup_worker(void *arg)
 static void churn_worker(void *arg)
 {
     struct worker *w = arg;
-    while (!__atomic_load_n(w->go, __ATOMIC_ACQUIRE))
+    while (!load_acquire(w->go))
         pause();
     for (int i = 0; i < w->n; i++) {
         if (i % 2)
@@ -346,9 +347,9 @@ KTEST(fdtable_close_while_borrowed)
 static void reader_worker(void *arg)
 {
     struct worker *w = arg;
-    while (!__atomic_load_n(w->go, __ATOMIC_ACQUIRE))
+    while (!load_acquire(w->go))
         pause();
-    while (__atomic_load_n(w->go, __ATOMIC_ACQUIRE) == 1) {
+    while (load_acquire(w->go) == 1) {
         struct fd_ref r = fd_get(w->t, 0);
         if (!r.f)
             w->errors++;
@@ -445,7 +446,7 @@ static void bench_worker(void *arg)
     if (fs_create(b->dir, name, 0644, 0, &ip) == 0)
         fs_iput(ip);
     struct file *pre = tfile_new();
-    while (!__atomic_load_n(b->go, __ATOMIC_ACQUIRE))
+    while (!load_acquire(b->go))
         pause();
     uint64_t t0 = nsec_now();
     for (int i = 0; i < b->n; i++) {

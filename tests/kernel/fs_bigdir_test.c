@@ -6,6 +6,7 @@
 #include "inode.h"
 #include "ktest/ktest.h"
 #include "mm/mm.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "x86/smp.h"
 
@@ -22,7 +23,7 @@ static void create_slice(int t, void *arg)
     for (int k = first_file + t; k < nfiles; k += nthreads) {
         mkname(name, k);
         if (fs_create(B, name, 0644, FS_EXCL, NULL))
-            __atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED);
+            fetch_add_relaxed(&errors, 1);
     }
 }
 
@@ -34,7 +35,7 @@ static void lookup_slice(int t, void *arg)
         mkname(name, k);
         struct inode *ip;
         if (fs_lookup(B, name, 0, &ip))
-            __atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED);
+            fetch_add_relaxed(&errors, 1);
         else
             fs_iput(ip);
     }
@@ -47,7 +48,7 @@ static void unlink_slice(int t, void *arg)
     for (int k = first_file + t; k < nfiles; k += nthreads) {
         mkname(name, k);
         if (fs_unlink(B, name))
-            __atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED);
+            fetch_add_relaxed(&errors, 1);
     }
 }
 

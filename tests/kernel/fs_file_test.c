@@ -6,6 +6,7 @@
 #include "inode.h"
 #include "ktest/ktest.h"
 #include "mm/mm.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "sync/refcache.h"
 #include "testutil.h"
@@ -366,7 +367,7 @@ KTEST(fs_file_orphans_kept_until_freed)
     KCHECK_EQ(fs_write(f, buf, PGSIZE, 2 * PGSIZE), PGSIZE);
     void *pg = NULL;
     KREQUIRE(fs_map_page(f, 2, &pg) == 0); // as a mapping the truncate missed
-    __atomic_store_n(&f->file.maps_stale, true, __ATOMIC_RELEASE);
+    store_release(&f->file.maps_stale, true);
     KCHECK_EQ(fs_truncate(f, PGSIZE), 0);
     KCHECK(f->file.orphans != NULL);
     fst_quiesce(); // grace periods pass: a freed page would be reused or stamped

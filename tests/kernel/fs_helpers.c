@@ -3,6 +3,7 @@
 #include "inode.h"
 #include "mm/mm.h"
 #include "proc/sched.h"
+#include "sync/atomic.h"
 #include "sync/cpumask.h"
 #include "sync/epoch.h"
 #include "sync/percpu.h"
@@ -49,7 +50,7 @@ static volatile int started;
 static void wait_for_all(int i, void *arg)
 {
     (void)i;
-    __atomic_fetch_add(&started, 1, __ATOMIC_SEQ_CST);
+    fetch_add(&started, 1);
     while (READ_ONCE(started) < (int)(long)arg)
         sched_yield();
 }

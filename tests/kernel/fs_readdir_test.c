@@ -8,6 +8,7 @@
 #include "ktest/ktest.h"
 #include "mm/mm.h"
 #include "proc/sched.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "x86/smp.h"
 
@@ -115,7 +116,7 @@ static void churn(int t, void *arg)
             if (k % 64 == 63)
                 sched_yield();
         }
-        __atomic_fetch_add(&cycles, 1, __ATOMIC_RELAXED);
+        fetch_add_relaxed(&cycles, 1);
     }
 }
 

@@ -8,6 +8,7 @@
 #include "ktest/ktest.h"
 #include "mm/mm.h"
 #include "proc/sched.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "sync/refcache.h"
 #include "x86/smp.h"
@@ -312,7 +313,7 @@ static void link_race_thread(int i, void *arg)
             ktest_failed(__FILE__, __LINE__, "link: %d", err);
             return;
         }
-        __atomic_fetch_add(&r->linked, 1, __ATOMIC_RELAXED);
+        fetch_add_relaxed(&r->linked, 1);
         struct inode *ip;
         if (fs_lookup(r->dir, name, 0, &ip) == 0) {
             if (fst_nlink(ip) < 1)

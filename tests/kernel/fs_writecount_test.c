@@ -6,6 +6,7 @@
 #include "fstest.h"
 #include "inode.h"
 #include "ktest/ktest.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "sync/refcache.h"
 #include "x86/x86.h"
@@ -86,20 +87,20 @@ static int writers_in, denies_in, overlaps, wins[2], started, nthreads;
 // Hold access a while, watching the other side's count (both nonzero: overlap).
 static void hold(int *mine, int *theirs)
 {
-    __atomic_add_fetch(mine, 1, __ATOMIC_SEQ_CST);
+    fetch_add(mine, 1);
     for (int k = 0; k < 200; k++)
-        if (__atomic_load_n(theirs, __ATOMIC_SEQ_CST)) {
-            __atomic_add_fetch(&overlaps, 1, __ATOMIC_RELAXED);
+        if (load_seqcst(theirs)) {
+            fetch_add_relaxed(&overlaps, 1);
             break;
         }
-    __atomic_sub_fetch(mine, 1, __ATOMIC_SEQ_CST);
+    fetch_sub(mine, 1);
 }
 
 static void storm(int t, void *arg)
 {
     (void)arg;
-    __atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
-    while (ncpu_online > 1 && __atomic_load_n(&started, __ATOMIC_SEQ_CST) < nthreads)
+    fetch_add(&started, 1);
+    while (ncpu_online > 1 && load_seqcst(&started) < nthreads)
         pause(); // one thread per CPU: start together, so that they overlap
     for (int i = 0; i < 5000; i++) {
         if (t & 1) {
@@ -113,7 +114,7 @@ static void storm(int t, void *arg)
             hold(&writers_in, &denies_in);
             fs_put_write(storm_ip);
         }
-        __atomic_add_fetch(&wins[t & 1], 1, __ATOMIC_RELAXED);
+        fetch_add_relaxed(&wins[t & 1], 1);
     }
 }
 

@@ -4,6 +4,7 @@
 // other's objects at once.
 #include "ktest/ktest.h"
 #include "mm/mm.h"
+#include "sync/atomic.h"
 #include "sync/epoch.h"
 #include "sync/percpu.h"
 #include "sync/xcall.h"
@@ -305,7 +306,7 @@ static void try_kmalloc16(void *arg)
 {
     void *p = kmalloc(16);
     if (p) {
-        __atomic_fetch_add((int *)arg, 1, __ATOMIC_RELAXED);
+        fetch_add_relaxed((int *)arg, 1);
         kfree(p);
     }
 }
@@ -385,14 +386,14 @@ struct kstress {
 // run at the same time; if the CPUs are started one after another, go on anyway.
 static void start_together(int *arrived)
 {
-    __atomic_fetch_add(arrived, 1, __ATOMIC_SEQ_CST);
+    fetch_add(arrived, 1);
     for (long i = 0; i < 2000000 && READ_ONCE(*arrived) < ncpu_online; i++)
         pause();
 }
 
 static void kstress_error(struct kstress *st, const char *what, void *p)
 {
-    if (__atomic_fetch_add(&st->errors, 1, __ATOMIC_RELAXED) < 5)
+    if (fetch_add_relaxed(&st->errors, 1) < 5)
         kprintf("# cpu %d: %s %p\n", cpu_id(), what, p);
 }
 

@@ -3,6 +3,7 @@
 // CPUs allocating at once without ever getting the same page.
 #include "ktest/ktest.h"
 #include "mm/mm.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "sync/xcall.h"
 #include "testutil.h"
@@ -326,7 +327,7 @@ struct stress {
 
 static void stress_error(struct stress *st, const char *what, void *p)
 {
-    if (__atomic_fetch_add(&st->errors, 1, __ATOMIC_RELAXED) < 5)
+    if (fetch_add_relaxed(&st->errors, 1) < 5)
         kprintf("# cpu %d: %s %p\n", cpu_id(), what, p);
 }
 
@@ -334,7 +335,7 @@ static void stress_error(struct stress *st, const char *what, void *p)
 // run at the same time; if the CPUs are started one after another, go on anyway.
 static void start_together(int *arrived)
 {
-    __atomic_fetch_add(arrived, 1, __ATOMIC_SEQ_CST);
+    fetch_add(arrived, 1);
     for (long i = 0; i < 2000000 && READ_ONCE(*arrived) < ncpu_online; i++)
         pause();
 }
@@ -374,7 +375,7 @@ static void page_stress_cpu(void *arg)
             page_free_contig(run, n);
         total += got + (run ? n : 0);
     }
-    __atomic_fetch_add(&st->allocated, total, __ATOMIC_RELAXED);
+    fetch_add_relaxed(&st->allocated, total);
 }
 
 KTEST(page_smp_stress_conserves)

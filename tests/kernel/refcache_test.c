@@ -1,6 +1,7 @@
 // Tests for refcache: exact reads, release only at a true zero, exactly once,
 // also when references move between CPUs.
 #include "ktest/ktest.h"
+#include "sync/atomic.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
 #include "sync/refcache.h"
@@ -15,7 +16,7 @@ struct robj {
 
 static void on_release(struct refcache_obj *o)
 {
-    __atomic_fetch_add(&container_of(o, struct robj, rc)->released, 1, __ATOMIC_SEQ_CST);
+    fetch_add(&container_of(o, struct robj, rc)->released, 1);
 }
 
 // Let n refcache epochs pass (each needs every CPU's tick).

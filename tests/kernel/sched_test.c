@@ -3,6 +3,7 @@
 // stack guard page.
 #include "ktest/ktest.h"
 #include "proc/sched.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "x86/smp.h"
 #include "x86/trap.h"
@@ -125,7 +126,7 @@ static void busy30(void *arg)
     (void)arg;
     uint64_t end = nsec_now() + 30000000;
     while (nsec_now() < end)
-        __atomic_store_n(&stolen_cpu_seen[cpu_id()], 1, __ATOMIC_RELAXED);
+        store_relaxed(&stolen_cpu_seen[cpu_id()], 1);
 }
 
 KTEST(sched_idle_cpus_steal_work)
@@ -166,7 +167,7 @@ static void waiter_fn(void *arg)
 {
     struct wq_case *w = arg;
     wait_event(&w->q, w->flag);
-    __atomic_fetch_add(&w->woke, 1, __ATOMIC_SEQ_CST);
+    fetch_add(&w->woke, 1);
 }
 
 KTEST(sched_waitq_sleep_and_wakeup)
@@ -359,7 +360,7 @@ static void self_waker(void *arg)
     struct thread *t = thread_current();
     for (int r = 0; r < 8; r++) {
         preempt_disable();
-        __atomic_store_n(&t->state, T_SLEEPING, __ATOMIC_SEQ_CST);
+        store_seqcst(&t->state, T_SLEEPING);
         thread_wake(t); // queued on this CPU, which it has not left
         int me = cpu_id();
         uint64_t t0 = timer_ticks(me);
@@ -371,7 +372,7 @@ static void self_waker(void *arg)
             // have us, and be running again wherever it resumes us.
             c->claimed++;
             cli();
-            __atomic_store_n(&t->state, T_RUNNABLE, __ATOMIC_SEQ_CST);
+            store_seqcst(&t->state, T_RUNNABLE);
             preempt_enable();
             schedule();
             t->state = T_RUNNING;

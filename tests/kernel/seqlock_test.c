@@ -1,5 +1,6 @@
 // Tests for seqlocks under concurrent use.
 #include "ktest/ktest.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "sync/seqlock.h"
 #include "sync/xcall.h"
@@ -29,7 +30,7 @@ static void seq_worker(void *arg)
             b = pair_b;
         } while (seq_read_retry(&pair_lock, s));
         if (a != b)
-            __atomic_fetch_add(&torn, 1, __ATOMIC_SEQ_CST);
+            fetch_add(&torn, 1);
     }
 }
 

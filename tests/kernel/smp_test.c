@@ -2,6 +2,7 @@
 // knows who it is, and has its own per-CPU variables on their own cache lines.
 #include "ktest/ktest.h"
 #include "mm/mmu.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "sync/xcall.h"
 #include "x86/smp.h"
@@ -17,7 +18,7 @@ static void record(void *arg)
 {
     (void)arg;
     struct seen *s = &seen[cpu_id()];
-    __atomic_fetch_add(&s->runs, 1, __ATOMIC_RELAXED);
+    fetch_add_relaxed(&s->runs, 1);
     s->id = this_cpu_read(cpu.id);
     s->apicid = lapic_id();
     s->cpu_apicid = this_cpu_read(cpu.apicid);

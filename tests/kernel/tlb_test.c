@@ -4,6 +4,7 @@
 #include "ktest/ktest.h"
 #include "mm/mm.h"
 #include "mm/tlb.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "sync/xcall.h"
 #include "x86/smp.h"
@@ -104,9 +105,9 @@ static bool scratch_map(struct scratch *s)
     s->a[0] = A_PATTERN;
     s->b[0] = B_PATTERN;
     s->pd[0] = V2P(s->pt) | PTE_P | PTE_W;
-    __atomic_store_n(&s->pdpt[0], V2P(s->pd) | PTE_P | PTE_W, __ATOMIC_SEQ_CST);
+    store_seqcst(&s->pdpt[0], V2P(s->pd) | PTE_P | PTE_W);
     if (s->own_pdpt)
-        __atomic_store_n(&kernel_pml4[SCRATCH_SLOT], V2P(s->pdpt) | PTE_P | PTE_W, __ATOMIC_SEQ_CST);
+        store_seqcst(&kernel_pml4[SCRATCH_SLOT], V2P(s->pdpt) | PTE_P | PTE_W);
     s->mapped = true;
     return true;
 }
@@ -116,9 +117,9 @@ static void scratch_unmap(struct scratch *s)
     cpumask_t all = cpu_online_mask;
     if (s->mapped) {
         if (s->own_pdpt)
-            __atomic_store_n(&kernel_pml4[SCRATCH_SLOT], 0, __ATOMIC_SEQ_CST);
+            store_seqcst(&kernel_pml4[SCRATCH_SLOT], 0);
         else
-            __atomic_store_n(&s->pdpt[0], 0, __ATOMIC_SEQ_CST);
+            store_seqcst(&s->pdpt[0], 0);
     }
     // A full flush also drops the paging-structure caches that held our tables.
     tlb_shootdown(&all, s->va, (TLB_FULL_FLUSH_PAGES + 1) * PGSIZE);
@@ -144,7 +145,7 @@ static void read_test_va(void *arg)
 static void map_and_warm(struct scratch *s, uint64_t *page, uint64_t extra)
 {
     cpumask_t all = cpu_online_mask;
-    __atomic_store_n(&s->pt[0], V2P(page) | PTE_P | PTE_W | PTE_NX | extra, __ATOMIC_SEQ_CST);
+    store_seqcst(&s->pt[0], V2P(page) | PTE_P | PTE_W | PTE_NX | extra);
     tlb_shootdown(&all, s->va, PGSIZE); // forget any earlier translation
     read_va = s->va;
     xcall_all(read_test_va, NULL);
@@ -154,7 +155,7 @@ static void map_and_warm(struct scratch *s, uint64_t *page, uint64_t extra)
 // reads B. Non-targets may read either page: nothing is asserted about them.
 static int remap_and_check(struct scratch *s, const cpumask_t *m, size_t len, int *stale_others)
 {
-    __atomic_store_n(&s->pt[0], (s->pt[0] & ~PTE_ADDR(~0UL)) | V2P(s->b), __ATOMIC_SEQ_CST);
+    store_seqcst(&s->pt[0], (s->pt[0] & ~PTE_ADDR(~0UL)) | V2P(s->b));
     tlb_shootdown(m, s->va, len);
     xcall_all(read_test_va, NULL);
     int wrong = 0;

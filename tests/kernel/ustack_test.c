@@ -3,6 +3,7 @@
 // fork behave as Linux's grows-down stack.
 #include "ktest/ktest.h"
 #include "mm/uvm.h"
+#include "sync/atomic.h"
 #include "vmtest.h"
 
 #define RESERVE_LO (USER_TOP - USER_STACK_SIZE)
@@ -87,12 +88,12 @@ static void racer(void *arg)
 {
     int me = (int)(uintptr_t)arg;
     vmt_enter(race_vs);
-    __atomic_fetch_add(&race_started, 1, __ATOMIC_ACQ_REL);
-    while (__atomic_load_n(&race_started, __ATOMIC_ACQUIRE) < ncpu_online)
+    add_fetch(&race_started, 1);
+    while (load_acquire(&race_started) < ncpu_online)
         pause();
     for (int r = 0; r < RACE_ROUNDS; r++)
         if (!vmt_touch(race_addr(me, r), me))
-            __atomic_fetch_add(&race_failed, 1, __ATOMIC_RELAXED);
+            fetch_add_relaxed(&race_failed, 1);
     vmt_leave(race_vs);
 }
 

@@ -5,6 +5,7 @@
 #include "fstest.h"
 #include "ktest/ktest.h"
 #include "mm/mm.h"
+#include "sync/atomic.h"
 #include "sync/epoch.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
@@ -187,11 +188,11 @@ static void race_faulter(void *arg)
 {
     (void)arg;
     for (int r = 1; r <= RACE_ROUNDS; r++) {
-        while (__atomic_load_n(&race_go, __ATOMIC_ACQUIRE) != r)
+        while (load_acquire(&race_go) != r)
             pause();
         struct fault_info fi = {0, 0, 0};
         fault_sig = uvm_fault(fault_vs, BASE + 8, 0, &fi);
-        __atomic_store_n(&race_done, r, __ATOMIC_RELEASE);
+        store_release(&race_done, r);
     }
 }
 
@@ -209,11 +210,11 @@ KTEST(vm_file_truncate_vs_fault_race)
         KREQUIRE((fault_vs = vmspace_new()) != NULL);
         KCHECK_EQ(uvm_map_file(fault_vs, BASE, PGSIZE, VM_READ, UVM_FIXED | UVM_SHARED, ip, 0),
                   (long)BASE);
-        __atomic_store_n(&race_go, r, __ATOMIC_RELEASE);
+        store_release(&race_go, r);
         for (int spin = r % 8 * 50; spin > 0; spin--) // vary the overlap
             pause();
         KCHECK_EQ(fs_truncate(ip, 0), 0);
-        while (__atomic_load_n(&race_done, __ATOMIC_ACQUIRE) != r)
+        while (load_acquire(&race_done) != r)
             sched_yield();
         left += uvm_page_pa(fault_vs, BASE) != 0;
         sigbus += fault_sig == SIGBUS;

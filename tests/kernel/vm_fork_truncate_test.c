@@ -16,6 +16,7 @@
 #include "fstest.h"
 #include "ktest/ktest.h"
 #include "mm/mm.h"
+#include "sync/atomic.h"
 #include "testutil.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
@@ -37,8 +38,8 @@ static volatile int64_t offset_ns; // > 0: truncate that much after the fork sta
 
 static void meet(int k) // the k-th meeting of the two threads
 {
-    __atomic_fetch_add(&met, 1, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&met, __ATOMIC_SEQ_CST) < nthreads * k)
+    fetch_add(&met, 1);
+    while (load_seqcst(&met) < nthreads * k)
         pause();
 }
 
@@ -49,7 +50,7 @@ static void wait_ns(uint64_t ns)
         pause();
 }
 
-static void error(void) { __atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED); }
+static void error(void) { fetch_add_relaxed(&errors, 1); }
 
 static bool grow_and_touch(uint64_t tag)
 {
@@ -88,7 +89,7 @@ static void check_child(struct vmspace *c)
             else
                 bad |= uvm_fault(c, va[k], 0, &fi) != SIGBUS;
             if (bad)
-                __atomic_fetch_add(&stale, 1, __ATOMIC_RELAXED);
+                fetch_add_relaxed(&stale, 1);
         }
     }
 }
@@ -103,7 +104,7 @@ static void race(int i, void *arg)
             struct fs_stat st;
             do
                 fs_stat(FIP, STATX_SIZE, &st);
-            while (st.size == NPAGES * PGSIZE && !__atomic_load_n(&truncated, __ATOMIC_ACQUIRE));
+            while (st.size == NPAGES * PGSIZE && !load_acquire(&truncated));
             if (fs_truncate(FIP, NPAGES * PGSIZE) != 0)
                 error();
             meet(3 * r + 2);
@@ -134,7 +135,7 @@ static void race(int i, void *arg)
                 wait_ns(offset_ns);
             if (fs_truncate(FIP, 8) != 0)
                 error();
-            __atomic_store_n(&truncated, true, __ATOMIC_RELEASE);
+            store_release(&truncated, true);
             meet(3 * r + 2);
             truncated = false;
             // (The parent lost its pages past the end as well.)

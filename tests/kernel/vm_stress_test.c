@@ -5,6 +5,7 @@
 // is done no page is resident and every page came back to the allocator.
 #include "ktest/ktest.h"
 #include "mm/mm.h"
+#include "sync/atomic.h"
 #include "sync/epoch.h"
 #include "testutil.h"
 #include "uapi/errno.h"
@@ -17,7 +18,7 @@ static struct vmspace *VS;
 static volatile int failures;
 static volatile uintptr_t latest[NCPU_MAX];
 
-static void fail(void) { __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED); }
+static void fail(void) { fetch_add_relaxed(&failures, 1); }
 
 static void stress_worker(void *arg)
 {

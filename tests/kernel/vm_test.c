@@ -18,6 +18,7 @@
 #include "mm/mm.h"
 #include "mm/tlb.h"
 #include "proc/proc.h"
+#include "sync/atomic.h"
 #include "sync/epoch.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
@@ -272,8 +273,8 @@ static void toucher(void *arg)
         vmt_peek(BASE, &v);
     if (what == TOUCH_AND_LEAVE)
         vmt_leave(VS);
-    __atomic_store_n(&helper_state, 1, __ATOMIC_RELEASE);
-    while (__atomic_load_n(&phase, __ATOMIC_ACQUIRE) == 0)
+    store_release(&helper_state, 1);
+    while (load_acquire(&phase) == 0)
         pause();
     if (what != TOUCH_AND_LEAVE)
         vmt_leave(VS);
@@ -286,14 +287,14 @@ static int64_t unmap_with_helper(int what, bool async)
     KCHECK_EQ(uvm_map(VS, BASE, PGSIZE, VM_READ | VM_WRITE, UVM_FIXED), (long)BASE);
     KCHECK(vmt_touch(BASE, 1));
     struct thread *t = vmt_on_cpu(1, "vmt-touch", toucher, (void *)(uintptr_t)what);
-    while (__atomic_load_n(&helper_state, __ATOMIC_ACQUIRE) == 0)
+    while (load_acquire(&helper_state) == 0)
         sched_yield();
     push_off(); // count only this call's IPIs, on this CPU
     int64_t before = vmt_ipis_sent_here();
     KCHECK_EQ(async ? uvm_unmap_async(VS, BASE, PGSIZE) : uvm_unmap(VS, BASE, PGSIZE), 0);
     int64_t sent = vmt_ipis_sent_here() - before;
     pop_off();
-    __atomic_store_n(&phase, 1, __ATOMIC_RELEASE);
+    store_release(&phase, 1);
     thread_join(t);
     return sent;
 }
@@ -338,14 +339,14 @@ static void writer(void *arg)
     vmt_enter(VS);
     uint64_t i = 1;
     while (vmt_touch(BASE + 64, i)) {
-        if (__atomic_load_n(&phase, __ATOMIC_ACQUIRE))
+        if (load_acquire(&phase))
             writes_after++; // a doomed write: the mapping is already gone
         uintptr_t pa = watched_pa;
         if (pa && page_free_stamped(P2V(pa)))
             saw_free_page = true;
-        __atomic_store_n(&writes_ok, i++, __ATOMIC_RELEASE);
+        store_release(&writes_ok, i++);
     }
-    __atomic_store_n(&helper_state, 2, __ATOMIC_RELEASE);
+    store_release(&helper_state, 2);
     vmt_leave(VS);
 }
 
@@ -363,17 +364,17 @@ KTEST(vm_async_unmap_never_frees_a_reachable_page)
     watched_pa = 0;
     KCHECK_EQ(uvm_map(VS, BASE, PGSIZE, VM_READ | VM_WRITE, UVM_FIXED), (long)BASE);
     struct thread *t = vmt_on_cpu(1, "vmt-writer", writer, NULL);
-    while (__atomic_load_n(&writes_ok, __ATOMIC_ACQUIRE) < 1000)
+    while (load_acquire(&writes_ok) < 1000)
         sched_yield();
     uintptr_t pa = uvm_page_pa(VS, BASE);
     KREQUIRE(pa != 0);
     watched_pa = pa;
     int64_t before = kstats_ipis_sent();
     KCHECK_EQ(uvm_unmap_async(VS, BASE, PGSIZE), 0);
-    __atomic_store_n(&phase, 1, __ATOMIC_RELEASE);
+    store_release(&phase, 1);
     KCHECK(!uvm_mapped(VS, BASE, NULL));
     // Until the writer's CPU flushes, the page must stay allocated.
-    while (__atomic_load_n(&helper_state, __ATOMIC_ACQUIRE) != 2) {
+    while (load_acquire(&helper_state) != 2) {
         KCHECK(!page_free_stamped(P2V(pa)));
         pause();
     }
@@ -398,21 +399,21 @@ static void async_worker(void *arg)
     int me = (int)(uintptr_t)arg, n = ncpu_online;
     vmt_enter(VS);
     uint64_t v;
-    __atomic_fetch_add(&started, 1, __ATOMIC_ACQ_REL);
-    while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < n)
+    add_fetch(&started, 1);
+    while (load_acquire(&started) < n)
         pause();
     for (int c = 0; c < n; c++) // touch everybody's page
         vmt_peek(BASE + c * PGSIZE, &v);
-    __atomic_fetch_add(&stage, 1, __ATOMIC_ACQ_REL);
-    while (__atomic_load_n(&stage, __ATOMIC_ACQUIRE) < n)
+    add_fetch(&stage, 1);
+    while (load_acquire(&stage) < n)
         pause();
     push_off();
     int64_t before = vmt_ipis_sent_here();
     uvm_unmap_async(VS, BASE + me * PGSIZE, PGSIZE);
-    __atomic_fetch_add(&ipis_during, vmt_ipis_sent_here() - before, __ATOMIC_RELAXED);
+    fetch_add_relaxed(&ipis_during, vmt_ipis_sent_here() - before);
     pop_off();
-    __atomic_fetch_add(&stage, 1, __ATOMIC_ACQ_REL);
-    while (__atomic_load_n(&stage, __ATOMIC_ACQUIRE) < 2 * n)
+    add_fetch(&stage, 1);
+    while (load_acquire(&stage) < 2 * n)
         pause();
     vmt_leave(VS);
 }
@@ -449,7 +450,7 @@ static const char **big_argv;
 static volatile int e2big, exec_errors;
 static struct inode *prog_ip;
 
-static void exec_error(void) { __atomic_fetch_add(&exec_errors, 1, __ATOMIC_RELAXED); }
+static void exec_error(void) { fetch_add_relaxed(&exec_errors, 1); }
 
 static void exec_vs_truncate(int i, void *arg)
 {

@@ -1,6 +1,7 @@
 // Tests for cross-CPU calls: exact delivery to subsets, asynchronous calls, calls
 // from every CPU to every CPU at once, calls from inside calls, and full rings.
 #include "ktest/ktest.h"
+#include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "sync/xcall.h"
 #include "x86/smp.h"
@@ -16,9 +17,9 @@ static void hit(void *arg)
 {
     (void)arg;
     struct hits *h = &hits[cpu_id()];
-    __atomic_fetch_add(&h->n, 1, __ATOMIC_RELAXED);
+    fetch_add_relaxed(&h->n, 1);
     if (read_rflags() & RFLAGS_IF)
-        __atomic_fetch_add(&h->irq_on, 1, __ATOMIC_RELAXED);
+        fetch_add_relaxed(&h->irq_on, 1);
 }
 
 static void reset_hits(void) { memset(hits, 0, sizeof hits); }
@@ -99,7 +100,7 @@ struct storm {
 static void storm_cpu(void *arg)
 {
     struct storm *st = arg;
-    __atomic_fetch_add(&st->arrived, 1, __ATOMIC_SEQ_CST);
+    fetch_add(&st->arrived, 1);
     for (long i = 0; i < 2000000 && READ_ONCE(st->arrived) < ncpu_online; i++)
         xcall_poll(); // start together, but keep serving calls meanwhile
     cpumask_t all = cpu_online_mask, next;
@@ -110,7 +111,7 @@ static void storm_cpu(void *arg)
         xcall(&all, hit, NULL, true);
         xcall(&next, hit, NULL, false);
     }
-    __atomic_fetch_add(&st->finished, 1, __ATOMIC_SEQ_CST);
+    fetch_add(&st->finished, 1);
 }
 
 KTEST(xcall_all_to_all_concurrent)
@@ -150,7 +151,7 @@ static void flood_cpu(void *arg)
     cpumask_set(&m, f->target);
     for (int i = 0; i < f->per_cpu; i++)
         xcall(&m, hit, NULL, false);
-    __atomic_fetch_add(&f->finished, 1, __ATOMIC_SEQ_CST);
+    fetch_add(&f->finished, 1);
 }
 
 KTEST(xcall_full_ring_waits_and_delivers)
