@@ -121,9 +121,11 @@ static void workload(int n, const char *label, bool report)
                 "ns at %d; %d CPUs created %d in %lu ms\n", label, c_small, l_small, c_big,
                 l_big, n, ncpu_online, n, t_create / 1000000);
         KCHECK(bytes / n < 512);
-        // O(1): a big directory is not much slower per operation (generous: TCG is noisy).
-        KCHECK(c_big < 4 * c_small + 20000);
-        KCHECK(l_big < 4 * l_small + 20000);
+        // O(1) per operation: the table grew with the directory, so a bucket
+        // holds a few names on average however many there are (the times above
+        // are figures only: wall-clock time under TCG on a shared machine is
+        // no test).
+        KCHECK(((uint64_t)n >> dirhash_order(&B->dir)) <= 4);
     }
     first_file = 0;
     t0 = nsec_now();
