@@ -87,7 +87,7 @@ static void vmspace_free(struct vmspace *vs)
     // settle them now, so that a parent writing after its child exits (on this
     // CPU) takes its pages back instead of copying them.
     cow_defer_settle();
-    for (int c = 0; c < NCPU_MAX; c++) {
+    for_each_cpu(c, &vs->cores) { // no one else uses vs now
         struct vmcore *vc = vs->core[c];
         if (!vc)
             continue;
@@ -111,9 +111,13 @@ static void vmspace_free(struct vmspace *vs)
 size_t uvm_resident(struct vmspace *vs)
 {
     int64_t n = READ_ONCE(vs->truncated);
-    for (int c = 0; c < NCPU_MAX; c++)
-        if (vs->core[c])
-            n += READ_ONCE(vs->core[c]->resident);
+    cpumask_t cores;
+    uvm_cores(vs, &cores);
+    for_each_cpu(c, &cores) {
+        struct vmcore *vc = load_acquire(&vs->core[c]);
+        if (vc)
+            n += READ_ONCE(vc->resident);
+    }
     return n;
 }
 

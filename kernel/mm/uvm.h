@@ -6,6 +6,7 @@
 #pragma once
 #include "kernel.h"
 #include "mm/mmu.h"
+#include "sync/cpumask.h"
 #include "sync/spinlock.h"
 
 #define USER_MIN 0x10000UL             // nothing is mapped below (NULL dereferences fault)
@@ -37,6 +38,10 @@ struct vmnode;
 
 struct vmspace {
     struct vmnode *root;           // radix tree of struct vpage (uvm_tree.c)
+    // The CPUs that have a part (core[c] != NULL, or about to be): walks over
+    // the parts follow it, so their cost is the CPUs that used the space, not
+    // the CPUs online. Each CPU sets its own bit once, before its part appears.
+    cpumask_t cores;
     struct vmcore *core[NCPU_MAX]; // per-CPU part: page table, placement hint, counts
     struct spinlock brk_lock;      // brk only
     uintptr_t brk_start, brk;

@@ -242,7 +242,9 @@ static void fork_tree(struct forkstate *f, void *node, int level, uintptr_t base
 static int fork_record_need(struct forkstate *f)
 {
     uintptr_t lo = f->need_va & ~(level_span(1) - 1), hi = lo + level_span(1);
-    for (int c = 0; c < NCPU_MAX; c++) {
+    cpumask_t cores;
+    uvm_cores(f->parent, &cores);
+    for_each_cpu(c, &cores) {
         struct vmcore *pvc = load_acquire(&f->parent->core[c]);
         for (struct fmap *m = pvc ? load_acquire(&pvc->fmaps) : NULL; m; m = m->cnext) {
             if (m->ip == f->need) {
@@ -262,7 +264,9 @@ static int fork_record_need(struct forkstate *f)
 // records have them now), each then waited for.
 static int fork_records(struct forkstate *f)
 {
-    for (int c = 0; c < NCPU_MAX; c++) {
+    cpumask_t cores;
+    uvm_cores(f->parent, &cores);
+    for_each_cpu(c, &cores) {
         struct vmcore *pvc = load_acquire(&f->parent->core[c]);
         struct fmap *m = pvc ? load_acquire(&pvc->fmaps) : NULL;
         for (; m; m = m->cnext) {

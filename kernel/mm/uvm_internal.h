@@ -240,6 +240,15 @@ void vp_clear_ptes(struct vmspace *vs, uintptr_t va, cpumask_t *tlb);
 
 static inline struct vmcore *my_core(struct vmspace *vs) { return core_get(vs, cpu_id()); }
 
+// The CPUs that have (or are making) a part of vs, now. Sequentially
+// consistent loads: callers that read tables after it rely on the order with
+// the page lock they took before (see fill_checked).
+static inline void uvm_cores(struct vmspace *vs, cpumask_t *out)
+{
+    for (int i = 0; i < CPUMASK_WORDS; i++)
+        out->w[i] = load_seqcst(&vs->cores.w[i]);
+}
+
 // ---- page references and deferred release (uvm_pageref.c) --------------------------
 
 static inline void page_unref(void *pg, bool shared)

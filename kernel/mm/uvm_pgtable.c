@@ -32,6 +32,10 @@ struct vmcore *core_get(struct vmspace *vs, int c)
     }
     memcpy(vc->pml4 + 256, kernel_pml4 + 256, 256 * sizeof(pte_t));
     vc->hint = USER_MMAP_TOP - (uintptr_t)(c % (NCPU_MAX)) * ZONE_SIZE;
+    // In the mask before the part appears, and so before any entry of this
+    // CPU's table does (a locked OR: a full fence): a walk that misses the bit
+    // misses the entries too (vp_clear_ptes).
+    fetch_or(&vs->cores.w[c / 64], 1UL << (c % 64));
     store_release(&vs->core[c], vc); // only CPU c stores here
     return vc;
 }
@@ -69,8 +73,9 @@ pte_t *pte_find(pte_t *pml4, uintptr_t va, bool alloc)
 // when they fault on neighbouring pages (8 entries to a cache line).
 void vp_clear_ptes(struct vmspace *vs, uintptr_t va, cpumask_t *tlb)
 {
-    int n = READ_ONCE(ncpu);
-    for (int c = 0; c < n; c++) {
+    cpumask_t cores;
+    uvm_cores(vs, &cores);
+    for_each_cpu(c, &cores) {
         struct vmcore *vc = load_seqcst(&vs->core[c]);
         pte_t *e = vc ? pte_find(vc->pml4, va, false) : NULL;
         if (e && (load_seqcst(e) & PTE_P)) {
