@@ -4,6 +4,7 @@
 #   make qemu-gdb   boot it stopped, waiting for gdb (see .gdbinit)
 #   make test       run every test suite; ends with "N passed, N failed"
 #   make bench      run the benchmarks at 1, 2, 4, 8 CPUs and print a table
+#   make bench-scale  multicore scaling beside Linux 6.1 (tools/benchscale.mk)
 
 BUILD ?= build
 CPUS ?= 4
@@ -116,6 +117,8 @@ BENCH_CPUS ?= 1 2 4 8
 bench: $(BUILD)/esp.img $(BUILD)/user/sysbench
 	tools/bench --esp $(BUILD)/esp.img --cpus "$(BENCH_CPUS)" --out $(BUILD)/bench/results.json \
 	  --user $(BUILD)/user/sysbench
+
+include tools/benchscale.mk
 
 clean:
 	rm -rf $(BUILD)
