@@ -47,8 +47,10 @@ KOBJS := $(patsubst %,$(BUILD)/%.o,$(KSRCS))
 include libc/libc.mk
 include user/user.mk
 include user/progs.mk
+include tools/shards.mk
 include tools/mtrace/mtrace.mk
 include tools/commuter/commuter.mk
+include tools/benchscale.mk
 
 $(BUILD)/%.c.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -117,8 +119,6 @@ BENCH_CPUS ?= 1 2 4 8
 bench: $(BUILD)/esp.img $(BUILD)/user/sysbench
 	tools/bench --esp $(BUILD)/esp.img --cpus "$(BENCH_CPUS)" --out $(BUILD)/bench/results.json \
 	  --user $(BUILD)/user/sysbench
-
-include tools/benchscale.mk
 
 clean:
 	rm -rf $(BUILD)

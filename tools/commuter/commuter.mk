@@ -79,15 +79,9 @@ conformance-linux: conformance-linux-host conformance-linux-qemu
 #                               (to spread shards over machines: tools/commuter/README.md)
 #   make conformance-merge SHARDS=N   merges shards 0..N-1 found there into
 #                               $(CONFORMANCE)/ours (the same summary as one run)
+# (JOBS, SHARD, SHARDS: tools/shards.mk.)
 CONFORMANCE_ARGS ?=
-JOBS ?= 1
-SHARD ?=
-SHARDS ?= $(JOBS)
 CONF_OURS := $(CONFORMANCE)/ours
-# I-of-N -> "-n N -p I" (runner options)
-shard_args = -n $(word 2,$(subst -of-, ,$(1))) -p $(word 1,$(subst -of-, ,$(1)))
-# Shards 0..N-1 of N as I-of-N words.
-shard_names = $(foreach i,$(shell seq 0 $$(($(1) - 1))),$(i)-of-$(1))
 
 # $(call conformance_run,DIR,RUNNER-ARGS): the suite in our guest into DIR/log.txt;
 # prints what is not an ok line, exits with the runner's status.
