@@ -27,3 +27,13 @@ bundle: $(BUILD)/esp.img $(BUILD)/user/scale
 	tools/bundle --build $(BUILD) --seconds $(BENCH_SCALE_SECONDS) --out $(BUILD)/bundle/scalebench.tar.xz
 
 .PHONY: bench-scale bundle
+
+# make test: scale runs every operation once with 1 and 2 workers and prints
+# well-formed lines, on the host, in our kernel and in Linux 6.1
+# (tests/bench/scale_check.py; HOST_TESTS entries are single words).
+SCALE_CHECK := $(BUILD)/tests/scale-check
+$(SCALE_CHECK): tools/benchscale.mk
+	@mkdir -p $(@D)
+	$(Q)printf '#!/bin/sh\nexec tests/bench/scale_check.py --build %s "$$@"\n' $(BUILD) > $@ && chmod +x $@
+HOST_TESTS += $(SCALE_CHECK)
+HOST_TEST_DEPS += $(SCALE_CHECK) $(BUILD)/user/scale $(BUILD)/esp.img
