@@ -5,7 +5,7 @@
 ## qemu: boot it (CPUS=4 MEM=512M); CMDLINE='test=NAME' runs tests, RUN='cmd' one command
 ## qemu-gdb: boot it stopped, waiting for gdb on :1234 (`gdb -x .gdbinit`)
 ## test: every suite (tests/README.md); ends with "N passed, N failed"
-## bench: the benchmarks at BENCH_CPUS="1 2 4 8", as one table
+## bench: the benchmarks at BENCH_CPUS="1 2 4 8", as one table (scaling: bench-scale, tools/benchscale.mk)
 ## clean: remove $(BUILD)
 ## help: list the targets of every makefile, one line each
 ## $(BUILD)/kernel.elf: the kernel alone (with symbols, for gdb)
@@ -52,8 +52,10 @@ KOBJS := $(patsubst %,$(BUILD)/%.o,$(KSRCS))
 include libc/libc.mk
 include user/user.mk
 include user/progs.mk
+include tools/shards.mk
 include tools/mtrace/mtrace.mk
 include tools/commuter/commuter.mk
+include tools/benchscale.mk
 
 $(BUILD)/%.c.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)

@@ -1,6 +1,6 @@
 # The pairwise commutativity suite (tools/commuter/, tests/commuter/).
 ## testgen: regenerate tests/commuter/data/ from the model (python3-z3; 10-20 min)
-## conformance: the whole suite in our guest (CONFORMANCE_ARGS="-f open/link": one pair)
+## conformance: the whole suite in our guest (CONFORMANCE_ARGS="-f open/link": one pair; JOBS=N: N guests at once; SHARD=I/N: one shard)
 ## conformance-linux-host: the whole suite on this Linux host
 ## conformance-linux-qemu: the whole suite in Debian's Linux 6.1 under QEMU (LINUX_QEMU_ARGS="-s 6": a sample)
 ## conformance-linux: both Linux runs
@@ -71,15 +71,45 @@ conformance-linux-qemu: $(COMMUTER_BIN) $(COMMUTER_CHILD) $(BUILD)/commuter/linu
 conformance-linux: conformance-linux-host conformance-linux-qemu
 
 # The whole suite in our guest (3 CPUs: setup on the third), booted with
-# RUN=; CONFORMANCE_ARGS passes runner options (e.g. "-n 4 -p 0" for a shard,
-# "-f open/link" for one pair). Writes log.txt, summary.txt and summary.json.
+# RUN=; CONFORMANCE_ARGS passes runner options (e.g. "-f open/link" for one
+# pair, "-s 6" for the sample). Writes log.txt, summary.txt and summary.json.
+#   make conformance JOBS=N     N guests at once, guest I running shard I (the
+#                               tests whose id % N == I: every pair in each),
+#                               then the merge below
+#   make conformance SHARD=I/N  shard I only, into $(CONFORMANCE)/ours/shards/I-of-N
+#                               (to spread shards over machines: tools/commuter/README.md)
+#   make conformance-merge SHARDS=N   merges shards 0..N-1 found there into
+#                               $(CONFORMANCE)/ours (the same summary as one run)
+# (JOBS, SHARD, SHARDS: tools/shards.mk.)
 CONFORMANCE_ARGS ?=
-conformance: $(BUILD)/esp.img
-	@mkdir -p $(CONFORMANCE)/ours
-	$(Q)d=$(CONFORMANCE)/ours; status=0; \
+CONF_OURS := $(CONFORMANCE)/ours
+
+# $(call conformance_run,DIR,RUNNER-ARGS): the suite in our guest into DIR/log.txt;
+# prints what is not an ok line, exits with the runner's status.
+conformance_run = d=$(1); mkdir -p $$d; status=0; \
 	  tools/runqemu --esp $(BUILD)/esp.img --cpus 3 --mem 1G --timeout 14400 \
-	    --cmdline 'RUN="/tests/bin/commuter $(CONFORMANCE_ARGS)"' > $$d/log.txt 2>&1 || status=$$?; \
-	  tools/commuter/summarize.py $$d; grep -v '^ok ' $$d/log.txt | grep -v '^# progress'; exit $$status
+	    --cmdline 'RUN="/tests/bin/commuter $(2)"' > $$d/log.txt 2>&1 || status=$$?; \
+	  tools/commuter/summarize.py $$d; grep -v '^ok ' $$d/log.txt | grep -v '^\# progress\|^\# mtrace-test'; exit $$status
+
+conformance-shard-%: $(BUILD)/esp.img
+	$(Q)$(call conformance_run,$(CONF_OURS)/shards/$*,$(call shard_args,$*) $(CONFORMANCE_ARGS))
+
+ifneq ($(SHARD),)
+conformance: conformance-shard-$(subst /,-of-,$(SHARD))
+else ifneq ($(JOBS),1)
+# -k and -: every shard runs and the merge reports; -O keeps each shard's lines together.
+conformance: $(BUILD)/esp.img
+	-$(Q)$(MAKE) --no-print-directory -k -O -j$(JOBS) \
+	  $(addprefix conformance-shard-,$(call shard_names,$(JOBS)))
+	$(Q)$(MAKE) --no-print-directory conformance-merge SHARDS=$(JOBS)
+else
+conformance: $(BUILD)/esp.img
+	$(Q)$(call conformance_run,$(CONF_OURS),$(CONFORMANCE_ARGS))
+endif
+
+conformance-merge:
+	$(Q)tools/commuter/summarize.py --merge $(CONF_OURS) \
+	  $(addprefix $(CONF_OURS)/shards/,$(call shard_names,$(SHARDS)))
 
 # make test: a sample of about 1,000 tests spread over all pairs, and a check
 # that a few pairs regenerate byte for byte (python3-z3). HOST_TESTS holds one
@@ -106,4 +136,5 @@ ROOT_STAGE += mkdir -p tests/bin && cp $(abspath $(COMMUTER_BIN) $(COMMUTER_CHIL
 	printf '\043!/bin/sh\n\043 The pairwise suite sample, as make test runs it on the host.\n/tests/bin/commuter -s 6\n' \
 	  > tests/commuter-sample && chmod 755 tests/commuter-sample;
 
-.PHONY: testgen conformance conformance-linux-host conformance-linux-qemu conformance-linux
+.PHONY: testgen conformance conformance-merge conformance-linux-host conformance-linux-qemu \
+	conformance-linux

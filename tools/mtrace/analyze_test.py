@@ -120,6 +120,19 @@ def main():
         if "summary.json" in wrote:
             with open(os.path.join(out, "summary.json")) as f:
                 check(json.load(f)["conflict_free_bytes"] == 2, "summary.json holds the counts")
+        # make mtrace-merge: shards (test id % 2) concatenated, shard 1 first,
+        # analyse as the whole run does.
+        shards = ["", ""]
+        for line in TRACE.splitlines(keepends=True):
+            shards[int(line.split()[1]) % 2] += line
+        paths["merged"] = os.path.join(tmp, "merged")
+        with open(paths["merged"], "w") as f:
+            f.write(shards[1] + shards[0])
+        merged = analyze.read_trace(paths["merged"])
+        analyze.read_runner_log(paths["log"], merged)
+        whole, _ = analyze.analyse(tests, syms, "linux")
+        check(analyze.analyse(merged, syms, "linux")[0] == whole,
+              "concatenated shard traces give the whole run's summary")
     failed = 0
     for n, (good, what) in enumerate(results, 1):
         print(f"{'ok' if good else 'not ok'} {n} - mtrace analysis: {what}")

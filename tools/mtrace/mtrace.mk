@@ -4,7 +4,7 @@
 # plugin API (tools/mtrace/qemu-plugin-api.h), so no QEMU source is needed.
 ## mtrace-plugin: the QEMU plugin, $(BUILD)/mtrace/mtrace.so
 ## mtrace-linux: the pairwise suite in Debian's Linux 6.1 under the plugin
-## mtrace: the same in our kernel (MTRACE_OURS_ARGS="-s 6": the sample)
+## mtrace: the same in our kernel (MTRACE_OURS_ARGS="-s 6": the sample; JOBS=N: N guests at once; SHARD=I/N: one shard)
 ## mtrace-test: one test's conflicts, with source lines (MTRACE_KERNEL=linux|ours MTRACE_TEST=ID)
 ## mtrace-check-api: check our plugin API declarations against QEMU's header
 MTRACE_SO := $(BUILD)/mtrace/mtrace.so
@@ -74,17 +74,49 @@ mtrace-linux: $(MTRACE_SO) $(MTRACE_RUNNER) $(BUILD)/commuter/commuter-child | $
 	$(MTRACE_ANALYZE) $(BUILD)/mtrace/linux/trace --log $(BUILD)/mtrace/linux/console.log \
 	  --kallsyms $(BUILD)/linux/kallsyms --kernel linux --out $(BUILD)/mtrace/linux
 
+# Sharded (tools/shards.mk): make mtrace JOBS=N runs N guests at once, each
+# under its own plugin; SHARD=I/N runs one into $(MTRACE_OURS)/shards/I-of-N;
+# make mtrace-merge SHARDS=N joins shards 0..N-1 (traces and console logs
+# concatenated: test ids are global) and analyses them as one run.
+MTRACE_OURS := $(BUILD)/mtrace/ours
+
+# $(call mtrace_ours_run,DIR,RUNNER-ARGS): the runner in our guest under the
+# plugin, into DIR/{entries,trace,console.log}. A failing run still leaves a
+# trace worth analysing: its status is ignored.
+mtrace_ours_run = mkdir -p $(1) && \
+	tools/mtrace/entries.py --elf $(BUILD)/kernel.elf > $(1)/entries && \
+	{ tools/runqemu --esp $(BUILD)/esp.img --cpus $(MTRACE_CPUS) --mem $(MEM) \
+	  --timeout $(MTRACE_TIMEOUT) --cmdline 'RUN="/tests/bin/commuter $(2)"' \
+	  --log $(1)/console.log --plugin $(MTRACE_SO),out=$(1)/trace,entries=$(1)/entries \
+	  >/dev/null || true; }
+MTRACE_OURS_ANALYZE = $(MTRACE_ANALYZE) $(MTRACE_OURS)/trace --log $(MTRACE_OURS)/console.log \
+	  --elf $(BUILD)/kernel.elf --kernel ours --reasons tools/mtrace/reasons --out $(MTRACE_OURS)
+
+mtrace-shard-%: $(MTRACE_SO) $(BUILD)/esp.img
+	$(call mtrace_ours_run,$(MTRACE_OURS)/shards/$*,$(call shard_args,$*) $(MTRACE_OURS_ARGS))
+
+ifneq ($(SHARD),)
+mtrace: mtrace-shard-$(subst /,-of-,$(SHARD))
+else ifneq ($(JOBS),1)
 mtrace: $(MTRACE_SO) $(BUILD)/esp.img
 	tools/deps mtrace
-	@mkdir -p $(BUILD)/mtrace/ours
-	tools/mtrace/entries.py --elf $(BUILD)/kernel.elf > $(BUILD)/mtrace/ours/entries
-	-tools/runqemu --esp $(BUILD)/esp.img --cpus $(MTRACE_CPUS) --mem $(MEM) \
-	  --timeout $(MTRACE_TIMEOUT) --cmdline 'RUN="/tests/bin/commuter $(MTRACE_OURS_ARGS)"' \
-	  --log $(BUILD)/mtrace/ours/console.log \
-	  --plugin $(MTRACE_SO),out=$(BUILD)/mtrace/ours/trace,entries=$(BUILD)/mtrace/ours/entries \
-	  >/dev/null
-	$(MTRACE_ANALYZE) $(BUILD)/mtrace/ours/trace --log $(BUILD)/mtrace/ours/console.log \
-	  --elf $(BUILD)/kernel.elf --kernel ours --reasons tools/mtrace/reasons --out $(BUILD)/mtrace/ours
+	-$(MAKE) --no-print-directory -k -j$(JOBS) $(addprefix mtrace-shard-,$(call shard_names,$(JOBS)))
+	$(MAKE) --no-print-directory mtrace-merge SHARDS=$(JOBS)
+else
+mtrace: $(MTRACE_SO) $(BUILD)/esp.img
+	tools/deps mtrace
+	$(call mtrace_ours_run,$(MTRACE_OURS),$(MTRACE_OURS_ARGS))
+	$(MTRACE_OURS_ANALYZE)
+endif
+
+MTRACE_SHARD_DIRS = $(addprefix $(MTRACE_OURS)/shards/,$(call shard_names,$(SHARDS)))
+mtrace-merge:
+	@for d in $(MTRACE_SHARD_DIRS); do grep -qs '^[0-9]* passed, [0-9]* failed' $$d/console.log || \
+	  echo "mtrace-merge: warning: $$d: the runner did not finish" >&2; done
+	cat $(addsuffix /trace,$(MTRACE_SHARD_DIRS)) > $(MTRACE_OURS)/trace
+	cat $(addsuffix /console.log,$(MTRACE_SHARD_DIRS)) > $(MTRACE_OURS)/console.log
+	cp $(MTRACE_OURS)/shards/0-of-$(SHARDS)/entries $(MTRACE_OURS)/entries
+	$(MTRACE_OURS_ANALYZE)
 
 MTRACE_KERNEL ?= linux
 mtrace-test:
@@ -93,7 +125,7 @@ mtrace-test:
 	  $(if $(filter ours,$(MTRACE_KERNEL)),--elf $(BUILD)/kernel.elf,--kallsyms $(BUILD)/linux/kallsyms) \
 	  --test $(MTRACE_TEST)
 
-.PHONY: mtrace mtrace-linux mtrace-test
+.PHONY: mtrace mtrace-merge mtrace-linux mtrace-test
 
 # Our plugin API declarations against QEMU's own header (downloads Debian's qemu
 # source package once into $(BUILD)/qemu-src; run after a QEMU upgrade).
