@@ -8,6 +8,8 @@
 //   spawnee leader          it leads its process group (getpgrp() == getpid())
 //   spawnee wait            reads fd 0 until end of file (tests/user/pgrp.c)
 //   spawnee pause           waits for a signal to end it (tests/kernel/tty_test.c)
+//   spawnee ready           writes one byte to fd 1, then waits for a signal to
+//                           end it: it runs, so its exec is over (tests/user/txtbsy.c)
 //   spawnee forkpause       forks a child that pauses until killed, writes its
 //                           pid to fd 1 and exits (tests/user/txtbsy.c)
 #define _GNU_SOURCE
@@ -58,6 +60,8 @@ static int check(int argc, char **argv)
                 pause();
         return pid > 0 && write(1, &pid, sizeof pid) == sizeof pid;
     }
+    if (!strcmp(what, "ready"))
+        what = write(1, "r", 1) == 1 ? "pause" : "failed";
     if (!strcmp(what, "pause")) {
         for (;;)
             pause();
