@@ -21,12 +21,13 @@
 //
 // stat reads the one slot the inode hashes to on every CPU that may hold cached
 // times (the kernel's active set, sync/activeset.h: CPUs that changed a time,
-// or used refcache, in about the last second), one line per such CPU, under the slot's own sequence, which
-// only the owning CPU moves, with interrupts off; and then the inode's fields.
-// So a stat's cost follows the CPUs that write files, not the CPUs online. A flush moves the times into the
-// inode before it empties the slot, so a time moved while stat runs is seen in
-// one or the other. It writes nothing. utimensat (fs_set_times) empties every
-// CPU's cache first (an xcall), so that an explicit time is not overridden by a
+// or used refcache, in the last several seconds), one line per such CPU, under
+// the slot's own sequence, which only the owning CPU moves, with interrupts
+// off; and then the inode's fields. So a stat's cost follows the CPUs that
+// write files, not the CPUs online. A flush moves the times into the inode
+// before it empties the slot, so a time moved while stat runs is seen in one or
+// the other. It writes nothing. utimensat (fs_set_times) empties every CPU's
+// cache first (an xcall), so that an explicit time is not overridden by a
 // cached one.
 #include "inode.h"
 #include "sync/activeset.h"

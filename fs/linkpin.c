@@ -23,9 +23,10 @@
 // name's bucket lock, which it gives up on when its entry turns dying, so a
 // remover's wait (with its bucket locks held) is short. Only a remover reads
 // other CPUs' slots: one line per CPU in the kernel's active set (CPUs that
-// linked, or used refcache, in about the last second: sync/activeset.h), under no lock, so its cost follows
-// the CPUs that link, not the CPUs online. A link and a remover of entries that
-// share a slot number (1 in 128) touch one line.
+// linked, or used refcache, in the last several seconds: sync/activeset.h),
+// under no lock, so its cost follows the CPUs that link, not the CPUs online. A
+// link and a remover of entries that share a slot number (1 in 128) touch one
+// line.
 #include "inode.h"
 #include "sync/activeset.h"
 #include "sync/atomic.h"

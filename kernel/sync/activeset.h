@@ -8,9 +8,11 @@
 // the machine, even when one CPU did all the writing. An active set is the
 // record of the CPUs worth visiting: a CPU joins before it first puts state in
 // its slots, and leaves only once its slots are empty and it has put nothing in
-// them for a while (ACTIVE_LINGER of its periodic flushes, about a second). So a
-// reader's cost follows the CPUs that recently used the mechanism, not the CPUs
-// online.
+// them for a while (ACTIVE_LINGER of its periodic flushes, several seconds). So
+// a reader's cost follows the CPUs that recently used the mechanism, not the
+// CPUs online. The linger is long because a join is a write that readers see
+// (below): a CPU that works in bursts a second apart should not pay it, and
+// reading the slot of a CPU that lingers is cheap (a line no one writes).
 //
 // Commute: whatever the mechanism's writers commute on stays free of shared
 // lines in steady state: a writer reads and writes only its own CPU's
@@ -41,7 +43,7 @@
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
 
-#define ACTIVE_LINGER 64 // idle periodic flushes before a CPU leaves a set
+#define ACTIVE_LINGER 512 // idle periodic flushes (refcache epochs) before a CPU leaves a set
 
 struct active_set {
     cpumask_t mask; // joins and leaves only; readers walk it

@@ -22,13 +22,12 @@
 // while changing) around every change to it, including flushing it into the
 // shared count. A reader adds up the shared count and the object's slot in
 // every CPU that may hold a delta (the kernel's active set, sync/activeset.h:
-// CPUs that updated any count in about the last second), and retries if any of those
-// slots' sequences moved meanwhile. So its cost follows the CPUs that use
-// refcache, not the CPUs online. So two stats share no line,
-// and a stat shares a line with another CPU's refcache updates only when they are
-// to an object that hashes to the read object's slot (a slot is a cache line:
-// chance 1 / RC_SLOTS; with two 32-byte slots per line, neighbours in the
-// table shared lines too).
+// CPUs that used refcache in the last several seconds), and retries if any of
+// those slots' sequences moved meanwhile. So its cost follows the CPUs that use
+// refcache, not the CPUs online. Two stats share no line, and a stat shares a
+// line with another CPU's refcache updates only when they are to an object that
+// hashes to the read object's slot (a slot is a cache line: chance 1 /
+// RC_SLOTS), or when that CPU joins the active set.
 #include "sync/refcache.h"
 #include "sync/activeset.h"
 #include "sync/atomic.h"
