@@ -167,7 +167,7 @@ static void fork_page(struct forkstate *f, struct vpage *vp, uint64_t w, uintptr
     void *pg = VP_PA(w) ? P2V(VP_PA(w)) : NULL;
     if (pg && !(w & VP_SHARED)) {
         if (!(w & VP_COW) && (VP_PROT(w) & VM_WRITE)) {
-            vp_clear_ptes(f->parent, va, &f->z.tlb); // writable entries must go
+            vp_clear_ptes(f->parent, va, &f->z); // writable entries must go
             zap_range(&f->z, va);
         }
         w |= VP_COW;

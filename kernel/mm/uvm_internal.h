@@ -235,8 +235,10 @@ void trim_after_unmap(struct vmspace *vs, struct vmcore *vc, uintptr_t start, ui
 struct vmcore *core_get(struct vmspace *vs, int c);
 // The entry for va in a CPU's table (tables added if alloc, by the owner only).
 pte_t *pte_find(pte_t *pml4, uintptr_t va, bool alloc);
-// Clear a locked page's present entries in every CPU's table; those CPUs go to *tlb.
-void vp_clear_ptes(struct vmspace *vs, uintptr_t va, cpumask_t *tlb);
+struct zap;
+// Clear a locked page's present entries in every CPU's table; those CPUs go to
+// z->tlb (with z->walk on: only the tables its look found, see struct ptwalk).
+void vp_clear_ptes(struct vmspace *vs, uintptr_t va, struct zap *z);
 
 static inline struct vmcore *my_core(struct vmspace *vs) { return core_get(vs, cpu_id()); }
 
@@ -310,6 +312,23 @@ struct batch {
 };
 _Static_assert(sizeof(struct batch) <= PGSIZE, "a batch is one page");
 
+// A range operation's look at which CPUs have a leaf page table for one 2 MiB
+// block (only they can have an entry for a page in it), taken once per block
+// instead of once per page: clearing a page then costs the CPUs that mapped
+// something near it, not every CPU that ever ran the space. Only while `on`,
+// which a caller sets when it locked every page it will clear before the
+// first look: a CPU that adds a leaf table afterwards cannot fill a locked page
+// (its fault backs out, fill_checked), and tables go only with the space.
+#define PTWALK_CPUS 8
+struct ptwalk {
+    bool on;
+    bool looked;          // block, n, cpu and leaf are filled in
+    uintptr_t block;      // the block looked at (2 MiB aligned)
+    int n;                // CPUs with a leaf table there; -1: more than PTWALK_CPUS
+    int cpu[PTWALK_CPUS];
+    pte_t *leaf[PTWALK_CPUS];
+};
+
 // What a range change leaves to do once the descriptors are updated.
 struct zap {
     cpumask_t tlb;      // CPUs whose TLB may cache a dropped translation
@@ -317,6 +336,7 @@ struct zap {
     struct batch *pages;
     bool nomem;         // a batch could not be allocated: flush synchronously
     struct wrun wrun;   // inode references and write access of dropped descriptors
+    struct ptwalk walk; // off unless the caller locked its whole range first
 };
 
 static inline void zap_init(struct zap *z)

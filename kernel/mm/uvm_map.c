@@ -83,9 +83,11 @@ static void unmap_locked(struct vmspace *vs, struct vmcore *vc, uintptr_t start,
                          struct zap *z)
 {
     struct vpage *vp = NULL;
+    z->walk.on = true; // the range is locked: one look at the tables per block
     for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
         if (vp_mine(vp) && (vp->word & VP_MAPPED))
             vp_drop(vs, &vc->resident, vp, va, z, false);
+    z->walk = (struct ptwalk){0};
 }
 
 // ---- placement ---------------------------------------------------------------------
@@ -402,6 +404,7 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
     }
     int err = (prot & VM_WRITE) && nowrite ? -EACCES : mapped == len / PGSIZE ? 0 : -ENOMEM;
     vp = NULL;
+    z.walk.on = true; // the range is locked: one look at the tables per block
     for (uintptr_t va = addr; !err && va < addr + len; va += PGSIZE) {
         vp = vpage_next(vs, vp, va, false);
         uint64_t w = vp_val(vp);
@@ -409,7 +412,7 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
         // Granting more needs no shootdown: a stale, stricter entry only faults,
         // and the fault refills it. A page without a physical page is in no table.
         if ((old & ~prot) && VP_PA(w)) {
-            vp_clear_ptes(vs, va, &z.tlb);
+            vp_clear_ptes(vs, va, &z);
             zap_range(&z, va);
         }
         vp_set(vp, (w & ~(7UL << VP_PROT_SHIFT)) | (uint64_t)prot << VP_PROT_SHIFT);
@@ -438,6 +441,7 @@ int uvm_dontneed(struct vmspace *vs, uintptr_t addr, size_t len)
     range_lock(vs, addr, addr + len, false);
     size_t mapped = 0;
     struct vpage *vp = NULL;
+    z.walk.on = true; // the range is locked: one look at the tables per block
     for (uintptr_t va = addr; (vp = vpage_iter(vs, vp, &va, addr + len)); va += PGSIZE) {
         if (!vp_mine(vp) || !(vp->word & VP_MAPPED))
             continue;

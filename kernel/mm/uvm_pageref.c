@@ -74,7 +74,7 @@ int vp_break_cow(struct vmspace *vs, struct vpage *vp, uintptr_t va)
     memcpy(pg, old, PGSIZE);
     struct zap z;
     zap_init(&z);
-    vp_clear_ptes(vs, va, &z.tlb);
+    vp_clear_ptes(vs, va, &z);
     zap_range(&z, va);
     vp_set(vp, (w & ~(VP_COW | VP_FILEPG | PTE_ADDR(~0UL))) | V2P(pg));
     zap_finish_sync(vs, &z);
@@ -229,7 +229,7 @@ void vp_drop(struct vmspace *vs, int64_t *resident, struct vpage *vp, uintptr_t 
 {
     uint64_t w = vp_val(vp);
     if (VP_PA(w)) {
-        vp_clear_ptes(vs, va, &z->tlb);
+        vp_clear_ptes(vs, va, z);
         zap_range(z, va);
         (*resident)--;
         vp_set(vp, keep_mapping ? (w & ~(PTE_ADDR(~0UL) | VP_COW | VP_FILEPG)) : 0);

@@ -71,17 +71,51 @@ pte_t *pte_find(pte_t *pml4, uintptr_t va, bool alloc)
 // whoever takes the page from a descriptor clears the entries first), and
 // reading other CPUs' tables for them would share the lines those CPUs write
 // when they fault on neighbouring pages (8 entries to a cache line).
-void vp_clear_ptes(struct vmspace *vs, uintptr_t va, cpumask_t *tlb)
+static void clear_entry(pte_t *e, int c, cpumask_t *tlb)
 {
+    if (e && (load_seqcst(e) & PTE_P)) {
+        store_seqcst(e, 0);
+        cpumask_set(tlb, c);
+    }
+}
+
+// Which CPUs have a leaf table for va's block (struct ptwalk).
+static void ptwalk_look(struct vmspace *vs, struct ptwalk *w, uintptr_t va)
+{
+    w->looked = true;
+    w->block = va & ~(HUGEPGSIZE - 1);
+    w->n = 0;
     cpumask_t cores;
     uvm_cores(vs, &cores);
     for_each_cpu(c, &cores) {
         struct vmcore *vc = load_seqcst(&vs->core[c]);
         pte_t *e = vc ? pte_find(vc->pml4, va, false) : NULL;
-        if (e && (load_seqcst(e) & PTE_P)) {
-            store_seqcst(e, 0);
-            cpumask_set(tlb, c);
+        if (!e)
+            continue;
+        if (w->n == PTWALK_CPUS) {
+            w->n = -1; // too many to keep: walk every table for each page
+            return;
         }
+        w->cpu[w->n] = c;
+        w->leaf[w->n++] = e - PX(0, va);
+    }
+}
+
+void vp_clear_ptes(struct vmspace *vs, uintptr_t va, struct zap *z)
+{
+    struct ptwalk *w = &z->walk;
+    if (w->on && (!w->looked || w->block != (va & ~(HUGEPGSIZE - 1))))
+        ptwalk_look(vs, w, va);
+    if (w->on && w->n >= 0) {
+        for (int i = 0; i < w->n; i++)
+            clear_entry(&w->leaf[i][PX(0, va)], w->cpu[i], &z->tlb);
+        return;
+    }
+    cpumask_t cores;
+    uvm_cores(vs, &cores);
+    for_each_cpu(c, &cores) {
+        struct vmcore *vc = load_seqcst(&vs->core[c]);
+        clear_entry(vc ? pte_find(vc->pml4, va, false) : NULL, c, &z->tlb);
     }
 }
 
