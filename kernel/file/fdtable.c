@@ -237,11 +237,34 @@ static int claim_in_partition(struct fdtable *t, uintptr_t v, int limit)
     return -EMFILE;
 }
 
+// Files in a table that threads share may be borrowed (fd_get): say so now
+// (file_lend), so that borrowers only read it. A table that becomes shared
+// lends everything in it; its one user is the caller, so nothing changes
+// meanwhile. With one user, nothing is lent here, and a file's last close
+// then reads no per-CPU count (file.c).
+static void lend_if_shared(struct fdtable *t, struct file *f)
+{
+    if (READ_ONCE(t->users) > 1)
+        file_lend(f);
+}
+
+static void lend_all(struct fdtable *t)
+{
+    struct fddir *d = t->dir;
+    for (uint32_t i = 0; i < d->n; i++) {
+        struct fdchunk *c = d->ent[i].chunk;
+        for (int j = 0; c && j < CHUNK_FDS; j++)
+            if (c->slot[j].v)
+                file_lend(slot_file(c->slot[j].v));
+    }
+}
+
 int fd_install(struct fdtable *t, struct file *f, unsigned how, bool anyfd, int minfd, int limit)
 {
     if (minfd < 0 || minfd >= FD_MAX)
         return -EINVAL;
     limit = MIN(limit, FD_MAX);
+    lend_if_shared(t, f);
     uintptr_t v = slot_value(f, how);
     if (anyfd) {
         int fd = claim_in_partition(t, v, limit);
@@ -267,6 +290,7 @@ int fd_install_at(struct fdtable *t, int fd, struct file *f, unsigned how)
     uintptr_t *s = slot_of(t, fd, true);
     if (!s)
         return -ENOMEM;
+    lend_if_shared(t, f);
     uintptr_t old = xchg(s, slot_value(f, how));
     if (old)
         slot_drop(old); // dup2 closes the fd it replaces
@@ -379,7 +403,11 @@ void fd_close_range(struct fdtable *t, unsigned lo, unsigned hi, bool cloexec)
     }
 }
 
-void fdtable_hold(struct fdtable *t) { add_fetch(&t->users, 1); }
+void fdtable_hold(struct fdtable *t)
+{
+    if (add_fetch(&t->users, 1) == 2)
+        lend_all(t);
+}
 
 void fdtable_release(struct fdtable *t)
 {

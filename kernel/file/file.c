@@ -14,7 +14,10 @@
 // and a sibling thread's calls on those files write no shared line; fd lookups
 // in a table shared by threads borrow it in the same count at a lower weight,
 // so fstat, pread, pwrite, mmap through one description from two cores write
-// no shared line either. Only a drop that may be the last reads every CPU's count: an
+// no shared line either. A file that was never held or borrowed (`lent` is
+// clear: the process that opened it never forked, and no other thread shared
+// its table) has nothing in those counts, and its last close reads none of
+// them. Otherwise only a drop that may be the last reads every CPU's count: an
 // owned or held drop once refs is 0 (a held drop learns that from `unowned`,
 // set once, so it reads nothing that owned dups and closes write), a borrow's
 // end once the file is dead. The last of the three kinds releases the file,
@@ -94,7 +97,10 @@ static bool claim_death(struct file *f)
 {
     WRITE_ONCE(f->unowned, true); // held drops read this, not refs' busy line
     fence();
-    int64_t shared = refcache_read_exact(&f->shared);
+    // Never lent: the count is its base alone. A holder or borrower racing with
+    // us sets lent before its own fence (take_shared): if we miss that, its look
+    // at the slot after the fence misses f, and it takes nothing.
+    int64_t shared = READ_ONCE(f->lent) ? refcache_read_exact(&f->shared) : 1;
     if (shared >= FILE_HOLD)
         return false; // the last holder's drop will see unowned
     WRITE_ONCE(f->dead, true);
@@ -128,8 +134,15 @@ void file_put(struct file *f)
 // Held and borrowed references differ only in their weight in f->shared.
 static void take_shared(struct file *f, int64_t weight)
 {
+    file_lend(f);
     refcache_add(&f->shared, weight); // a write to this CPU's refcache only
     fence();
+}
+
+void file_lend(struct file *f)
+{
+    if (!load_relaxed(&f->lent))
+        store_relaxed(&f->lent, true);
 }
 
 // Drop one: a held drop may be the last once no owned reference is left, a

@@ -58,6 +58,7 @@ struct file {
     uint32_t flags;            // [a] O_ACCMODE and status flags (O_APPEND, O_NONBLOCK, ...)
     bool unowned;              // [a] set once: refs is 0 (read by held drops, not refs)
     bool dead;                 // [a] set once: no owned or held reference is left
+    bool lent;                 // [a] set once, before the first held or borrowed reference
     const struct file_ops *ops; // [i]
     struct inode *ip;          // [i] ScaleFS inode (files, directories, device nodes), referenced
     void *priv;                // [i] the kind's own state (pipe, capture buffer)
@@ -102,6 +103,10 @@ void file_hold(struct file *f);
 void file_unhold(struct file *f);
 void file_borrow(struct file *f);
 void file_unborrow(struct file *f);
+// f may be held or borrowed from now on (it is in a table threads share): set
+// `lent` now, while the caller alone knows f, rather than in the first borrow,
+// where two threads looking the fd up would both write f's first line.
+void file_lend(struct file *f);
 
 // Open a ScaleFS inode (the caller's reference is handed over on success) with
 // open flags: regular files, directories and device nodes.
