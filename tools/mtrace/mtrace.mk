@@ -1,16 +1,19 @@
-# mtrace: the QEMU plugin that finds cache lines shared by two commuting calls.
-# Included by the top-level Makefile.
+# mtrace: the QEMU plugin that finds cache lines shared by two commuting calls
+# (mode=pairs) and counts what each operation of a benchmark costs (mode=cost;
+# make bench-cost, tools/mtrace/cost.mk). Included by the top-level Makefile.
 #   $(MTRACE_SO)  the plugin, built against our declarations of QEMU's plugin API
 #                 (tools/mtrace/qemu-plugin-api.h), so no QEMU source is needed
 MTRACE_SO := $(BUILD)/mtrace/mtrace.so
 MTRACE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared \
 	-fvisibility=hidden
 
-$(MTRACE_SO): tools/mtrace/mtrace.c tools/mtrace/markers.h tools/mtrace/qemu-plugin-api.h \
-		| $(DEPS_OK)
+MTRACE_SRCS := tools/mtrace/mtrace.c tools/mtrace/pairs.c tools/mtrace/cost.c
+
+$(MTRACE_SO): $(MTRACE_SRCS) tools/mtrace/mtrace.h tools/mtrace/markers.h \
+		tools/mtrace/qemu-plugin-api.h | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	$(Q)gcc $(MTRACE_CFLAGS) -o $@ tools/mtrace/mtrace.c -lpthread
+	$(Q)gcc $(MTRACE_CFLAGS) -o $@ $(MTRACE_SRCS) -lpthread
 
 mtrace-plugin: $(MTRACE_SO)
 .PHONY: mtrace-plugin
