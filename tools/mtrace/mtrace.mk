@@ -128,3 +128,5 @@ $(BUILD)/mtrace/ours-%: tools/mtrace/mtrace.mk
 
 HOST_TESTS += $(MTRACE_OURS_CMDS)
 HOST_TEST_DEPS += $(MTRACE_OURS_CMDS) $(BUILD)/esp.img
+
+include tools/mtrace/cost.mk
