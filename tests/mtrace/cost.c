@@ -13,7 +13,9 @@
 // few unmeasured ones (cold misses are not the operation's cost); with --mark
 // each is bracketed by mtrace_cost_begin/end and the op ids are named first
 // ("cost-op ID NAME"). Prints "scale: OP W CPUS TOTAL_OPS ELAPSED_NS" per op and
-// worker count. Built against our libc; the same binary runs on Linux.
+// worker count. With several worker counts, each (op, W) has an op id of its
+// own, named OP/W, so that one boot measures them apart (the plugin adds up
+// per op id). Built against our libc; the same binary runs on Linux.
 #define _GNU_SOURCE
 #include "../../tools/mtrace/markers.h"
 
@@ -114,9 +116,9 @@ static long long now_ns(void)
     return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-static void run_op(unsigned id, int workers)
+static void run_op(const struct op *op, unsigned id, int workers)
 {
-    struct run r = { .op = &ops[id], .id = id, .workers = workers };
+    struct run r = { .op = op, .id = id, .workers = workers };
     pthread_t threads[MAX_WORKERS];
     struct worker_arg args[MAX_WORKERS];
     long long start = now_ns();
@@ -128,7 +130,7 @@ static void run_op(unsigned id, int workers)
     work(&r, 0);
     for (int w = 1; w < workers; w++)
         pthread_join(threads[w], NULL);
-    printf("scale: %s %d %ld %ld %lld\n", ops[id].name, workers,
+    printf("scale: %s %d %ld %ld %lld\n", op->name, workers,
            cpus, iterations * workers, now_ns() - start);
     fflush(stdout);
 }
@@ -181,18 +183,23 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (mark) {
-        if (mmap((void *)MTRACE_BASE, MTRACE_SIZE, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE, -1, 0)
-            != (void *)MTRACE_BASE)
-            die("mmap marker region");
-        for (unsigned id = 0; id < NOPS; id++)
-            printf("cost-op %u %s\n", id, ops[id].name);
-        fflush(stdout);
-    }
-    for (unsigned id = 0; id < NOPS; id++) {
-        for (int k = 0; k < nworkers && (selected[id] || !any); k++)
-            run_op(id, workers[k]);
+    if (mark &&
+        mmap((void *)MTRACE_BASE, MTRACE_SIZE, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE, -1, 0)
+        != (void *)MTRACE_BASE)
+        die("mmap marker region");
+    for (int k = 0; k < nworkers; k++) {
+        for (unsigned o = 0; o < NOPS; o++) {
+            if (!selected[o] && any)
+                continue;
+            unsigned id = o + k * NOPS;
+            if (mark && nworkers == 1)
+                printf("cost-op %u %s\n", id, ops[o].name);
+            else if (mark)
+                printf("cost-op %u %s/%d\n", id, ops[o].name, workers[k]);
+            fflush(stdout);
+            run_op(&ops[o], id, workers[k]);
+        }
     }
     return 0;
 }
