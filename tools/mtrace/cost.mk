@@ -53,3 +53,10 @@ bench-cost: $(MTRACE_SO) $(BUILD)/esp.img $(SCALE)
 	  --cpus "$(BENCH_COST_CPUS)" --workers "$(WORKERS)" --ops "$(OPS)" -n $(ITERATIONS) \
 	  --out $(BUILD)/bench-cost $(if $(DETERMINISTIC),--deterministic)
 .PHONY: bench-cost
+
+# The tables and results.json again from the runs in $(BUILD)/bench-cost that
+# the same selection names (runs made in parts, e.g. one kernel at a time).
+bench-cost-tables:
+	/usr/bin/python3 tools/mtrace/cost.py --tables --build $(BUILD) --kernels "$(KERNELS)" \
+	  --cpus "$(BENCH_COST_CPUS)" --workers "$(WORKERS)" --out $(BUILD)/bench-cost
+.PHONY: bench-cost-tables

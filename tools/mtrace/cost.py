@@ -21,8 +21,11 @@ program) does too.
 
 Writes --out/KERNEL-Ccpu-Ww.json per run (every op's counts, per-op figures,
 the kernel functions that made its transfers and executed its instructions,
-symbolized) with the plugin's trace and the console log beside it,
---out/results.json (all runs) and --out/tables.md (printed too).
+symbolized; the commit, date, host and kernel versions) with the plugin's
+trace and the console log beside it, --out/results.json (all runs) and
+--out/tables.md (printed too). --tables runs nothing and makes the last two
+from the runs already in --out that the selection names (runs made apart, in
+parts).
 Runs under /usr/bin/python3; standard library only.
 """
 
@@ -153,6 +156,27 @@ def functions(rows, syms, windows, with_data):
     return [{"where": k, "count": c, "per_op": round(c / n, 3)} for k, c in by.most_common()]
 
 
+def provenance(build):
+    """What a figure must name: the commit, the date, the machine, the kernels."""
+    def out(cmd):
+        r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           text=True)
+        return r.stdout.strip() if r.returncode == 0 else None
+    model = None
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    version = os.path.join(build, "linux", "version")
+    return {"commit": out(["git", "rev-parse", "--short", "HEAD"]),
+            "dirty": bool(out(["git", "status", "--porcelain", "--untracked-files=no"])),
+            "date": time.strftime("%Y-%m-%d"),
+            "host_cpus": os.cpu_count(), "host_cpu": model,
+            "qemu": (out(["qemu-system-x86_64", "--version"]) or "").split("\n")[0],
+            "linux": open(version).read().strip() if os.path.exists(version) else None}
+
+
 def measure(kernel, cpus, workers, a, syms):
     """One run: returns its record (also written as JSON)."""
     tag = f"{kernel}-{cpus}cpu-{workers}w"
@@ -160,7 +184,8 @@ def measure(kernel, cpus, workers, a, syms):
     print(f"# {tag}: {workers} worker(s) on {cpus} vCPU(s) ...", end="", flush=True)
     rc, wall, trace, log = boot(kernel, cpus, a.scale, a.guest_path, args, a, tag)
     record = {"kernel": kernel, "cpus": cpus, "workers": workers, "status": rc,
-              "wall_s": round(wall, 1), "iterations": a.iterations, "ops": {}}
+              "wall_s": round(wall, 1), "iterations": a.iterations,
+              "deterministic": a.deterministic, **provenance(a.build), "ops": {}}
     if os.path.exists(trace) and os.path.exists(log):
         ops, sites, blocks, total = read_trace(trace)
         names, results = read_console(log)
@@ -176,6 +201,15 @@ def measure(kernel, cpus, workers, a, syms):
     with open(os.path.join(a.out, tag + ".json"), "w") as f:
         json.dump(record, f, indent=1)
     return record
+
+
+def earlier(kernel, cpus, workers, a):
+    """The record of an earlier run, or None."""
+    path = os.path.join(a.out, f"{kernel}-{cpus}cpu-{workers}w.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
 
 
 # ---- tables ------------------------------------------------------------------------
@@ -240,7 +274,7 @@ def tables(runs, a):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--scale", required=True, help="the benchmark, on the host")
+    p.add_argument("--scale", default="build/user/scale", help="the benchmark, on the host")
     p.add_argument("--guest-path", help="its path in our guest (default /tests/bin/NAME)")
     p.add_argument("--plugin", default="build/mtrace/mtrace.so")
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -253,6 +287,9 @@ def main():
     p.add_argument("--deterministic", action="store_true",
                    help="guest clocks follow the instruction count (runqemu --deterministic)")
     p.add_argument("--out", default=os.path.join(ROOT, "build", "bench-cost"))
+    p.add_argument("--tables", action="store_true",
+                   help="run nothing: the tables and results.json from the runs in --out "
+                        "(KERNEL-Ccpu-Ww.json) that the selection names")
     a = p.parse_args()
     a.kernels = a.kernels.split()
     a.cpus = [int(c) for c in a.cpus.split()]
@@ -261,16 +298,17 @@ def main():
     a.guest_path = a.guest_path or "/tests/bin/" + os.path.basename(a.scale)
     a.build = os.path.abspath(a.build)
     os.makedirs(a.out, exist_ok=True)
-    if not os.path.exists(a.scale):
-        raise SystemExit(f"cost.py: {a.scale}: no such benchmark (build it first)")
     runs = []
     for kernel in a.kernels:
+        configs = [(c, 1) for c in a.cpus] + [(n, n) for n in a.workers]
+        if a.tables:
+            runs += [r for r in (earlier(kernel, c, w, a) for c, w in configs) if r]
+            continue
+        if not os.path.exists(a.scale):
+            raise SystemExit(f"cost.py: {a.scale}: no such benchmark (build it first)")
         syms = (analyze.Symbols(elf=os.path.join(a.build, "kernel.elf")) if kernel == "ours"
                 else analyze.Symbols(kallsyms=kallsyms(a.build)))
-        for cpus in a.cpus:
-            runs.append(measure(kernel, cpus, 1, a, syms))
-        for n in a.workers:
-            runs.append(measure(kernel, n, n, a, syms))
+        runs += [measure(kernel, c, w, a, syms) for c, w in configs]
     text = tables(runs, a)
     print(text)
     with open(os.path.join(a.out, "tables.md"), "w") as f:
