@@ -225,6 +225,48 @@ def figure(runs, kernel, cpus, workers, op, key):
     return None
 
 
+def find(runs, kernel, cpus, workers):
+    for r in runs:
+        if (r["kernel"], r["cpus"], r["workers"]) == (kernel, cpus, workers):
+            return r
+    return None
+
+
+def growth_sources(runs, kernel, lo, hi, ops, top=3, threshold=0.05):
+    """Per op whose kernel instructions grew by more than threshold from lo to
+    hi vCPUs: the functions that grew most (instructions per op)."""
+    a, b = find(runs, kernel, lo, 1), find(runs, kernel, hi, 1)
+    lines = []
+    for op in ops:
+        if not a or not b or op not in a["ops"] or op not in b["ops"]:
+            continue
+        x, y = a["ops"][op]["per_op"]["kernel_insns"], b["ops"][op]["per_op"]["kernel_insns"]
+        if not x or (y - x) / x <= threshold:
+            continue
+        before = {f["where"]: f["per_op"] for f in a["ops"][op]["kernel_functions"]}
+        after = {f["where"]: f["per_op"] for f in b["ops"][op]["kernel_functions"]}
+        grew = sorted(((after.get(k, 0) - before.get(k, 0), k) for k in set(before) | set(after)),
+                      reverse=True)[:top]
+        lines.append(f"| {op} | {fmt(y - x)} | "
+                     + ", ".join(f"{k} +{fmt(d)}" for d, k in grew if d > 0) + " |")
+    return lines
+
+
+def transfer_sources(runs, kernel, n, ops, top=3, threshold=0.1):
+    """Per op with more than threshold transfers per op with n workers: where."""
+    r = find(runs, kernel, n, n)
+    lines = []
+    for op in ops:
+        if not r or op not in r["ops"] or r["ops"][op]["per_op"]["xfers"] <= threshold:
+            continue
+        o = r["ops"][op]
+        where = [f"{s['where']} {s['per_op']:.2f}" for s in o["transfer_sites"][:top]]
+        if o["per_op"]["user_xfers"] > threshold:
+            where.append(f"user space {o['per_op']['user_xfers']:.2f}")
+        lines.append(f"| {op} | {o['per_op']['xfers']:.2f} | " + "; ".join(where) + " |")
+    return lines
+
+
 def op_names(runs, kernel):
     names = []
     for r in runs:
@@ -265,6 +307,20 @@ def tables(runs, a):
                 cells = [fmt(figure(runs, kernel, n, n, op, "xfers"), 2) for n in a.workers]
                 lines.append(f"| {op} | " + " | ".join(cells) + " |")
             lines.append("")
+        if len(a.cpus) > 1:
+            rows = growth_sources(runs, kernel, min(a.cpus), max(a.cpus), ops)
+            if rows:
+                lines += [f"### {title}: where the kernel instructions grew, "
+                          f"{min(a.cpus)} → {max(a.cpus)} vCPUs (growth > 5 %)", "",
+                          "| operation | more per op | functions that grew most (per op) |",
+                          "| --- | ---: | --- |"] + rows + [""]
+        if a.workers:
+            rows = transfer_sources(runs, kernel, max(a.workers), ops)
+            if rows:
+                lines += [f"### {title}: where the transfers are, N={max(a.workers)} "
+                          f"(more than 0.1 per op)", "",
+                          "| operation | per op | kernel function<-caller @ data (per op) |",
+                          "| --- | ---: | --- |"] + rows + [""]
     failed = [f"{r['kernel']}-{r['cpus']}cpu-{r['workers']}w (status {r['status']})"
               for r in runs if r["status"] != 0 or not r["ops"]]
     if failed:
