@@ -89,13 +89,12 @@ def read_console(path):
 
 
 def entries_file(kernel, build, out):
-    """tools/mtrace/entries.py's list of interrupt entry points, made once."""
+    """tools/mtrace/entries.py's list of interrupt entry points, made again
+    when the kernel's symbols are newer."""
     path = os.path.join(out, f"entries-{kernel}")
-    if not os.path.exists(path):
-        if kernel == "ours":
-            source = ["--elf", os.path.join(build, "kernel.elf")]
-        else:
-            source = ["--kallsyms", kallsyms(build)]
+    symbols = os.path.join(build, "kernel.elf") if kernel == "ours" else kallsyms(build)
+    if not os.path.exists(path) or os.path.getmtime(path) < os.path.getmtime(symbols):
+        source = ["--elf" if kernel == "ours" else "--kallsyms", symbols]
         with open(path + ".tmp", "w") as f:
             subprocess.run([os.path.join(HERE, "entries.py")] + source, stdout=f, check=True)
         os.replace(path + ".tmp", path)
