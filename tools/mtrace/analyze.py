@@ -4,7 +4,7 @@
     analyze.py TRACE [--log RUNNER_LOG] [--elf kernel.elf | --kallsyms FILE]
                [--out DIR] [--kernel NAME] [--test ID] [--reasons FILE]
 
-TRACE is what the plugin wrote (tools/mtrace/mtrace.c: "test" and "line"
+TRACE is what the plugin wrote (tools/mtrace/pairs.c: "test" and "line"
 records per test id; a test run twice under one id, e.g. in both orders, is
 conflict-free only if both runs are). RUNNER_LOG is the guest's console output;
 its lines

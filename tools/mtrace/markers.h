@@ -30,10 +30,16 @@
 // Cost mode (make bench-cost): a benchmark brackets each single operation of
 // each worker with
 //   mtrace_cost_begin(op)   on the worker's vCPU, right before the operation
+//                           (0 <= op < MTRACE_COST_MAX_OP)
 //   mtrace_cost_end()       on the same vCPU, right after it
 // and the plugin adds up, per op id, the windows, the instructions executed and
 // the cache-line transfers between vCPUs inside them (tools/mtrace/README.md).
 // The guest names its op ids on the console: lines "cost-op ID NAME".
+// mtrace_cost_end() also executes PAUSE, which ends the vCPU's turn in
+// single-threaded TCG: the workers' operations then interleave one by one, as
+// they would overlap on parallel hardware, instead of one vCPU running
+// thousands of them in a turn (where a line shared by all would move once per
+// turn, not once per operation). On hardware PAUSE costs some tens of cycles.
 //
 // Naming the tests: the analysis (tools/mtrace/analyze.py) reads the guest's
 // console output for lines
@@ -66,5 +72,9 @@ static inline void mtrace_open(int call) { mtrace_store(MTRACE_OPEN + call); }
 static inline void mtrace_close(int call) { mtrace_store(MTRACE_CLOSE + call); }
 static inline void mtrace_test_done(void) { mtrace_store(MTRACE_DONE); }
 static inline void mtrace_cost_begin(unsigned op) { mtrace_store(MTRACE_COST_OP + op); }
-static inline void mtrace_cost_end(void) { mtrace_store(MTRACE_COST_END); }
+static inline void mtrace_cost_end(void)
+{
+    mtrace_store(MTRACE_COST_END);
+    __asm__ volatile("pause" ::: "memory");
+}
 #endif

@@ -1,17 +1,13 @@
-// mtrace: a QEMU TCG plugin that finds the cache lines two system calls share.
-//
-// A guest program (the pairwise conformance runner, tests/mtrace/*.c) marks each
-// call's window with stores to its marker region (markers.h). While a window is
-// open on a vCPU, every memory access made there by kernel code (instruction
-// address in the upper half) is folded into that call's footprint: per 64-byte
-// line, which bytes were read and written and the first reading and writing PC.
-// When the test is done the plugin writes every line touched by both calls where
-// at least one wrote it, then forgets both footprints.
-//
-// A window belongs to a vCPU, not to a thread (QEMU 7.2 shows a plugin no
-// registers): if the call's thread blocks or is preempted inside its window,
-// whatever runs on that vCPU meanwhile is counted. The guest program keeps
-// everything else off the calls' CPUs.
+// mtrace: a QEMU TCG plugin that watches what system calls do to cache lines.
+// Two modes (mode=pairs, the default, in pairs.c; mode=cost in cost.c; see
+// tools/mtrace/README.md):
+//   pairs  the cache lines two commuting calls share (the pairwise suite)
+//   cost   per operation of a benchmark: instructions executed, and cache-line
+//          transfers between vCPUs in a MESI-style simulation
+// This file is what both share: it instruments every instruction when its
+// block is translated, turns user stores to the marker region (markers.h) into
+// messages for the mode, skips interrupt handlers, and keeps a shadow stack of
+// call instructions per vCPU.
 //
 // Lines are keyed on the physical address, so a line reached through two virtual
 // aliases (the direct map and the kernel image, or two processes' mappings) is
@@ -22,69 +18,41 @@
 // clock that the other call reads. With entries=FILE (tools/mtrace/entries.py
 // writes it from the kernel's symbols: lines "irq ADDR" for the asynchronous
 // interrupt entry points, "exc ADDR" for the exception entry points, "switch
-// ADDR" for the context switch) the plugin stops recording on a vCPU from an
-// interrupt's entry to its iretq; exceptions taken meanwhile nest. Exceptions
-// taken by the call itself (page faults in copy-in/out) stay part of it. A
-// handler may switch to another thread, which then runs outside the handler:
-// a context switch or any user-mode store on the vCPU ends the skipping (at
-// worst the tail of a handler resumed later is recorded).
+// ADDR" for the context switch) the core marks a vCPU as in a handler from an
+// interrupt's entry to its iretq (irq_depth); exceptions taken meanwhile nest.
+// Exceptions taken by the call itself (page faults in copy-in/out) stay part of
+// it. A handler may switch to another thread (preemption): in pairs mode, that
+// thread's work is recorded (a context switch ends the skipping: at worst the
+// tail of a handler resumed later is recorded); in cost mode it is skipped too,
+// not being the operation's, until an iretq or user code runs. Any user-mode
+// access on the vCPU ends the skipping.
 //
-// Output (out=FILE, else QEMU's log; markers=1 adds a "marker" line per message
-// received, for debugging a guest program), one record per line, all numbers hex but
-// the counts:
-//   test ID n0=ACCESSES n1=ACCESSES lines=CONFLICTING_LINES bytes=CONFLICTING_BYTE_LINES
-//   line ID KEY VADDR0 W0 R0 W1 R1 WPC0 RPC0 WPC1 RPC1 WCALL0 RCALL0 WCALL1 RCALL1 VADDR1
-// where VADDRc is the virtual line address of call c's first access (they differ
-// for a line reached through two mappings), W/R are 64-bit masks of the bytes
-// each call wrote/read in the line, the PCs are 0 when that kind of access did
-// not happen, and each CALL is the call
-// instruction that entered the function making that access (0 if unknown): for
-// an access in a helper (memset, a spin lock) the caller says more than the
-// helper. The plugin keeps a shadow stack of call instructions per vCPU (push
-// on call, pop on ret, emptied at a context switch); retpolines and return
-// thunks keep it balanced. "test" comes first.
+// The shadow stack (push on call, pop on ret, emptied at a context switch;
+// retpolines and return thunks keep it balanced) names, for an access in a
+// helper (memset, a spin lock), the call that entered it: the caller says more
+// than the helper.
+//
+// Arguments: mode=pairs|cost, out=FILE (else QEMU's log), entries=FILE, and
+// the mode's own (pairs.c, cost.c).
 // Run QEMU with single-threaded TCG (-accel tcg,thread=single; tools/runqemu
-// --plugin does): the vCPUs then take turns on one host thread, so the calls'
-// windows never overlap in time and no callback runs concurrently. Guest
-// timing still follows the host clock, so interrupts land at different points
-// from run to run -- which is why they are skipped.
-#define MTRACE_NO_HELPERS
-#include "markers.h"
-#include "qemu-plugin-api.h"
+// --plugin does): the vCPUs then take turns on one host thread, so no callback
+// runs concurrently and windows on different vCPUs never overlap in time.
+#include "mtrace.h"
 
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
-#define LINE 64
-#define KEY_VIRT (1ULL << 63)            // key is a virtual line address
-#define KERNEL_HALF (1ULL << 63)         // x86-64: kernel addresses have bit 63 set
-#define NCALLS 2
-#define NO_CALL (-1)
+int nvcpus;
+int *irq_depth;
+FILE *out;
+// Callbacks run one at a time under single-threaded TCG; the lock keeps the
+// tables sane if someone runs multi-threaded TCG anyway.
+pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-// One call's accesses to one line.
-struct line {
-    uint64_t key;                        // line address (| KEY_VIRT); 0 = free slot
-    uint64_t vaddr;                      // virtual line address of the first access
-    uint64_t rmask, wmask;               // bytes read / written
-    uint64_t rpc, wpc;                   // first reading / writing instruction
-    uint64_t rcall, wcall;               // the call that entered the function of each
-};
-
-// A call's footprint: an open-addressing hash table of lines.
-struct footprint {
-    struct line *slot;
-    size_t cap, used;                    // cap is a power of two
-    uint64_t accesses;
-};
-
-static struct footprint calls[NCALLS];
-static int *window;                      // per vCPU: call whose window is open, or NO_CALL
-static int *irq_depth;                   // per vCPU: nesting of interrupts being skipped
+static const struct mode *mode = &pairs_mode;
 #define SHADOW 64                        // shadow stack entries kept per vCPU
 struct shadow {
     uint64_t call[SHADOW];               // a ring: deeper frames are overwritten
@@ -93,215 +61,118 @@ struct shadow {
 static struct shadow *shadow;            // per vCPU: the kernel's call stack
 static uint64_t *irq_entries, *exc_entries, *switch_entries;  // sorted addresses
 static size_t n_irq_entries, n_exc_entries, n_switch_entries;
-static int nvcpus;
-static long test_id = -1;
-static uint64_t tests_reported;
-static FILE *out;
-static bool log_markers;                 // markers=1: log each message (debugging a runner)
-// Callbacks run one at a time under single-threaded TCG; the lock keeps the
-// tables sane if someone runs multi-threaded TCG anyway.
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t hash(uint64_t key)
+bool access_key(qemu_plugin_meminfo_t info, uint64_t vaddr, uint64_t *key)
 {
-    key ^= key >> 29;
-    key *= 0xbf58476d1ce4e5b9ULL;
-    return key ^ (key >> 32);
-}
-
-static struct line *lookup(struct footprint *fp, uint64_t key);
-
-static void grow(struct footprint *fp)
-{
-    struct footprint bigger = { .cap = fp->cap ? fp->cap * 2 : 1024,
-                                .accesses = fp->accesses };
-    bigger.slot = calloc(bigger.cap, sizeof(struct line));
-    if (!bigger.slot) {
-        fprintf(stderr, "mtrace: out of memory\n");
-        abort();
+    struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
+    if (!hw) {
+        *key = vaddr | KEY_VIRT;
+        return true;
     }
-    for (size_t i = 0; i < fp->cap; i++) {
-        if (fp->slot[i].key)
-            *lookup(&bigger, fp->slot[i].key) = fp->slot[i];
-    }
-    bigger.used = fp->used;
-    free(fp->slot);
-    *fp = bigger;
+    if (qemu_plugin_hwaddr_is_io(hw))
+        return false;                    // device registers are not shared memory
+    *key = qemu_plugin_hwaddr_phys_addr(hw);
+    return true;
 }
 
-// The slot holding key, or the free slot where it belongs.
-static struct line *lookup(struct footprint *fp, uint64_t key)
-{
-    size_t mask = fp->cap - 1;
-    for (size_t i = hash(key) & mask;; i = (i + 1) & mask) {
-        if (fp->slot[i].key == key || fp->slot[i].key == 0)
-            return &fp->slot[i];
-    }
-}
-
-static struct line *find(struct footprint *fp, uint64_t key)
-{
-    if (!fp->cap)
-        return NULL;
-    struct line *l = lookup(fp, key);
-    return l->key ? l : NULL;
-}
-
-static struct line *insert(struct footprint *fp, uint64_t key, uint64_t vaddr)
-{
-    if ((fp->used + 1) * 2 > fp->cap)
-        grow(fp);
-    struct line *l = lookup(fp, key);
-    if (!l->key) {
-        *l = (struct line){ .key = key, .vaddr = vaddr };
-        fp->used++;
-    }
-    return l;
-}
-
-#define KEEP_SLOTS 65536                 // a bigger table is freed, not cleared
-
-static void forget(struct footprint *fp)
-{
-    if (fp->cap > KEEP_SLOTS) {
-        free(fp->slot);
-        fp->slot = NULL;
-        fp->cap = 0;
-    } else if (fp->cap) {
-        memset(fp->slot, 0, fp->cap * sizeof(struct line));
-    }
-    fp->used = 0;
-    fp->accesses = 0;
-}
-
-static void record(struct footprint *fp, uint64_t key, uint64_t vaddr, unsigned size,
-                   bool store, uint64_t pc, uint64_t call)
-{
-    // An access may straddle two lines (or more, for wide vector accesses).
-    while (size) {
-        unsigned off = key % LINE;
-        unsigned n = size < LINE - off ? size : LINE - off;
-        uint64_t bytes = (n == 64 ? ~0ULL : ((1ULL << n) - 1)) << off;
-        struct line *l = insert(fp, key - off, vaddr - off);
-        if (store) {
-            l->wmask |= bytes;
-            if (!l->wpc)
-                l->wpc = pc, l->wcall = call;
-        } else {
-            l->rmask |= bytes;
-            if (!l->rpc)
-                l->rpc = pc, l->rcall = call;
-        }
-        key += n;
-        vaddr += n;
-        size -= n;
-    }
-}
-
-// Writes the test's conflicts and forgets both footprints.
-static void report(void)
-{
-    struct footprint *a = &calls[0], *b = &calls[1];
-    uint64_t lines = 0, bytes = 0;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *body = open_memstream(&buf, &len);
-    for (size_t i = 0; i < a->cap; i++) {
-        struct line *x = &a->slot[i];
-        if (!x->key)
-            continue;
-        struct line *y = find(b, x->key);
-        if (!y || !(x->wmask || y->wmask))
-            continue;
-        lines++;
-        if ((x->wmask & (y->rmask | y->wmask)) | (y->wmask & (x->rmask | x->wmask)))
-            bytes++;
-        fprintf(body, "line %ld %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64
-                " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64
-                " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 "\n",
-                test_id, x->key, x->vaddr, x->wmask, x->rmask, y->wmask, y->rmask,
-                x->wpc, x->rpc, y->wpc, y->rpc, x->wcall, x->rcall, y->wcall, y->rcall,
-                y->vaddr);
-    }
-    fclose(body);
-    fprintf(out, "test %ld n0=%" PRIu64 " n1=%" PRIu64 " lines=%" PRIu64 " bytes=%" PRIu64 "\n",
-            test_id, a->accesses, b->accesses, lines, bytes);
-    fwrite(buf, 1, len, out);
-    fflush(out);
-    free(buf);
-    tests_reported++;
-    forget(a);
-    forget(b);
-}
-
-static void close_windows(int call)
-{
-    for (int v = 0; v < nvcpus; v++) {
-        if (window[v] == call || call == NO_CALL)
-            window[v] = NO_CALL;
-    }
-}
-
-// A user-mode store: a message if it lands in the marker region. QEMU 7.2
-// calls a callback registered for stores on loads too, so check.
-static void on_user_store(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
-                          void *udata)
-{
-    (void)udata;
-    if ((int)vcpu >= nvcpus)
-        return;
-    irq_depth[vcpu] = 0;                 // user code runs: no handler is
-    if (vaddr - MTRACE_BASE >= MTRACE_SIZE || !qemu_plugin_mem_is_store(info))
-        return;
-    uint64_t off = vaddr - MTRACE_BASE;
-    pthread_mutex_lock(&lock);
-    if (log_markers)
-        fprintf(out, "marker vcpu=%u off=%#" PRIx64 " n0=%" PRIu64 " n1=%" PRIu64 "\n", vcpu,
-                off, calls[0].accesses, calls[1].accesses);
-    if (off >= MTRACE_ID) {
-        test_id = off - MTRACE_ID;
-    } else if (off == MTRACE_DONE) {
-        close_windows(NO_CALL);
-        report();
-    } else if (off >= MTRACE_CLOSE && off < MTRACE_CLOSE + NCALLS) {
-        close_windows(off - MTRACE_CLOSE);
-    } else if (off - MTRACE_OPEN < NCALLS) {
-        close_windows(off - MTRACE_OPEN);  // a call runs on one vCPU at a time
-        window[vcpu] = off - MTRACE_OPEN;
-    }
-    pthread_mutex_unlock(&lock);
-}
-
-// The call that entered the function running on vcpu, or 0.
-static uint64_t caller(unsigned vcpu)
+uint64_t caller(unsigned vcpu)
 {
     struct shadow *sh = &shadow[vcpu];
     return sh->depth ? sh->call[(sh->depth - 1) % SHADOW] : 0;
 }
 
-// Any access by kernel code; udata is the instruction's address.
-static void on_kernel_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
-                             void *udata)
+// Any access by user code: a message if it is a store to the marker region
+// (QEMU 7.2 calls a callback registered for stores on loads too, so check),
+// else the mode's. udata: instructions left after this one in its block.
+static void on_user_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
+                           void *udata)
 {
-    if ((int)vcpu >= nvcpus || window[vcpu] == NO_CALL || irq_depth[vcpu])
+    if ((int)vcpu >= nvcpus)
         return;
-    uint64_t key = vaddr | KEY_VIRT;
-    struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
-    if (hw) {
-        if (qemu_plugin_hwaddr_is_io(hw))
-            return;                      // device registers are not shared memory
-        key = qemu_plugin_hwaddr_phys_addr(hw);
+    irq_depth[vcpu] = 0;                 // user code runs: no handler is
+    if (vaddr - MTRACE_BASE < MTRACE_SIZE) {
+        if (qemu_plugin_mem_is_store(info)) {
+            pthread_mutex_lock(&lock);
+            mode->message(vcpu, vaddr - MTRACE_BASE, (unsigned)(uintptr_t)udata);
+            pthread_mutex_unlock(&lock);
+        }
+        return;
     }
-    if (key == 0)
-        key = KEY_VIRT;                  // physical line 0: keep 0 for free slots
-    pthread_mutex_lock(&lock);
-    int call = window[vcpu];
-    if (call != NO_CALL) {
-        calls[call].accesses++;
-        record(&calls[call], key, vaddr, 1u << qemu_plugin_mem_size_shift(info),
-               qemu_plugin_mem_is_store(info), (uint64_t)(uintptr_t)udata, caller(vcpu));
+    if (mode->user_access)
+        mode->user_access(vcpu, info, vaddr);
+}
+
+// A translated block, as its execution callback sees it. Records are interned
+// on (pc, n, irq), so a block translated again (after a flush, or at another
+// physical address) reuses its record: their number is bounded by the code.
+struct block {
+    uint64_t pc;
+    unsigned n;                          // instructions
+    bool irq;                            // it starts at an interrupt entry point
+};
+static struct block **blocks;            // open addressing; NULL = free
+static size_t blocks_cap, blocks_used;
+
+static uint64_t block_hash(uint64_t pc, unsigned n)
+{
+    uint64_t x = pc ^ ((uint64_t)n << 48);
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    return x ^ (x >> 32);
+}
+
+static struct block **block_slot(struct block **table, size_t cap, uint64_t pc, unsigned n,
+                                 bool irq)
+{
+    for (size_t i = block_hash(pc, n) & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        struct block *b = table[i];
+        if (!b || (b->pc == pc && b->n == n && b->irq == irq))
+            return &table[i];
     }
+}
+
+static struct block *intern_block(uint64_t pc, unsigned n, bool irq)
+{
+    if ((blocks_used + 1) * 2 > blocks_cap) {
+        size_t cap = blocks_cap ? blocks_cap * 2 : 65536;
+        struct block **bigger = calloc(cap, sizeof *bigger);
+        if (!bigger)
+            abort();
+        for (size_t i = 0; i < blocks_cap; i++) {
+            if (blocks[i])
+                *block_slot(bigger, cap, blocks[i]->pc, blocks[i]->n, blocks[i]->irq) = blocks[i];
+        }
+        free(blocks);
+        blocks = bigger;
+        blocks_cap = cap;
+    }
+    struct block **slot = block_slot(blocks, blocks_cap, pc, n, irq);
+    if (!*slot) {
+        if (!(*slot = malloc(sizeof **slot)))
+            abort();
+        **slot = (struct block){ .pc = pc, .n = n, .irq = irq };
+        blocks_used++;
+    }
+    return *slot;
+}
+
+static struct block *intern_block_locked(uint64_t pc, unsigned n, bool irq)
+{
+    pthread_mutex_lock(&lock);           // multi-threaded TCG translates in parallel
+    struct block *b = intern_block(pc, n, irq);
     pthread_mutex_unlock(&lock);
+    return b;
+}
+
+// A block starts executing. Its first instruction has not run yet (its own
+// callbacks come after this one): a handler starting here is already one.
+static void on_block(unsigned int vcpu, void *udata)
+{
+    const struct block *b = udata;
+    if ((int)vcpu >= nvcpus)
+        return;
+    mode->block(vcpu, b->pc, b->n, !(b->pc & KERNEL_HALF) ? BLOCK_IN_USER
+                : b->irq || irq_depth[vcpu] ? BLOCK_IN_HANDLER : BLOCK_IN_KERNEL);
 }
 
 static void on_irq_entry(unsigned int vcpu, void *udata)
@@ -322,7 +193,8 @@ static void on_switch(unsigned int vcpu, void *udata)
 {
     (void)udata;
     if ((int)vcpu < nvcpus) {
-        irq_depth[vcpu] = 0;
+        if (!mode->preemption_skipped)
+            irq_depth[vcpu] = 0;
         shadow[vcpu].depth = 0;          // the next thread's stack is another one
     }
 }
@@ -390,17 +262,26 @@ static bool is_iretq(struct qemu_plugin_insn *insn)
 }
 
 // Instruments each instruction once, when its block is translated: kernel
-// instructions get a callback on every access (and interrupt entries and
-// iretq one on execution), user instructions on stores.
+// instructions get the mode's callback on every access (and interrupt entries
+// and exits, context switches, calls and returns one on execution), user
+// instructions on every access (markers). A block runs in one privilege level
+// (syscall, sysret and iretq end blocks), so the mode's block callback, if
+// any, tells kernel blocks from user ones by their first instruction.
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
     size_t n = qemu_plugin_tb_n_insns(tb);
+    if (mode->block && n) {
+        uint64_t first = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0));
+        struct block *b = intern_block_locked(first, n,
+                                             listed(irq_entries, n_irq_entries, first));
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, b);
+    }
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         uint64_t pc = qemu_plugin_insn_vaddr(insn);
         if (pc & KERNEL_HALF) {
-            qemu_plugin_register_vcpu_mem_cb(insn, on_kernel_access, QEMU_PLUGIN_CB_NO_REGS,
+            qemu_plugin_register_vcpu_mem_cb(insn, mode->kernel_access, QEMU_PLUGIN_CB_NO_REGS,
                                              QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)pc);
             if (listed(irq_entries, n_irq_entries, pc))
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_irq_entry,
@@ -420,10 +301,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             else if (is_ret(insn))
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_ret, QEMU_PLUGIN_CB_NO_REGS,
                                                        NULL);
-        }
-        else {
-            qemu_plugin_register_vcpu_mem_cb(insn, on_user_store, QEMU_PLUGIN_CB_NO_REGS,
-                                             QEMU_PLUGIN_MEM_W, NULL);
+        } else {
+            qemu_plugin_register_vcpu_mem_cb(insn, on_user_access, QEMU_PLUGIN_CB_NO_REGS,
+                                             QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)(n - 1 - i));
         }
     }
 }
@@ -479,11 +359,11 @@ static int read_entries(const char *path)
 static void at_exit(qemu_plugin_id_t id, void *udata)
 {
     (void)id, (void)udata;
-    char msg[80];
-    snprintf(msg, sizeof msg, "mtrace: %" PRIu64 " tests reported\n", tests_reported);
-    qemu_plugin_outs(msg);
+    pthread_mutex_lock(&lock);
+    mode->finish();
     if (out)
         fflush(out);
+    pthread_mutex_unlock(&lock);
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
@@ -493,18 +373,28 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         fprintf(stderr, "mtrace: needs system emulation\n");
         return -1;
     }
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "mode=cost") == 0) {
+            mode = &cost_mode;
+        } else if (strcmp(argv[i], "mode=pairs") == 0) {
+            mode = &pairs_mode;
+        } else if (strncmp(argv[i], "mode=", 5) == 0) {
+            fprintf(stderr, "mtrace: %s: the modes are pairs and cost\n", argv[i]);
+            return -1;
+        }
+    }
     const char *path = NULL;
     for (int i = 0; i < argc; i++) {
-        if (strncmp(argv[i], "out=", 4) == 0) {
+        if (strncmp(argv[i], "mode=", 5) == 0) {
+            continue;
+        } else if (strncmp(argv[i], "out=", 4) == 0) {
             path = argv[i] + 4;
-        } else if (strcmp(argv[i], "markers=1") == 0) {
-            log_markers = true;
         } else if (strncmp(argv[i], "entries=", 8) == 0) {
             if (read_entries(argv[i] + 8) != 0)
                 return -1;
-        } else {
-            fprintf(stderr, "mtrace: unknown argument %s (expected out=FILE, entries=FILE, "
-                    "markers=1)\n", argv[i]);
+        } else if (!mode->option(argv[i])) {
+            fprintf(stderr, "mtrace: unknown argument %s for mode %s (see "
+                    "tools/mtrace/README.md)\n", argv[i], mode->name);
             return -1;
         }
     }
@@ -514,12 +404,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         return -1;
     }
     nvcpus = info->system.max_vcpus;
-    window = malloc(nvcpus * sizeof *window);
     irq_depth = calloc(nvcpus, sizeof *irq_depth);
     shadow = calloc(nvcpus, sizeof *shadow);
-    if (!window || !irq_depth || !shadow)
+    if (!irq_depth || !shadow || mode->init() != 0)
         return -1;
-    close_windows(NO_CALL);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, at_exit, NULL);
     return 0;

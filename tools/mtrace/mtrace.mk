@@ -1,7 +1,9 @@
-# mtrace: the QEMU plugin that finds cache lines shared by two commuting calls.
-# Included by the top-level Makefile. Its tests run in `make test`
-# (tests/README.md). The plugin is built against our declarations of QEMU's
-# plugin API (tools/mtrace/qemu-plugin-api.h), so no QEMU source is needed.
+# mtrace: the QEMU plugin that finds cache lines shared by two commuting calls
+# (mode=pairs) and counts what each operation of a benchmark costs (mode=cost;
+# make bench-cost, tools/mtrace/cost.mk). Included by the top-level Makefile.
+# Its tests run in `make test` (tests/README.md). The plugin is built against
+# our declarations of QEMU's plugin API (tools/mtrace/qemu-plugin-api.h), so no
+# QEMU source is needed.
 ## mtrace-plugin: the QEMU plugin, $(BUILD)/mtrace/mtrace.so
 ## mtrace-linux: the pairwise suite in Debian's Linux 6.1 under the plugin
 ## mtrace: the same in our kernel (MTRACE_OURS_ARGS="-s 6": the sample; JOBS=N: N guests at once; SHARD=I/N: one shard)
@@ -11,11 +13,13 @@ MTRACE_SO := $(BUILD)/mtrace/mtrace.so
 MTRACE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared \
 	-fvisibility=hidden
 
-$(MTRACE_SO): tools/mtrace/mtrace.c tools/mtrace/markers.h tools/mtrace/qemu-plugin-api.h \
-		| $(DEPS_OK)
+MTRACE_SRCS := tools/mtrace/mtrace.c tools/mtrace/pairs.c tools/mtrace/cost.c
+
+$(MTRACE_SO): $(MTRACE_SRCS) tools/mtrace/mtrace.h tools/mtrace/markers.h \
+		tools/mtrace/qemu-plugin-api.h | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	$(Q)gcc $(MTRACE_CFLAGS) -o $@ tools/mtrace/mtrace.c -lpthread
+	$(Q)gcc $(MTRACE_CFLAGS) -o $@ $(MTRACE_SRCS) -lpthread
 
 mtrace-plugin: $(MTRACE_SO)
 .PHONY: mtrace-plugin
@@ -160,3 +164,5 @@ $(BUILD)/mtrace/ours-%: tools/mtrace/mtrace.mk
 
 HOST_TESTS += $(MTRACE_OURS_CMDS)
 HOST_TEST_DEPS += $(MTRACE_OURS_CMDS) $(BUILD)/esp.img
+
+include tools/mtrace/cost.mk

@@ -1,11 +1,11 @@
 // Declarations of QEMU's TCG plugin API, version 1 (QEMU 7.2), written from
 // QEMU's documentation (docs/devel/tcg-plugins.rst and the API reference): only
-// what mtrace.c uses. QEMU's own header is not in any Debian binary package, and
-// fetching the 24 MB source package on every clean CI checkout is slow, so the
-// plugin is built against these. The loader checks the exported
-// qemu_plugin_version against the range it supports and refuses a mismatch;
-// `make mtrace-check-api` builds the plugin against QEMU's real header and
-// compares the layouts and constants below with it.
+// what the plugin (mtrace.c, pairs.c, cost.c) uses. QEMU's own header is not in
+// any Debian binary package, and fetching the 24 MB source package on every
+// clean CI checkout is slow, so the plugin is built against these. The loader
+// checks the exported qemu_plugin_version against the range it supports and
+// refuses a mismatch; `make mtrace-check-api` builds the plugin against QEMU's
+// real header and compares the layouts and constants below with it.
 #pragma once
 
 #include <stdbool.h>
@@ -77,6 +77,9 @@ struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
+                                          qemu_plugin_vcpu_udata_cb_t cb,
+                                          enum qemu_plugin_cb_flags flags, void *userdata);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
                                             qemu_plugin_vcpu_udata_cb_t cb,
                                             enum qemu_plugin_cb_flags flags, void *userdata);

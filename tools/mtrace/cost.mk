@@ -1,0 +1,64 @@
+# mtrace's cost mode: deterministic per-operation costs (tools/mtrace/README.md).
+# Included by tools/mtrace/mtrace.mk.
+#
+# The calibration program tests/mtrace/cost.c (known answers: getpid and a
+# private counter share nothing, a shared counter moves its line every
+# operation), built against our libc: staged in our guest as /tests/mtrace/cost,
+# and the same binary runs in Linux.
+MTRACE_COST_PROG := $(BUILD)/mtrace/ours-bin/cost
+
+ROOT_DEPS += $(MTRACE_COST_PROG)
+ROOT_STAGE += mkdir -p tests/mtrace && cp $(abspath $(MTRACE_COST_PROG)) tests/mtrace/;
+
+# The known-answer test (make test): tools/mtrace/costcheck boots each kernel
+# under the plugin in cost mode with the calibration program, at 1 and 4 vCPUs.
+# HOST_TESTS entries are single words: a generated script carries the arguments.
+MTRACE_COSTCHECK := $(BUILD)/mtrace/costcheck-ours $(BUILD)/mtrace/costcheck-linux
+$(BUILD)/mtrace/costcheck-ours: tools/mtrace/cost.mk
+	@mkdir -p $(@D)
+	$(Q)printf '#!/bin/sh\nexec tools/mtrace/costcheck --kernel ours --build %s --plugin %s --program /tests/mtrace/cost "$$@"\n' \
+	  $(BUILD) $(MTRACE_SO) > $@ && chmod +x $@
+$(BUILD)/mtrace/costcheck-linux: tools/mtrace/cost.mk
+	@mkdir -p $(@D)
+	$(Q)printf '#!/bin/sh\nexec tools/mtrace/costcheck --kernel linux --build %s --plugin %s --program %s "$$@"\n' \
+	  $(BUILD) $(MTRACE_SO) $(MTRACE_COST_PROG) > $@ && chmod +x $@
+
+HOST_TESTS += $(MTRACE_COSTCHECK)
+HOST_TEST_DEPS += $(MTRACE_COSTCHECK) $(MTRACE_SO) $(MTRACE_COST_PROG) $(BUILD)/esp.img
+
+# ---- make bench-cost ----------------------------------------------------------
+## bench-cost: kernel instructions and cache-line transfers per operation of scale, ours and Linux 6.1 (CPUS="1 16 64 255" WORKERS="2 4 8 16 32 64" OPS=... KERNELS=ours)
+## bench-cost-tables: rebuild $(BUILD)/bench-cost/tables.md from the runs there
+# The scaling benchmark (user/bench/scale.c) under the plugin in cost mode, on
+# our kernel and on Linux 6.1 (tools/mtrace/cost.py): kernel instructions per
+# operation with 1 worker at each of CPUS vCPUs online, and cache-line
+# transfers per operation with N workers on N vCPUs for each N in WORKERS.
+# Tables on the terminal and in $(BUILD)/bench-cost/tables.md, JSON beside.
+# Narrow it: CPUS="1 16" WORKERS="2 4" (either may be empty) OPS="getpid stat"
+# KERNELS=ours ITERATIONS=100; DETERMINISTIC=1 ties guest time to instructions
+# (runqemu --deterministic). SCALE names another program that follows scale's
+# command line, e.g. the calibration program:
+#   make bench-cost SCALE=$(MTRACE_COST_PROG) SCALE_GUEST=/tests/mtrace/cost
+# 255 vCPUs boot slowly under the plugin (minutes per boot).
+SCALE ?= $(BUILD)/user/scale
+SCALE_GUEST ?= /tests/bin/$(notdir $(SCALE))
+# CPUS has a default of its own (make qemu): take it only from the command line.
+BENCH_COST_CPUS := $(if $(filter command line environment,$(origin CPUS)),$(CPUS),1 16 64 255)
+WORKERS ?= 2 4 8 16 32 64
+OPS ?=
+KERNELS ?= ours linux
+ITERATIONS ?= 200
+
+bench-cost: $(MTRACE_SO) $(BUILD)/esp.img $(SCALE)
+	/usr/bin/python3 tools/mtrace/cost.py --scale $(SCALE) --guest-path $(SCALE_GUEST) \
+	  --plugin $(MTRACE_SO) --build $(BUILD) --kernels "$(KERNELS)" \
+	  --cpus "$(BENCH_COST_CPUS)" --workers "$(WORKERS)" --ops "$(OPS)" -n $(ITERATIONS) \
+	  --out $(BUILD)/bench-cost $(if $(DETERMINISTIC),--deterministic)
+.PHONY: bench-cost
+
+# The tables and results.json again from the runs in $(BUILD)/bench-cost that
+# the same selection names (runs made in parts, e.g. one kernel at a time).
+bench-cost-tables:
+	/usr/bin/python3 tools/mtrace/cost.py --tables --build $(BUILD) --kernels "$(KERNELS)" \
+	  --cpus "$(BENCH_COST_CPUS)" --workers "$(WORKERS)" --out $(BUILD)/bench-cost
+.PHONY: bench-cost-tables
