@@ -45,10 +45,17 @@
 // chunk writes no line another fd's lookup reads) is replaced by a bigger copy
 // under the table's grow lock and the old one freed a grace period later, so
 // lock-free readers never stop. New chunks are also installed under that lock.
+// The directory starts with room for chunk 0 only and grows when a chunk
+// beyond it is made (the first O_ANYFD open on a CPU, once per table and
+// CPU), so a new table costs the same whatever the number of CPUs.
 //
-// Memory: a page per 64 fds in use (64 bytes per fd), a 64-byte directory entry
-// per chunk, and the directory starts with room for chunk 0 and one partition
-// per CPU (64 * (2 + ncpu) bytes).
+// Walks over a whole table (fork and posix_spawn's copy, exec's close-on-exec,
+// close_range, exit) visit the chunks made, listed in the order made beside the
+// directory, not every directory entry: their cost is the table's content,
+// never the number of CPUs or the highest partition used.
+//
+// Memory: a page per 64 fds in use (64 bytes per fd), and a 64-byte directory
+// entry and 2 bytes of list per chunk index up to the highest chunk made.
 #include "file/fdtable.h"
 #include "file/file.h"
 #include "mm/mm.h"
@@ -82,8 +89,17 @@ struct fddirent {
     struct fdchunk *chunk; // [g,r] set once
 } __cacheline_aligned;
 
+// The chunks made, in the order made. Written only when a chunk is made, and
+// on lines of its own after the directory's entries: lookups never read it.
+struct fdmade {
+    uint32_t n;       // [g,r] how many of idx[] are set
+    uint16_t idx[];   // [g] chunk indices; idx[k] is set before n covers it
+};
+_Static_assert(FD_MAX / CHUNK_FDS <= 65536, "chunk indices fit 16 bits");
+
 struct fddir {
     uint32_t n;            // [i]
+    struct fdmade *made;   // [i] just after ent[n]
     struct epoch_cb free_cb;
     struct fddirent ent[]; // from the second cache line on
 };
@@ -137,9 +153,12 @@ static uintptr_t ref_slot(uintptr_t *s, bool hold)
 
 static struct fddir *dir_alloc(uint32_t n)
 {
-    struct fddir *d = kzalloc(sizeof *d + n * sizeof d->ent[0]);
-    if (d)
+    struct fddir *d = kzalloc(sizeof *d + n * sizeof d->ent[0] + sizeof(struct fdmade) +
+                              n * sizeof d->made->idx[0]);
+    if (d) {
         d->n = n;
+        d->made = (struct fdmade *)&d->ent[n];
+    }
     return d;
 }
 
@@ -148,8 +167,7 @@ struct fdtable *fdtable_new(void)
     struct fdtable *t = kzalloc(sizeof *t);
     if (!t)
         return NULL;
-    // Room for chunk 0 and one partition per CPU from the start.
-    if (!(t->dir = dir_alloc(MIN(1 + ncpu, NCHUNKS_MAX)))) {
+    if (!(t->dir = dir_alloc(1))) { // room for chunk 0; grown on demand
         kfree(t);
         return NULL;
     }
@@ -160,27 +178,66 @@ struct fdtable *fdtable_new(void)
 
 static void dir_free_cb(struct epoch_cb *cb) { kfree(container_of(cb, struct fddir, free_cb)); }
 
+// Chunk idx as the directory says now (NULL: not made). The epoch section keeps
+// the directory allocated while we look; the chunk itself never moves.
+static struct fdchunk *chunk_find(struct fdtable *t, int idx)
+{
+    epoch_enter();
+    struct fddir *d = load_acquire(&t->dir);
+    struct fdchunk *c = (uint32_t)idx < d->n ? load_acquire(&d->ent[idx].chunk) : NULL;
+    epoch_exit();
+    return c;
+}
+
+// The k-th chunk made (in the order made), and its index in *idx; NULL when
+// fewer than k + 1 chunks have been made.
+static struct fdchunk *chunk_made(struct fdtable *t, uint32_t k, int *idx)
+{
+    struct fdchunk *c = NULL;
+    epoch_enter();
+    struct fddir *d = load_acquire(&t->dir);
+    if (k < load_acquire(&d->made->n)) {
+        *idx = d->made->idx[k];
+        c = load_acquire(&d->ent[*idx].chunk);
+    }
+    epoch_exit();
+    return c;
+}
+
+// A copy of d with room for chunk idx; the caller holds the grow lock.
+static struct fddir *dir_grow(struct fddir *d, int idx)
+{
+    struct fddir *nd = dir_alloc(MIN(MAX(2 * d->n, (uint32_t)idx + 1), NCHUNKS_MAX));
+    if (nd) {
+        memcpy(nd->ent, d->ent, d->n * sizeof d->ent[0]);
+        memcpy(nd->made->idx, d->made->idx, d->made->n * sizeof d->made->idx[0]);
+        nd->made->n = d->made->n;
+    }
+    return nd;
+}
+
 // Chunk idx, made (empty) if missing and create is set; NULL if absent or out of
 // memory.
 static struct fdchunk *chunk_get(struct fdtable *t, int idx, bool create)
 {
-    struct fddir *d = load_acquire(&t->dir);
-    struct fdchunk *c = (uint32_t)idx < d->n ? load_acquire(&d->ent[idx].chunk) : NULL;
-    if (c || !create || idx >= NCHUNKS_MAX)
+    struct fdchunk *c = chunk_find(t, idx);
+    if (c || !create || idx < 0 || idx >= NCHUNKS_MAX)
         return c;
     spin_lock(&t->grow_lock);
-    d = t->dir;
+    struct fddir *d = t->dir;
     if ((uint32_t)idx >= d->n) {
-        struct fddir *nd = dir_alloc(MIN(MAX(2 * d->n, (uint32_t)idx + 1), NCHUNKS_MAX));
+        struct fddir *nd = dir_grow(d, idx);
         if (!nd)
             goto out;
-        memcpy(nd->ent, d->ent, d->n * sizeof d->ent[0]);
         store_release(&t->dir, nd);
         epoch_defer(&d->free_cb, dir_free_cb); // readers may still hold the old one
         d = nd;
     }
-    if (!(c = d->ent[idx].chunk) && (c = page_alloc_zeroed()))
+    if (!(c = d->ent[idx].chunk) && (c = page_alloc_zeroed())) {
         store_release(&d->ent[idx].chunk, c);
+        d->made->idx[d->made->n] = (uint16_t)idx;
+        store_release(&d->made->n, d->made->n + 1);
+    }
 out:
     spin_unlock(&t->grow_lock);
     return c;
@@ -250,13 +307,12 @@ static void lend_if_shared(struct fdtable *t, struct file *f)
 
 static void lend_all(struct fdtable *t)
 {
-    struct fddir *d = t->dir;
-    for (uint32_t i = 0; i < d->n; i++) {
-        struct fdchunk *c = d->ent[i].chunk;
-        for (int j = 0; c && j < CHUNK_FDS; j++)
+    struct fdchunk *c;
+    int idx;
+    for (uint32_t k = 0; (c = chunk_made(t, k, &idx)); k++)
+        for (int j = 0; j < CHUNK_FDS; j++)
             if (c->slot[j].v)
                 file_lend(slot_file(c->slot[j].v));
-    }
 }
 
 int fd_install(struct fdtable *t, struct file *f, unsigned how, bool anyfd, int minfd, int limit)
@@ -297,19 +353,10 @@ int fd_install_at(struct fdtable *t, int fd, struct file *f, unsigned how)
     return fd;
 }
 
-// fd's slot, if its chunk exists.
-static uintptr_t *find_slot(struct fdtable *t, int fd)
-{
-    epoch_enter(); // the directory stays allocated while we look (chunks never move)
-    uintptr_t *s = slot_of(t, fd, false);
-    epoch_exit();
-    return s;
-}
-
 struct fd_ref fd_get(struct fdtable *t, int fd)
 {
     struct fd_ref r = {NULL, false};
-    uintptr_t *s = find_slot(t, fd);
+    uintptr_t *s = slot_of(t, fd, false);
     if (!s)
         return r;
     if (READ_ONCE(t->users) > 1) { // another thread may close fd meanwhile
@@ -323,7 +370,7 @@ struct fd_ref fd_get(struct fdtable *t, int fd)
 
 struct file *fd_dup_ref(struct fdtable *t, int fd, bool owned, unsigned *how)
 {
-    uintptr_t *s = find_slot(t, fd);
+    uintptr_t *s = slot_of(t, fd, false);
     if (!s)
         return NULL;
     if (owned) {
@@ -385,20 +432,19 @@ int fd_set_cloexec(struct fdtable *t, int fd, bool on)
 
 void fd_close_range(struct fdtable *t, unsigned lo, unsigned hi, bool cloexec)
 {
-    struct fddir *d = load_acquire(&t->dir);
-    uint64_t end = MIN((uint64_t)hi + 1, (uint64_t)d->n * CHUNK_FDS);
-    for (uint64_t fd = lo; fd < end; fd++) {
-        struct fdchunk *c = chunk_get(t, fd / CHUNK_FDS, false);
-        if (!c) {
-            fd = (fd / CHUNK_FDS + 1) * CHUNK_FDS - 1; // a missing chunk has no fds
-            continue;
-        }
-        if (cloexec) {
-            fd_set_cloexec(t, (int)fd, true);
-        } else {
-            uintptr_t v = take_slot(&c->slot[fd % CHUNK_FDS].v);
-            if (v)
-                slot_drop(v);
+    struct fdchunk *c;
+    int idx;
+    for (uint32_t k = 0; (c = chunk_made(t, k, &idx)); k++) {
+        uint64_t base = (uint64_t)idx * CHUNK_FDS;
+        uint64_t from = MAX(base, lo), to = MIN(base + CHUNK_FDS, (uint64_t)hi + 1);
+        for (uint64_t fd = from; fd < to; fd++) {
+            if (cloexec) {
+                fd_set_cloexec(t, (int)fd, true);
+            } else {
+                uintptr_t v = take_slot(&c->slot[fd - base].v);
+                if (v)
+                    slot_drop(v);
+            }
         }
     }
 }
@@ -415,10 +461,8 @@ void fdtable_release(struct fdtable *t)
         return;
     // Nobody else holds the table, so nobody looks into it any more.
     struct fddir *d = t->dir;
-    for (uint32_t i = 0; i < d->n; i++) {
-        struct fdchunk *c = d->ent[i].chunk;
-        if (!c)
-            continue;
+    for (uint32_t k = 0; k < d->made->n; k++) {
+        struct fdchunk *c = d->ent[d->made->idx[k]].chunk;
         for (int j = 0; j < CHUNK_FDS; j++)
             if (c->slot[j].v)
                 slot_drop(c->slot[j].v);
@@ -430,22 +474,19 @@ void fdtable_release(struct fdtable *t)
 
 int fdtable_fill(struct fdtable *t, struct fdtable *src, bool (*skip)(int fd, void *arg), void *arg)
 {
-    epoch_enter(); // other threads may close fds meanwhile: their files stay valid
-    struct fddir *d = load_acquire(&src->dir);
-    uint32_t n = d->n;
-    epoch_exit();
-    for (uint32_t i = 0; i < n; i++) {
-        struct fdchunk *sc = chunk_get(src, i, false), *c = NULL;
-        if (!sc)
-            continue;
+    // Other threads may open and close fds in src meanwhile (ref_slot copes).
+    struct fdchunk *sc;
+    int i;
+    for (uint32_t k = 0; (sc = chunk_made(src, k, &i)); k++) {
+        struct fdchunk *c = NULL;
         for (int j = 0; j < CHUNK_FDS; j++) {
-            if (skip && skip((int)i * CHUNK_FDS + j, arg))
+            if (skip && skip(i * CHUNK_FDS + j, arg))
                 continue; // not even read: the caller has its own for this fd
             uintptr_t v = ref_slot(&sc->slot[j].v, true);
             struct file *f = slot_file(v);
             if (!f)
                 continue;
-            if (!c && !(c = chunk_get(t, (int)i, true))) {
+            if (!c && !(c = chunk_get(t, i, true))) {
                 file_unhold(f);
                 return -ENOMEM;
             }
@@ -467,10 +508,10 @@ struct fdtable *fdtable_copy(struct fdtable *src)
 
 void fdtable_close_on_exec(struct fdtable *t)
 {
-    struct fddir *d = load_acquire(&t->dir);
-    for (uint32_t i = 0; i < d->n; i++) {
-        struct fdchunk *c = chunk_get(t, i, false);
-        for (int j = 0; c && j < CHUNK_FDS; j++) {
+    struct fdchunk *c;
+    int idx;
+    for (uint32_t k = 0; (c = chunk_made(t, k, &idx)); k++) {
+        for (int j = 0; j < CHUNK_FDS; j++) {
             if (!(load_acquire(&c->slot[j].v) & SLOT_CLOEXEC))
                 continue;
             uintptr_t v = take_slot(&c->slot[j].v);

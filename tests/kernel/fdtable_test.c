@@ -542,6 +542,39 @@ KTEST(fdtable_limits)
     settle();
 }
 
+// Whole-table walks (copy, close-on-exec, close_range) visit the chunks made,
+// in whatever order they were made, and nothing else: fds in chunks made out
+// of index order are all found, and no chunk is made in the copy for an empty
+// one.
+KTEST(fdtable_walks_visit_chunks_made)
+{
+    struct fdtable *t = fdtable_new();
+    KREQUIRE(t);
+    struct file *a = tfile_new(), *b = tfile_new(), *c = tfile_new();
+    KREQUIRE(a && b && c);
+    KREQUIRE(fd_install_at(t, 3000, a, false) == 3000); // chunk 46 first
+    KREQUIRE(fd_install_at(t, 130, b, FDI_CLOEXEC) == 130); // then chunk 2
+    KREQUIRE(fd_install(t, c, false, false, 0, FD_MAX) == 0); // then chunk 0
+    KREQUIRE(fd_install_at(t, 70, (file_get(c), c), false) == 70); // chunk 1
+    KCHECK_EQ(fd_close(t, 70), 0); // chunk 1 stays, empty
+    struct fdtable *cp = fdtable_copy(t);
+    KREQUIRE(cp);
+    KCHECK(fd_get(cp, 0).f == c && fd_get(cp, 130).f == b && fd_get(cp, 3000).f == a);
+    KCHECK(fdtable_debug_slot(cp, 70) == NULL); // an empty chunk is not copied
+    fdtable_close_on_exec(cp);
+    KCHECK(fd_get(cp, 130).f == NULL);
+    KCHECK(fd_get(cp, 3000).f == a && fd_get(cp, 0).f == c);
+    fd_close_range(t, 1, 3000, false); // chunks 46 and 2, not fd 0
+    KCHECK(fd_get(t, 3000).f == NULL && fd_get(t, 130).f == NULL);
+    KCHECK(fd_get(t, 0).f == c);
+    fd_close_range(cp, 0, 2999, true); // marks fd 0 only
+    KCHECK_EQ(fd_get_cloexec(cp, 0), 1);
+    KCHECK_EQ(fd_get_cloexec(cp, 3000), 0);
+    fdtable_release(cp);
+    fdtable_release(t);
+    settle();
+}
+
 // RLIMIT_NOFILE as fd_install's limit: lowest-fd allocation stops below it and
 // makes no chunk above it; O_ANYFD uses only partition rounds that begin below
 // it, and with none (limit <= 64) gives the lowest free fd.
