@@ -45,9 +45,13 @@ static void shared_released(struct refcache_obj *o)
     epoch_defer(&container_of(o, struct file, shared)->free_cb, free_cb);
 }
 
+// Straight into the shared count: a file's base going through this CPU's
+// refcache slot would leave that slot changed for every file closed here, and
+// each such slot is a line other CPUs' exact reads (last closes in shared
+// tables) then fetch again.
 static void drop_base(struct epoch_cb *cb)
 {
-    refcache_dec(&container_of(cb, struct file, free_cb)->shared);
+    refcache_add_direct(&container_of(cb, struct file, free_cb)->shared, -1);
 }
 
 struct file *file_alloc(const struct file_ops *ops, uint32_t flags, struct inode *ip, void *priv)

@@ -141,6 +141,22 @@ void refcache_init(struct refcache_obj *o, int64_t initial, void (*release)(stru
     o->release = release;
 }
 
+void refcache_add_direct(struct refcache_obj *o, int64_t d)
+{
+    push_off(); // the review list we may join is this CPU's
+    struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
+    spin_lock(&rc->lock);
+    spin_lock(&o->lock);
+    o->count += d;
+    if (o->reviewing)
+        o->dirty = true;
+    else if (o->count == 0)
+        review_add(rc, o);
+    spin_unlock(&o->lock);
+    spin_unlock(&rc->lock);
+    pop_off();
+}
+
 void refcache_inc(struct refcache_obj *o) { update(o, 1); }
 void refcache_add(struct refcache_obj *o, int64_t d) { update(o, d); }
 void refcache_dec(struct refcache_obj *o) { update(o, -1); }

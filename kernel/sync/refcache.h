@@ -25,6 +25,11 @@ void refcache_init(struct refcache_obj *o, int64_t initial, void (*release)(stru
 void refcache_inc(struct refcache_obj *o);
 void refcache_dec(struct refcache_obj *o);
 void refcache_add(struct refcache_obj *o, int64_t d); // d references at once (either sign)
+// d straight into the shared count, as a flush would, bypassing this CPU's cache:
+// for a drop that writes the object's line anyway (the base reference of an
+// object that is going), so that short-lived objects do not pass through the
+// per-CPU slots that other CPUs' exact reads visit.
+void refcache_add_direct(struct refcache_obj *o, int64_t d);
 // The exact count now: shared count plus every CPU's cached delta. Costs a visit
 // to the cache of each CPU that used refcache lately (not of every CPU online);
 // for callers that must have the number (st_nlink, a last close).

@@ -111,3 +111,36 @@ KTEST(refcache_moving_reference_survives_transient_zero)
     wait_epochs(5);
     KCHECK_EQ(shared.released, 1);
 }
+
+// refcache_add_direct changes the shared count at once, as a flush would: the
+// exact count follows it, an object whose only reference goes that way is
+// released once, and one whose shared count it brings to zero while another
+// CPU caches +1 survives until that +1 is dropped too.
+KTEST(refcache_direct_drop)
+{
+    struct robj o = {0};
+    refcache_init(&o.rc, 2, on_release);
+    refcache_add_direct(&o.rc, -1);
+    KCHECK_EQ(refcache_read_exact(&o.rc), 1);
+    refcache_add_direct(&o.rc, -1);
+    KCHECK_EQ(refcache_read_exact(&o.rc), 0);
+    wait_epochs(4);
+    KCHECK_EQ(o.released, 1);
+    if (ncpu_online < 2) {
+        kprintf("# needs 2 CPUs for the rest; nothing more to check\n");
+        return;
+    }
+    memset(&shared, 0, sizeof shared);
+    refcache_init(&shared.rc, 1, on_release);
+    cpumask_t one;
+    cpumask_clear(&one);
+    cpumask_set(&one, 1);
+    xcall(&one, inc_only, NULL, true); // CPU 1 caches +1
+    refcache_add_direct(&shared.rc, -1); // the shared count reaches zero
+    wait_epochs(5);
+    KCHECK_EQ(shared.released, 0);
+    KCHECK_EQ(refcache_read_exact(&shared.rc), 1);
+    xcall(&one, drop_one, NULL, true);
+    wait_epochs(5);
+    KCHECK_EQ(shared.released, 1);
+}
