@@ -550,10 +550,19 @@ static int run(const struct op *op, int nworkers)
     }
     fflush(stdout); // forked workers must not print our buffer again
     fflush(stderr);
+    // Each worker is made from its own CPU and inherits it as its affinity (on
+    // Linux too), so it never runs anywhere else, not even before it pins
+    // itself. Otherwise an idle CPU may steal it first and keep per-CPU state
+    // of it (on our kernel, a page table of the space that every unmap then
+    // visits, refcache slots that exact reads visit for seconds): a cost of
+    // the worker's history, not of the operation. Between runs this thread
+    // stays on worker 0's CPU (main).
     if (op->kind == PROCS) {
         pid_t pids[MAX_WORKERS];
         int started = 0;
         for (; started < nworkers; started++) {
+            if (pin(cpus[started]))
+                break;
             pids[started] = fork();
             if (pids[started] == 0) {
                 worker_main(op, started);
@@ -562,7 +571,7 @@ static int run(const struct op *op, int nworkers)
             if (pids[started] < 0)
                 break;
         }
-        if (started < nworkers) {
+        if (started < nworkers || pin(cpus[0])) {
             err = fail();
             __atomic_store_n(&ctl->go, -1, __ATOMIC_RELEASE);
         } else {
@@ -574,26 +583,15 @@ static int run(const struct op *op, int nworkers)
         pthread_t t[MAX_WORKERS];
         struct thread_arg args[MAX_WORKERS];
         int started = 0;
-        // Each thread is made from its worker's CPU and inherits that CPU as its
-        // affinity, so it never runs anywhere else, not even before it pins
-        // itself. Otherwise an idle CPU may steal it first, and on a kernel with
-        // per-CPU page tables (ours) the space then keeps a table on that CPU
-        // which every unmap in it visits: a cost of the thread's history, not
-        // of the operation.
-        cpu_set_t mine;
-        bool pinned = false;
-        if (sched_getaffinity(0, sizeof mine, &mine))
-            err = fail();
-        for (; !err && started < nworkers; started++) {
-            pinned = true;
+        for (; started < nworkers; started++) {
             args[started] = (struct thread_arg){op, started};
             if ((err = pin(cpus[started])) ||
                 (err = pthread_create(&t[started], NULL, thread_main, &args[started])))
                 break;
         }
-        if (pinned && sched_setaffinity(0, sizeof mine, &mine) && !err)
+        if (pin(cpus[0]) && !err)
             err = fail();
-        if (started < nworkers)
+        if (started < nworkers || err)
             __atomic_store_n(&ctl->go, -1, __ATOMIC_RELEASE);
         else
             coordinate(nworkers);
@@ -722,6 +720,10 @@ int main(int argc, char **argv)
     for (int c = 0; c < CPU_SETSIZE && ncpus < MAX_WORKERS; c++)
         if (CPU_ISSET(c, &allowed))
             cpus[ncpus++] = c;
+    if (ncpus == 0 || pin(cpus[0])) { // set-up and tear-down run where worker 0 does (run)
+        perror("scale: sched_setaffinity");
+        return 1;
+    }
 
     int counts[MAX_RUNS] = {1, ncpus}, nruns = ncpus > 1 ? 2 : 1;
     bool list = false, chosen[NOPS] = {false}, any = false;
