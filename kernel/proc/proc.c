@@ -34,11 +34,27 @@
 
 struct proc *proc_current(void) { return thread_current()->proc; }
 
+// The queued signals' details live apart (2 KiB, a kmalloc size class) so that
+// struct proc fits in one page: kmalloc's larger sizes take contiguous pages
+// from the shared buddy pools, a lock and lines every CPU writes, on every fork
+// and posix_spawn; one page comes from the calling CPU's page cache.
+_Static_assert(sizeof(struct proc) <= PGSIZE, "struct proc fits in one page");
+
+static void proc_free(struct proc *p)
+{
+    kfree(p->siginfo);
+    kfree(p);
+}
+
 static struct proc *proc_alloc(const char *name)
 {
     struct proc *p = kzalloc(sizeof *p);
     if (!p)
         return NULL;
+    if (!(p->siginfo = kzalloc(64 * sizeof p->siginfo[0]))) {
+        kfree(p);
+        return NULL;
+    }
     spin_init(&p->lock, "proc");
     list_init(&p->sibling);
     list_init(&p->threads);
@@ -109,7 +125,7 @@ static void free_proc_cb(struct epoch_cb *cb)
         next = cl->next;
         kfree(cl);
     }
-    kfree(p);
+    proc_free(p);
 }
 
 // Unpublish a zombie and free it once no lock-free reader can hold it.
@@ -228,7 +244,7 @@ int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
         }
         vmspace_put(vs);
         if (p)
-            kfree(p);
+            proc_free(p);
         return err;
     }
     user_frame(t, ei);
@@ -242,7 +258,7 @@ int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
         release_files(p);
         vmspace_put(p->vm);
         uthread_discard(t);
-        kfree(p);
+        proc_free(p);
         return err;
     }
     kfree(add_thread(p, t));
@@ -402,7 +418,7 @@ undo_files:
 undo_vm:
     if (np->vm)
         vmspace_put(np->vm);
-    kfree(np);
+    proc_free(np);
     return err;
 }
 
@@ -451,7 +467,7 @@ long proc_spawn_child(const struct spawn_child *c)
     np->vm = c->vm;
     struct thread *t = uthread_new(np);
     if (!t) {
-        kfree(np);
+        proc_free(np);
         return -ENOMEM;
     }
     user_frame(t, &c->ei);
@@ -466,7 +482,7 @@ long proc_spawn_child(const struct spawn_child *c)
     if (err) {
         pgrp_leave(np);
         uthread_discard(t);
-        kfree(np);
+        proc_free(np);
         return err;
     }
     np->vm->brk_start = np->vm->brk = c->ei.brk;

@@ -99,7 +99,7 @@ struct proc {
     uint64_t sigpending;     // [l,r] sent to the process: any thread not blocking may take it
     int chld_inflight;       // [a] children that made a report visible and have yet to send
                              // its SIGCHLD: a wait returns only after (proc.c)
-    struct ksiginfo siginfo[64]; // [l]
+    struct ksiginfo *siginfo; // [l] 64 of them, allocated apart: see proc_alloc
     struct rlimit64 rlim[RLIM_NLIMITS]; // [l,r]
     struct proc *hash_next;  // [h,e] pid table chain (pid.c)
     bool did_exec;           // [u,r] setpgid on a child that exec'd: EACCES
