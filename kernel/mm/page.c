@@ -21,10 +21,14 @@
 //    refills from pool c % npools first, so refills on different CPUs rarely meet.
 //  - The read-mostly layout (ranges, metadata pointers) sits on lines of its own
 //    that nobody writes after page_init.
-// When a CPU finds every pool empty it drains every CPU's cache and spill into the
-// pools (hence the per-CPU locks) before giving up, so NULL really means "no free
-// page". Contiguous runs come straight from the pools (draining the caches first
-// if none is left).
+//  - Contiguous runs of up to RUN_CACHE_PAGES pages (kmalloc's large sizes, the
+//    argument and stack buffers every exec and posix_spawn uses for a moment)
+//    also go back to a small per-CPU cache of runs, reused for a request of the
+//    same length; longer runs, and runs that do not fit the cache, come from and
+//    go to the pools.
+// When a CPU finds every pool empty it drains every CPU's cache, spill and runs
+// into the pools (hence the per-CPU locks) before giving up, so NULL really means
+// "no free page".
 //
 // Metadata. Each page has a struct pmeta on a cache line of its own, so the
 // metadata of neighbouring pages used by different CPUs never shares a line:
@@ -57,6 +61,9 @@
 #define POOL_MIN_PAGES 16384 // ... each with at least 64 MiB
 #define PCACHE_MAX 128      // pages a CPU may cache
 #define PCACHE_BATCH 32     // pages moved between a cache and the pools at once
+#define RUN_CACHE_PAGES 16  // the longest run a CPU caches ...
+#define RUN_CACHE_MAX 8     // ... of at most this many runs ...
+#define RUN_CACHE_TOTAL 48  // ... and this many pages in all (a posix_spawn uses 40)
 #define LOW_MEMORY 0x100000 // memory below 1 MiB is left to firmware and AP start-up
 
 // State byte of each page.
@@ -109,6 +116,11 @@ struct pcache {
     size_t nspill;
     struct free_block *spill; // colder pages, linked through their free_block
     void *page[PCACHE_MAX];   // page[n-1] is the most recently freed (hottest)
+    unsigned nruns, run_pages; // runs cached, and their pages in all
+    struct {
+        void *va;
+        size_t npages;
+    } run[RUN_CACHE_MAX];     // run[nruns-1] is the most recently freed
 };
 DEFINE_PERCPU(struct pcache, pcache) = {.lock = SPINLOCK_INIT("pcache")};
 
@@ -331,9 +343,32 @@ static void cache_shrink(struct pcache *pc, unsigned n, bool to_pools)
     pc->n -= n;
 }
 
-// Everything the cache holds, array and spill, to the pools; caller holds pc->lock.
+// Give a run back to its pool.
+static void run_to_pool(void *va, size_t npages)
+{
+    uint64_t pfn = va2pfn(va);
+    struct pool *p = pool_of(pfn);
+    pool_lock(p);
+    buddy_free_run(p, pfn, pfn + npages); // checks every block, panics on a bad one
+    spin_unlock(&p->lock);
+}
+
+// Drop run i from the run cache (its pages stay wherever the caller puts them).
+static void run_remove(struct pcache *pc, unsigned i)
+{
+    pc->run_pages -= pc->run[i].npages;
+    memmove(&pc->run[i], &pc->run[i + 1], (pc->nruns - i - 1) * sizeof pc->run[0]);
+    pc->nruns--;
+}
+
+// Everything the cache holds, array, spill and runs, to the pools; caller holds
+// pc->lock.
 static void cache_drain(struct pcache *pc)
 {
+    while (pc->nruns) {
+        run_to_pool(pc->run[0].va, pc->run[0].npages);
+        run_remove(pc, 0);
+    }
     cache_shrink(pc, pc->n, true);
     struct pool_putter pp = {NULL};
     while (pc->spill) {
@@ -420,6 +455,9 @@ void *page_alloc_zeroed(void)
 
 static bool cache_holds(struct pcache *pc, void *va)
 {
+    for (unsigned i = 0; i < pc->nruns; i++)
+        if (pc->run[i].va == va)
+            return true;
     for (unsigned i = 0; i < pc->n; i++)
         if (pc->page[i] == va)
             return true;
@@ -429,7 +467,8 @@ static bool cache_holds(struct pcache *pc, void *va)
     return false;
 }
 
-// The cookie says va may already be free. Look for it everywhere it could be.
+// The cookie says va may already be free (a page, or the first page of a run).
+// Look for it everywhere it could be.
 static void check_double_free(void *va)
 {
     for (int c = 0; c < NCPU_MAX; c++) {
@@ -500,12 +539,53 @@ static uint64_t pools_alloc_contig(int order, size_t npages)
 
 // Physically contiguous pages straight from a pool. The run starts on a multiple
 // of its size rounded up to a power of two (e.g. 3 pages: 16 KiB aligned).
+// A cached run of exactly npages, most recently freed first; NULL if none.
+static void *run_pop(size_t npages)
+{
+    struct pcache *pc = this_cpu_ptr(&pcache);
+    void *va = NULL;
+    spin_lock(&pc->lock);
+    for (unsigned i = pc->nruns; i-- > 0;) {
+        if (pc->run[i].npages == npages) {
+            va = pc->run[i].va;
+            run_remove(pc, i);
+            break;
+        }
+    }
+    spin_unlock(&pc->lock);
+    return va;
+}
+
+// Keep a freed run in this CPU's cache, making room by giving the oldest back to
+// the pools. False if it is too long to cache.
+static bool run_push(void *va, size_t npages)
+{
+    if (npages > RUN_CACHE_PAGES)
+        return false;
+    struct pcache *pc = this_cpu_ptr(&pcache);
+    spin_lock(&pc->lock);
+    while (pc->nruns == RUN_CACHE_MAX || pc->run_pages + npages > RUN_CACHE_TOTAL) {
+        run_to_pool(pc->run[0].va, pc->run[0].npages);
+        run_remove(pc, 0);
+    }
+    pc->run[pc->nruns].va = va;
+    pc->run[pc->nruns++].npages = npages;
+    pc->run_pages += npages;
+    spin_unlock(&pc->lock);
+    return true;
+}
+
 void *page_alloc_contig(size_t npages)
 {
     if (npages <= 1)
         return npages ? page_alloc() : NULL;
     if (npages > (1UL << PAGE_MAX_ORDER) || pm.npools == 0)
         return NULL;
+    void *va = run_pop(npages);
+    if (va) {
+        *(uint64_t *)va = 0; // not free any more (see "Double free" above)
+        return va;
+    }
     int order = order_for(npages);
     uint64_t pfn = pools_alloc_contig(order, npages);
     if (!pfn) {
@@ -513,7 +593,10 @@ void *page_alloc_contig(size_t npages)
         page_drain_all_caches();
         pfn = pools_alloc_contig(order, npages);
     }
-    return pfn ? pfn2va(pfn) : NULL;
+    if (!pfn)
+        return NULL;
+    *(uint64_t *)pfn2va(pfn) = 0; // a block's head keeps a cookie (struct free_block)
+    return pfn2va(pfn);
 }
 
 void page_free_contig(void *va, size_t npages)
@@ -523,11 +606,16 @@ void page_free_contig(void *va, size_t npages)
             page_free(va);
         return;
     }
-    uint64_t pfn = checked_pfn(va, "page_free_contig");
-    struct pool *p = pool_of(pfn);
-    pool_lock(p);
-    buddy_free_run(p, pfn, pfn + npages); // checks every block, panics on a bad one
-    spin_unlock(&p->lock);
+    checked_pfn(va, "page_free_contig");
+    uint64_t *w = va;
+    if (*w == FREE_COOKIE(V2P(va)))
+        check_double_free(va);
+    if (npages <= RUN_CACHE_PAGES) {
+        *w = FREE_COOKIE(V2P(va));
+        if (run_push(va, npages))
+            return;
+    }
+    run_to_pool(va, npages);
 }
 
 // Exact even while other CPUs allocate: every cache and pool is locked at once
@@ -549,7 +637,7 @@ size_t page_count_free(void)
     for (int i = 0; i < pm.npools; i++)
         n += pools[i].nfree;
     for_each_cpu(c, &locked)
-        n += cpu_cache(c)->n + cpu_cache(c)->nspill;
+        n += cpu_cache(c)->n + cpu_cache(c)->nspill + cpu_cache(c)->run_pages;
     for (int i = pm.npools - 1; i >= 0; i--)
         spin_unlock(&pools[i].lock);
     for_each_cpu(c, &locked)

@@ -275,6 +275,38 @@ KTEST(page_cache_stays_local)
     page_free(q);
 }
 
+// A freed run of up to 16 pages is kept by its CPU and handed out again for a
+// request of the same length, with no pool lock: exec and posix_spawn take and
+// give back such buffers every time. A longer run goes straight back to the
+// pools. The runs a CPU keeps still count as free.
+KTEST(page_runs_stay_local)
+{
+    size_t free0 = page_count_free();
+    void *a = page_alloc_contig(16), *b = page_alloc_contig(3);
+    KREQUIRE(a && b);
+    page_free_contig(a, 16);
+    page_free_contig(b, 3);
+    KCHECK_EQ(page_count_free(), free0);
+    uint64_t locks = page_stat_pool_locks();
+    for (int r = 0; r < 100; r++) {
+        void *x = page_alloc_contig(16), *y = page_alloc_contig(3);
+        KREQUIRE(x && y);
+        KCHECK(x == a && y == b); // the very runs freed here
+        page_free_contig(y, 3);
+        page_free_contig(x, 16);
+    }
+    KCHECK_EQ(page_stat_pool_locks(), locks);
+    void *big = page_alloc_contig(32);
+    KREQUIRE(big);
+    KCHECK(page_stat_pool_locks() > locks); // not cached: from a pool ...
+    locks = page_stat_pool_locks();
+    page_free_contig(big, 32);
+    KCHECK(page_stat_pool_locks() > locks); // ... and back to it
+    KCHECK_EQ(page_count_free(), free0);
+    page_drain_cpu_cache(); // the runs go back to the pools too
+    KCHECK_EQ(page_count_free(), free0);
+}
+
 // Pages a CPU frees beyond its cache array go to its own spill, not to the shared
 // pools, and are what it gets back next: no pool lock either way.
 KTEST(page_spill_keeps_freed_pages_local)
