@@ -7,28 +7,35 @@
 // epoch read section while writers (insert at creation, remove at reaping) lock
 // just that chain's bucket, one cache line each. A removed process is freed only
 // after an epoch grace period (proc.c), so a reader never sees freed memory.
-// Hashing mixes the CPU bits in, so processes of different CPUs rarely share a
-// bucket.
+// The table is split by the CPU bits of the pid: each CPU's pids hash into
+// buckets in that CPU's per-CPU area, so processes made on different CPUs never
+// share a bucket, and a CPU that forks and reaps in a loop writes only its own
+// buckets (one shared table's buckets would all, over time, have been written
+// last by some other CPU).
 #include "proc/proc.h"
 #include "sync/atomic.h"
 #include "sync/percpu.h"
 
 #define PID_CPU_SHIFT 22
 #define PID_COUNTER_MAX ((1 << PID_CPU_SHIFT) - 1)
-#define NBUCKET 4096
+#define NBUCKET 128 // per CPU
 
 struct bucket {
     struct spinlock lock;
     struct proc *head;
 } __cacheline_aligned;
 
-static struct bucket table[NBUCKET];
+static DEFINE_PERCPU(struct bucket, pid_table[NBUCKET]);
 static DEFINE_PERCPU(uint32_t, pid_counter);
 
+// The bucket of pid, in the table of the CPU that made it; NULL if no such CPU.
 static struct bucket *bucket_of(int pid)
 {
-    uint32_t h = (uint32_t)pid * 2654435761u;
-    return &table[(h ^ (h >> 16)) % NBUCKET];
+    uint32_t c = (uint32_t)pid >> PID_CPU_SHIFT;
+    if (c >= NCPU_MAX || !READ_ONCE(percpu_offset[c]))
+        return NULL;
+    uint32_t h = ((uint32_t)pid & PID_COUNTER_MAX) * 2654435761u;
+    return &per_cpu_ptr(&pid_table, c)[0][(h ^ (h >> 16)) % NBUCKET];
 }
 
 int pid_alloc(void)
@@ -76,17 +83,21 @@ void pid_remove(struct proc *p)
 void pid_for_each(void (*fn)(struct proc *p, void *arg), void *arg)
 {
     assert(epoch_in_reader());
-    for (int i = 0; i < NBUCKET; i++) {
-        struct proc *p = load_acquire(&table[i].head);
-        for (; p; p = load_acquire(&p->hash_next))
-            fn(p, arg);
+    for (int c = 0; c < NCPU_MAX; c++) {
+        if (!READ_ONCE(percpu_offset[c]))
+            continue;
+        struct bucket *t = per_cpu_ptr(&pid_table, c)[0];
+        for (int i = 0; i < NBUCKET; i++)
+            for (struct proc *p = load_acquire(&t[i].head); p; p = load_acquire(&p->hash_next))
+                fn(p, arg);
     }
 }
 
 struct proc *pid_lookup(int pid)
 {
     assert(epoch_in_reader());
-    struct proc *p = load_acquire(&bucket_of(pid)->head);
+    struct bucket *b = bucket_of(pid);
+    struct proc *p = b ? load_acquire(&b->head) : NULL;
     for (; p; p = load_acquire(&p->hash_next))
         if (p->pid == pid)
             return p;
