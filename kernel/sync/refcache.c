@@ -240,11 +240,23 @@ static void review(struct rc_cpu *rc, uint64_t now)
     }
 }
 
-// Advance the epoch once every online CPU has flushed in the current one.
+// Advance the epoch once every online CPU has flushed in the current one. The
+// boot CPU's scan resumes where its last tick stopped (flushed epochs only
+// grow), as sync/epoch.c's does: each CPU's line is read about once per epoch.
+static struct {
+    uint64_t epoch;
+    int next;
+} scan;
+
 static void try_advance(uint64_t now)
 {
-    for_each_cpu(c, &cpu_online_mask)
-        if (READ_ONCE(per_cpu_ptr(&rc_cpu, c)->flushed_epoch) < now)
+    if (scan.epoch != now) {
+        scan.epoch = now;
+        scan.next = 0;
+    }
+    for (; scan.next < READ_ONCE(ncpu); scan.next++)
+        if (cpumask_test(&cpu_online_mask, scan.next) &&
+            READ_ONCE(per_cpu_ptr(&rc_cpu, scan.next)->flushed_epoch) < now)
             return;
     __atomic_compare_exchange_n(&rc_global_epoch, &now, now + 1, false, __ATOMIC_SEQ_CST,
                                 __ATOMIC_RELAXED);
