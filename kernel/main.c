@@ -7,6 +7,7 @@
 #include "lib/panic.h"
 #include "mm/mm.h"
 #include "mm/uvm.h"
+#include "proc/hangcheck.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
 #include "sync/epoch.h"
@@ -25,6 +26,7 @@ uint64_t boot_tsc; // TSC at kernel entry, for boot-time figures
 // epoch reclamation and the per-epoch refcache flush.
 static void kernel_tick(struct trapframe *tf)
 {
+    hangcheck_tick(tf); // first: it must see what the tick interrupted
     epoch_tick();
     refcache_tick();
     sched_tick(tf); // last: it may switch to another thread
@@ -174,6 +176,7 @@ void kmain(uint64_t bootinfo_pa)
     sched_init();
     pgrp_init();
     fpu_init();
+    hangcheck_init();
     timer_tick_hook = kernel_tick;
     lapic_timer_init();
     smp_boot(bi);

@@ -133,6 +133,9 @@ void lapic_send_sipi(uint32_t apicid, uint32_t page)
     icr_write(apicid, ICR_DM_STARTUP | ICR_ASSERT | (page & 0xff));
 }
 
+// The hang detector: interrupt one CPU whatever it is doing.
+void lapic_send_nmi(uint32_t apicid) { icr_write(apicid, ICR_DM_NMI | ICR_ASSERT); }
+
 // For panic: stop everyone else, whatever they are doing, with one command.
 void lapic_send_nmi_all_but_self(void)
 {

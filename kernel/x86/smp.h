@@ -38,6 +38,7 @@ void lapic_eoi(void);
 void lapic_send_ipi(uint32_t apicid, uint32_t vector);
 void lapic_send_init(uint32_t apicid);
 void lapic_send_sipi(uint32_t apicid, uint32_t page); // start at physical page*4096
+void lapic_send_nmi(uint32_t apicid);
 void lapic_send_nmi_all_but_self(void);
 // INIT to all other CPUs, first thing at kernel entry (before kvm_init): parks the
 // firmware's APs, which otherwise steal host time under TCG. Optional.

@@ -1,0 +1,131 @@
+// The hang detector: a CPU that has stopped reaching points where it could be
+// preempted gets its stack printed, and the run fails with it, so that a hang in
+// any test says where it is instead of running into the host's timeout.
+//
+// Two ways a CPU can hang, two checks, both from the timer interrupt:
+//  - It spins with interrupts on but never preemptible (inside an epoch section,
+//    with preemption disabled or a lock held): its ticks still arrive, and its
+//    own tick notices that none of the last `limit` seconds of ticks found it
+//    preemptible. It reports itself, from the tick's trapframe.
+//  - It spins with interrupts off: it takes no ticks at all. Each CPU watches one
+//    neighbour, the next CPU in a ring, once a second; when the neighbour's tick
+//    count has not moved for `limit` seconds it sends it an NMI, and the NMI
+//    handler reports from where it landed.
+//
+// Scalability: a CPU's tick writes only its own per-CPU state, and reads one
+// other CPU's tick count once a second: no shared line, and the work per tick
+// does not grow with the number of CPUs (a ring, not a sweep). Everything runs
+// in interrupt handlers, which mtrace leaves out of the per-operation figures.
+#include "proc/hangcheck.h"
+#include "lib/panic.h"
+#include "sync/cpumask.h"
+#include "sync/percpu.h"
+#include "x86/smp.h"
+#include "x86/trap.h"
+
+#define HANGCHECK_DEFAULT_S 20 // generous: 255 vCPUs under TCG on a loaded host
+
+struct hangcheck {
+    uint32_t quiet;      // own ticks in a row that found this CPU not preemptible
+    uint32_t since;      // own ticks since the last look at the neighbour
+    uint64_t seen;       // the neighbour's tick count at the last look
+    uint32_t still;      // seconds the neighbour's tick count has not moved
+    bool reported;       // this CPU's current hang was reported (once per hang)
+    bool nmi_requested;  // written by the watching CPU before it sends the NMI
+};
+static DEFINE_PERCPU(struct hangcheck, hc);
+
+static uint32_t limit_s = HANGCHECK_DEFAULT_S; // 0: off
+static hangcheck_report_fn report_hook;         // NULL: a hang panics
+
+void hangcheck_init(void)
+{
+    size_t len;
+    const char *v = cmdline_get("hangcheck", &len);
+    if (!v)
+        return;
+    uint32_t s = 0;
+    for (size_t i = 0; i < len && v[i] >= '0' && v[i] <= '9'; i++)
+        s = s * 10 + (uint32_t)(v[i] - '0');
+    limit_s = s;
+}
+
+void hangcheck_configure(uint32_t seconds, hangcheck_report_fn fn)
+{
+    WRITE_ONCE(report_hook, fn);
+    WRITE_ONCE(limit_s, seconds);
+}
+
+uint32_t hangcheck_limit(void) { return READ_ONCE(limit_s); }
+
+static void report(struct trapframe *tf, bool nmi)
+{
+    uint32_t s = READ_ONCE(limit_s);
+    kprintf("\nhang: cpu %d %s for %u s\n", cpu_id(),
+            nmi ? "took no timer interrupt (interrupts off)" : "was never preemptible", s);
+    hangcheck_report_fn fn = READ_ONCE(report_hook);
+    if (fn) {
+        kprintf("hang: at ");
+        print_symbol(tf->rip);
+        kprintf("\n");
+        backtrace_from(tf->rbp);
+        fn(cpu_id(), tf, nmi);
+        return;
+    }
+    panic_trap(tf, "hang");
+}
+
+// Could this tick have preempted what it interrupted? User mode and preemptible
+// kernel code (the idle loop included) count as progress.
+static bool preemptible(const struct trapframe *tf)
+{
+    return (tf->cs & 3) ||
+           (this_cpu_read(cpu.preempt_depth) == 0 && this_cpu_read(cpu.locks_held) == 0);
+}
+
+static void watch_neighbour(struct hangcheck *h, uint32_t s)
+{
+    int n = (cpu_id() + 1) % ncpu;
+    if (n == cpu_id() || !cpumask_test(&cpu_online_mask, n))
+        return;
+    uint64_t t = timer_ticks(n);
+    if (t != h->seen) {
+        h->seen = t;
+        h->still = 0;
+        return;
+    }
+    if (++h->still != s)
+        return; // not yet, or already asked
+    struct hangcheck *nh = per_cpu_ptr(&hc, n);
+    WRITE_ONCE(nh->nmi_requested, true);
+    lapic_send_nmi(cpu_apicid[n]);
+}
+
+void hangcheck_tick(struct trapframe *tf)
+{
+    uint32_t s = READ_ONCE(limit_s);
+    struct hangcheck *h = this_cpu_ptr(&hc);
+    if (s == 0)
+        return;
+    if (preemptible(tf)) {
+        h->quiet = 0;
+        h->reported = false;
+    } else if (++h->quiet >= s * TIMER_HZ && !h->reported) {
+        h->reported = true;
+        report(tf, false);
+    }
+    if (++h->since >= TIMER_HZ) {
+        h->since = 0;
+        watch_neighbour(h, s);
+    }
+}
+
+bool hangcheck_nmi(struct trapframe *tf)
+{
+    struct hangcheck *h = this_cpu_ptr(&hc);
+    if (!READ_ONCE(h->nmi_requested))
+        return false;
+    WRITE_ONCE(h->nmi_requested, false);
+    report(tf, true);
+    return true;
+}

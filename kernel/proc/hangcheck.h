@@ -1,0 +1,17 @@
+// The hang detector (hangcheck.c): a CPU that is never preemptible, or takes no
+// timer interrupt, for `hangcheck=SECONDS` (default 20; 0 turns it off) has its
+// stack printed and the run ends in a panic.
+#pragma once
+#include "kernel.h"
+
+struct trapframe;
+// A report in place of the panic (tests): called on the hung CPU, in its timer
+// interrupt (nmi false) or NMI handler (nmi true), which then returns to it.
+typedef void (*hangcheck_report_fn)(int cpu, struct trapframe *tf, bool nmi);
+
+void hangcheck_init(void);                    // boot CPU: read the command line
+void hangcheck_tick(struct trapframe *tf);    // every CPU's timer interrupt
+bool hangcheck_nmi(struct trapframe *tf);     // an NMI: was it ours? (then reported)
+// Set the limit (0: off) and the report hook (NULL: panic), for tests.
+void hangcheck_configure(uint32_t seconds, hangcheck_report_fn fn);
+uint32_t hangcheck_limit(void);
