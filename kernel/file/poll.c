@@ -251,10 +251,25 @@ out:
     return ret;
 }
 
+// Interrupted by a signal that runs no handler (a stop and continue), poll goes
+// on through restart_syscall until the same deadline (Linux).
+static long poll_restart(struct restart_block *rb)
+{
+    long ret = do_poll(rb->arg[0], (unsigned)rb->arg[1], rb->arg[2]);
+    return ret == -EINTR ? restart_block_set(poll_restart, rb->arg[0], rb->arg[1], rb->arg[2])
+                         : ret;
+}
+
 long sys_poll(uint64_t ufds, unsigned nfds, int timeout_ms)
 {
-    return do_poll(ufds, nfds, deadline_after((uint64_t)timeout_ms * 1000000, timeout_ms >= 0));
+    uint64_t deadline = deadline_after((uint64_t)timeout_ms * 1000000, timeout_ms >= 0);
+    long ret = do_poll(ufds, nfds, deadline);
+    return ret == -EINTR ? restart_block_set(poll_restart, ufds, nfds, deadline) : ret;
 }
+
+// ppoll, select and pselect6 write the time left back, so a call restarted after
+// a signal that ran no handler waits only for what remained (Linux).
+static long interrupted(long ret) { return ret == -EINTR ? -ERESTARTNOHAND : ret; }
 
 long sys_ppoll(uint64_t ufds, unsigned nfds, uint64_t uts, uint64_t umask, size_t size)
 {
@@ -266,9 +281,9 @@ long sys_ppoll(uint64_t ufds, unsigned nfds, uint64_t uts, uint64_t umask, size_
     if ((err = mask_begin(umask, size, &masked)))
         return err;
     uint64_t deadline = deadline_after(ns, uts != 0);
-    long ret = do_poll(ufds, nfds, deadline);
+    long ret = interrupted(do_poll(ufds, nfds, deadline));
     if (masked)
-        signal_mask_end(ret == -EINTR);
+        signal_mask_end(ret == -ERESTARTNOHAND);
     if (uts && ret != -EFAULT) { // the time left (Linux; a fault here is ignored)
         uint64_t left = time_left(deadline);
         struct timespec ts = {(int64_t)(left / 1000000000), (int64_t)(left % 1000000000)};
@@ -375,7 +390,7 @@ long sys_select(int nfds, uint64_t rd, uint64_t wr, uint64_t ex, uint64_t utv)
     }
     uint64_t deadline = deadline_after(ns, utv != 0);
     uint64_t sets[3] = {rd, wr, ex};
-    long ret = do_select(nfds, sets, deadline);
+    long ret = interrupted(do_select(nfds, sets, deadline));
     if (utv && ret != -EFAULT) { // the time left (Linux)
         uint64_t left = time_left(deadline);
         struct timeval tv = {(int64_t)(left / 1000000000), (int64_t)(left % 1000000000 / 1000)};
@@ -399,9 +414,9 @@ long sys_pselect6(int nfds, uint64_t rd, uint64_t wr, uint64_t ex, uint64_t uts,
         return err;
     uint64_t deadline = deadline_after(ns, uts != 0);
     uint64_t sets[3] = {rd, wr, ex};
-    long ret = do_select(nfds, sets, deadline);
+    long ret = interrupted(do_select(nfds, sets, deadline));
     if (masked)
-        signal_mask_end(ret == -EINTR);
+        signal_mask_end(ret == -ERESTARTNOHAND);
     if (uts && ret != -EFAULT) {
         uint64_t left = time_left(deadline);
         struct timespec ts = {(int64_t)(left / 1000000000), (int64_t)(left % 1000000000)};

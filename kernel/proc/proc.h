@@ -234,7 +234,18 @@ void signal_exec_reset(struct proc *p); // handlers back to SIG_DFL at exec
 void signal_copy_actions(struct proc *p, struct k_sigaction out[NSIG]); // lock-free
 struct k_sigaction signal_action(struct proc *p, int sig);             // likewise
 void vfork_release(struct proc *child); // at the child's exec or exit (proc.c)
-#define ERESTARTSYS 512 // internal: restart the call or fail with EINTR
+// Internal codes of an interrupted call, never seen by user space (Linux's):
+// on the way back, a call that ran a signal handler fails with EINTR (ERESTARTSYS
+// restarts anyway under SA_RESTART); one that ran none (the signal was ignored,
+// or stopped and continued the process) runs again, ERESTART_RESTARTBLOCK's
+// through restart_syscall with what the call left in its thread's restart block.
+#define ERESTARTSYS 512
+#define ERESTARTNOHAND 514
+#define ERESTART_RESTARTBLOCK 516
+// Return -ERESTART_RESTARTBLOCK; restart_syscall will call fn with the block.
+long restart_block_set(long (*fn)(struct restart_block *), uint64_t a0, uint64_t a1,
+                       uint64_t a2);
+void signal_restart_leftover(struct trapframe *tf); // user_return: no signal came after all
 
 // pgrp.c: process groups and sessions (every user process is in one).
 struct pgrp;

@@ -34,6 +34,13 @@ enum thread_state {
 //   [q] its run queue's lock           [w] its wait queue's lock (wq)
 //   [z] its sleep list's lock (sleep_cpu's)   [P] its process's lock
 //   [r] also read without the lock, racily (READ_ONCE)
+// What an interrupted call needs to go on (proc.h, ERESTART_RESTARTBLOCK): the
+// function restart_syscall runs and its arguments, e.g. poll's absolute deadline.
+struct restart_block {
+    long (*fn)(struct restart_block *r);
+    uint64_t arg[3];
+};
+
 struct thread {
     uint64_t rsp;          // [x] saved kernel stack pointer while switched out (swtch)
     int state;             // [a] enum thread_state; wake-ups move it with compare-and-swap
@@ -71,6 +78,7 @@ struct thread {
     // what signal senders and other threads read (sig, group_link, proc).
     long syscall_nr __cacheline_aligned; // [t] of the system call in progress (restarts)
     bool force_iret;       // [t] the next return to user mode restores every register
+    struct restart_block restart; // [t] how restart_syscall continues (proc.h)
 };
 
 // thread.c

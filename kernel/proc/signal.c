@@ -534,20 +534,45 @@ static int setup_frame(struct trapframe *tf, int sig, const struct k_sigaction *
     return 0;
 }
 
-// An interrupted system call that asked to be restarted: run it again (the
-// syscall instruction is 2 bytes), or fail with EINTR if a handler ran without
-// SA_RESTART.
+// An interrupted system call that asked to be restarted (proc.h): run it again
+// (the syscall instruction is 2 bytes), or fail with EINTR if a handler ran and
+// the call's code and the handler's SA_RESTART do not say otherwise.
 static void restart_syscall(struct thread *t, struct trapframe *tf, bool handler, bool sa_restart)
 {
-    if (tf->vector != T_SYSCALL || (long)tf->rax != -ERESTARTSYS ||
-        t->syscall_nr == __NR_rt_sigreturn)
+    long code = -(long)tf->rax;
+    if (tf->vector != T_SYSCALL || t->syscall_nr == __NR_rt_sigreturn ||
+        (code != ERESTARTSYS && code != ERESTARTNOHAND && code != ERESTART_RESTARTBLOCK))
         return;
-    if (handler && !sa_restart) {
+    if (handler && !(code == ERESTARTSYS && sa_restart)) {
         tf->rax = -EINTR;
         return;
     }
-    tf->rax = t->syscall_nr;
+    tf->rax = code == ERESTART_RESTARTBLOCK ? __NR_restart_syscall : t->syscall_nr;
     tf->rip -= 2;
+}
+
+// The call saw a signal pending, but another thread of the process took it
+// before this one came back: nothing ran, so the call goes on.
+void signal_restart_leftover(struct trapframe *tf)
+{
+    restart_syscall(thread_current(), tf, false, false);
+}
+
+long restart_block_set(long (*fn)(struct restart_block *), uint64_t a0, uint64_t a1,
+                       uint64_t a2)
+{
+    thread_current()->restart = (struct restart_block){fn, {a0, a1, a2}};
+    return -ERESTART_RESTARTBLOCK;
+}
+
+// A call continued after a stop and continue, or an ignored signal. Called by
+// user space instead, it has nothing to continue (Linux: EINTR).
+long sys_restart_syscall(void)
+{
+    struct restart_block *r = &thread_current()->restart;
+    long (*fn)(struct restart_block *) = r->fn;
+    r->fn = NULL;
+    return fn ? fn(r) : -EINTR;
 }
 
 static void set_blocked(struct thread *t, uint64_t mask);
@@ -802,7 +827,9 @@ long sys_rt_sigpending(uint64_t uset, size_t size)
     return copy_to_user(uset, &set, size);
 }
 
-// Sleep with a temporary mask until a signal is delivered.
+// Sleep with a temporary mask until a signal is delivered. A signal that runs
+// no handler (ignored, or a stop and continue) does not end the wait: the call
+// restarts with the same mask (Linux).
 static long suspend_with(uint64_t mask)
 {
     struct thread *t = thread_current();
@@ -815,7 +842,7 @@ static long suspend_with(uint64_t mask)
     struct waitq q; // no one wakes it: senders wake the thread itself
     waitq_init(&q, "sigsuspend");
     wait_event(&q, signal_pending(t));
-    return -EINTR;
+    return -ERESTARTNOHAND;
 }
 
 // ppoll and pselect6 wait with a temporary mask. Interrupted, the old mask comes

@@ -80,23 +80,31 @@ static long sleep_until_ns(uint64_t deadline, uint64_t *left_ns)
     return 0;
 }
 
-static long write_rem(uint64_t urem, uint64_t left)
+// A relative sleep interrupted by a signal: the time left goes to *urem, and
+// unless a handler runs (it then fails with EINTR) the sleep goes on through
+// restart_syscall until the same deadline (Linux).
+static long sleep_restart(struct restart_block *rb);
+
+static long sleep_rel(uint64_t deadline, uint64_t urem)
 {
+    uint64_t left = 0;
+    if (sleep_until_ns(deadline, &left) == 0)
+        return 0;
     struct timespec ts = {(int64_t)(left / NSEC), (int64_t)(left % NSEC)};
     if (urem && copy_to_user(urem, &ts, sizeof ts) < 0)
         return -EFAULT;
-    return -EINTR;
+    return restart_block_set(sleep_restart, deadline, urem, 0);
 }
+
+static long sleep_restart(struct restart_block *rb) { return sleep_rel(rb->arg[0], rb->arg[1]); }
 
 long sys_nanosleep(uint64_t ureq, uint64_t urem)
 {
-    uint64_t ns, left = 0;
+    uint64_t ns;
     long err = read_timespec(ureq, &ns);
     if (err)
         return err;
-    if (sleep_until_ns(nsec_now() + ns, &left) < 0)
-        return write_rem(urem, left);
-    return 0;
+    return sleep_rel(nsec_now() + ns, urem);
 }
 
 long sys_clock_nanosleep(int clock, int flags, uint64_t ureq, uint64_t urem)
@@ -116,7 +124,8 @@ long sys_clock_nanosleep(int clock, int flags, uint64_t ureq, uint64_t urem)
     if (err)
         return err;
     uint64_t deadline = nsec_now() + ((flags & TIMER_ABSTIME) ? (ns > now ? ns - now : 0) : ns);
-    if (sleep_until_ns(deadline, &left) < 0)
-        return (flags & TIMER_ABSTIME) ? -EINTR : write_rem(urem, left);
-    return 0;
+    if (!(flags & TIMER_ABSTIME))
+        return sleep_rel(deadline, urem);
+    // An absolute sleep restarts as it was called (the same end time).
+    return sleep_until_ns(deadline, &left) < 0 ? -ERESTARTNOHAND : 0;
 }

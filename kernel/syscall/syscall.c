@@ -127,6 +127,7 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
     SYS(setrlimit),
     SYS(futex),
     SYS(rt_sigreturn),
+    SYS(restart_syscall),
     SYS(rt_sigpending),
     SYS(rt_sigsuspend),
     SYS(pause),
@@ -185,7 +186,6 @@ void syscall_init_cpu(void)
 // interrupts on or off; returns with them off.
 void user_return(struct trapframe *tf)
 {
-    (void)tf;
     assert_no_locks_held("return to user space");
     struct thread *t = thread_current();
     for (;;) {
@@ -209,6 +209,7 @@ void user_return(struct trapframe *tf)
             continue; // arrived meanwhile
         break;
     }
+    signal_restart_leftover(tf);
 }
 
 // sysret cannot return to a non-canonical %rip (it would fault in kernel mode

@@ -73,6 +73,7 @@ long sys_setrlimit(int resource, uint64_t lim);
 long sys_futex(uint64_t uaddr, int op, uint32_t val, uint64_t timeout, uint64_t uaddr2,
                uint32_t val3);
 long sys_rt_sigreturn(void);
+long sys_restart_syscall(void);
 long sys_rt_sigpending(uint64_t set, size_t size);
 long sys_rt_sigsuspend(uint64_t mask, size_t size);
 long sys_pause(void);

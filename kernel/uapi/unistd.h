@@ -102,6 +102,7 @@
 #define __NR_sched_getaffinity 204
 #define __NR_getdents64 217
 #define __NR_set_tid_address 218
+#define __NR_restart_syscall 219
 #define __NR_clock_settime 227
 #define __NR_clock_gettime 228
 #define __NR_clock_getres 229

@@ -1,6 +1,7 @@
 // poll, ppoll, select and pselect6 over pipes, regular files and a terminal:
 // readiness, hang-up and error bits, waking when a writer writes or closes,
-// timeouts, the signal mask of ppoll/pselect6, and errno on bad input. Runs in
+// timeouts, the signal mask of ppoll/pselect6, waits that a stop and continue
+// do not end (nanosleep and pause too), and errno on bad input. Runs in
 // our guest and on the Linux host (the terminal: the console in our guest, a
 // pseudo-terminal on Linux).
 #include "suite.h"
@@ -197,6 +198,108 @@ static void test_masks(void)
     close(p[1]);
 }
 
+// ---- a stop and continue is not an interruption --------------------------------------
+// A call waiting when the process is stopped and continued goes on as if nothing
+// happened (Linux restarts it: poll and nanosleep until their first deadline,
+// select and ppoll with the time they wrote back, pause and sigsuspend with their
+// mask). Each child waits in one call and exits 0 if it ended as it should; the
+// parent stops and continues it while it waits (or, if it is slow to start,
+// before: then the check passes without testing much, never fails wrongly).
+
+enum { W_POLL, W_POLL_TIMEOUT, W_SELECT_TIMEOUT, W_PPOLL, W_NANOSLEEP, W_PAUSE };
+
+static volatile int child_hits;
+static void child_usr1(int sig) { (void)sig, child_hits++; }
+
+static int wait_in(int how, int rfd)
+{
+    struct pollfd pf = {rfd, POLLIN, 0};
+    struct timeval tv = {0, 400 * 1000};
+    struct timespec ts = {0, 400 * 1000 * 1000};
+    fd_set rs;
+    sigset_t none;
+    sigemptyset(&none);
+    switch (how) {
+    case W_POLL:
+        return poll(&pf, 1, -1) == 1 ? 0 : 1;
+    case W_POLL_TIMEOUT:
+        return poll(&pf, 1, 400) == 0 ? 0 : 1;
+    case W_SELECT_TIMEOUT:
+        FD_ZERO(&rs);
+        FD_SET(rfd, &rs);
+        return select(rfd + 1, &rs, NULL, NULL, &tv) == 0 ? 0 : 1;
+    case W_PPOLL:
+        return syscall(NR_ppoll, &pf, 1, NULL, &none, 8) == 1 ? 0 : 1;
+    case W_NANOSLEEP:
+        return nanosleep(&ts, NULL) == 0 ? 0 : 1;
+    case W_PAUSE: // only SIGUSR1, sent after the continue, may end it
+        signal(SIGUSR1, child_usr1);
+        return pause() == -1 && errno == EINTR && child_hits == 1 ? 0 : 1;
+    }
+    return 2;
+}
+
+static void stop_continue_case(int how, const char *name)
+{
+    int p[2];
+    pipe(p);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[1]);
+        _exit(wait_in(how, p[0]));
+    }
+    close(p[0]);
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL); // let it get into the call
+    int st, ok = 1;
+    kill(pid, SIGSTOP);
+    ok &= waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st);
+    kill(pid, SIGCONT);
+    ok &= waitpid(pid, &st, WCONTINUED) == pid && WIFCONTINUED(st);
+    if (how == W_POLL || how == W_PPOLL)
+        write(p[1], "x", 1);
+    if (how == W_PAUSE) {
+        nanosleep(&ts, NULL); // had pause returned at the continue, the child is gone
+        kill(pid, SIGUSR1);
+    }
+    ok &= waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    check(ok, name);
+    close(p[1]);
+}
+
+static void test_stop_continue(void)
+{
+    stop_continue_case(W_POLL, "poll: a stop and continue does not end it, the write does");
+    stop_continue_case(W_POLL_TIMEOUT, "poll: stopped and continued, it still times out with 0");
+    stop_continue_case(W_SELECT_TIMEOUT, "select: stopped and continued, it still times out with 0");
+    stop_continue_case(W_PPOLL, "ppoll: a stop and continue does not end it, the write does");
+    stop_continue_case(W_NANOSLEEP, "nanosleep: stopped and continued, it sleeps on and returns 0");
+    stop_continue_case(W_PAUSE, "pause: stopped and continued, it waits for a handled signal");
+
+    // A handler ends poll with EINTR even under SA_RESTART (Linux never restarts it).
+    int p[2];
+    pipe(p);
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct sigaction sa = {0};
+        sa.sa_handler = child_usr1;
+        sa.sa_flags = SA_RESTART;
+        sigaction(SIGUSR1, &sa, NULL);
+        close(p[1]);
+        struct pollfd pf = {p[0], POLLIN, 0};
+        int r = poll(&pf, 1, 5000);
+        _exit(r == -1 && errno == EINTR && child_hits == 1 ? 0 : 1);
+    }
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    kill(pid, SIGUSR1);
+    int st;
+    check(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+          "poll: a handler ends it with EINTR, SA_RESTART or not");
+    close(p[0]);
+    close(p[1]);
+}
+
 static void test_terminal(void)
 {
     struct utsname u;
@@ -228,6 +331,7 @@ int main(void)
     test_poll_errors();
     test_select();
     test_masks();
+    test_stop_continue();
     test_terminal();
     return suite_end();
 }
