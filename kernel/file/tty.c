@@ -22,7 +22,8 @@
 // changes the settings, or writes while TOSTOP is set, gets SIGTTOU (the call
 // goes through if SIGTTOU is ignored or blocked). When the session's leader
 // exits, the foreground group gets SIGHUP and SIGCONT, and the console belongs
-// to no session. Not done: EIO for orphaned process groups (not tracked).
+// to no session. A background group that is orphaned gets EIO instead of the
+// stop (pgrp.c).
 //
 // Scalability: there is one console; its state sits behind one sleeping lock.
 #include "file/dev.h"
@@ -208,6 +209,8 @@ static long background_check(int sig)
         return 0;
     if (signal_ignored_or_blocked(sig))
         return sig == SIGTTIN ? -EIO : 0; // it would never be continued; writes pass
+    if (pgrp_orphaned(pgid, NULL, NULL))
+        return -EIO; // a stop would be discarded, and nobody could continue it
     struct ksiginfo info = {.signo = sig, .code = SI_KERNEL};
     signal_send_group(pgid, sig, &info);
     return -ERESTARTSYS;

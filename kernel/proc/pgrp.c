@@ -354,6 +354,53 @@ int pgrp_pids(int pgid, int **pids)
     }
 }
 
+// ---- orphaned groups -------------------------------------------------------------
+// POSIX: a group is orphaned when no member has a parent in the group's session
+// but outside the group: nobody is left whose shell could continue its stopped
+// jobs. Nothing keeps count (a count would be written by every fork and exit in
+// the group); the members are walked where it matters: a stop signal's default
+// action, a background terminal access, and the exit of a process that was such
+// a parent, or such a member (proc.c).
+
+// All of g's partitions locked, inside an epoch section (members' parents stay
+// allocated). `going`, if not NULL, counts as gone: neither member nor parent.
+static bool orphaned_locked(struct pgrp *g, const struct proc *going, bool *stopped)
+{
+    bool orphan = true;
+    *stopped = false;
+    for (int i = 0; i < PGRP_PARTS; i++)
+        list_for_each(it, &g->part[i].members) {
+            struct proc *m = list_entry(it, struct proc, pgrp_link);
+            if (m == going || READ_ONCE(m->state) == P_ZOMBIE)
+                continue;
+            *stopped |= READ_ONCE(m->stopped);
+            struct proc *par = READ_ONCE(m->parent);
+            if (par && par != going && READ_ONCE(par->pgid) != g->pgid &&
+                READ_ONCE(par->sid) == g->sid)
+                orphan = false;
+        }
+    return orphan;
+}
+
+bool pgrp_orphaned(int pgid, const struct proc *going, bool *stopped)
+{
+    bool dummy, orphan = false;
+    stopped = stopped ? stopped : &dummy;
+    *stopped = false;
+    struct bucket *b = bucket_of(pgid);
+    epoch_enter();
+    spin_lock(&b->lock);
+    struct pgrp *g = find(b, pgid);
+    if (g) {
+        lock_all(g);
+        orphan = orphaned_locked(g, going, stopped);
+        unlock_all(g);
+    }
+    spin_unlock(&b->lock);
+    epoch_exit();
+    return orphan;
+}
+
 int pgrp_session(int pgid)
 {
     struct bucket *b = bucket_of(pgid);

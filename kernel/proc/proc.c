@@ -585,6 +585,78 @@ static void abandon_children(struct proc *p)
     spin_unlock(&p->lock);
 }
 
+// ---- groups our exit orphans -------------------------------------------------------
+// Leaving, p may orphan its own group (its parent in another group of the session
+// was what kept the group attached) and its children's groups (p was that parent
+// for them). Such a group with a stopped member gets SIGHUP, then SIGCONT: no
+// shell could ever continue it (POSIX). Done before the children are abandoned;
+// p counts as gone. The common exit (parent and children in p's own group, or
+// no children) walks no group.
+
+#define ORPHANS_BATCH 8
+
+struct orphans {
+    int pgid[ORPHANS_BATCH];
+    int n;
+    bool more; // the batch was full: look again after sending
+};
+
+// Group pgid, in p's session, may be left orphaned by p.
+static void consider(struct orphans *o, struct proc *p, int pgid)
+{
+    for (int i = 0; i < o->n; i++)
+        if (o->pgid[i] == pgid)
+            return;
+    bool stopped;
+    if (!pgrp_orphaned(pgid, p, &stopped) || !stopped)
+        return;
+    if (o->n < ORPHANS_BATCH)
+        o->pgid[o->n++] = pgid;
+    else
+        o->more = true;
+}
+
+static void find_orphans(struct proc *p, struct orphans *o)
+{
+    int pgid = READ_ONCE(p->pgid), sid = READ_ONCE(p->sid);
+    epoch_enter();
+    struct proc *par = READ_ONCE(p->parent);
+    if (par && READ_ONCE(par->pgid) != pgid && READ_ONCE(par->sid) == sid)
+        consider(o, p, pgid);
+    epoch_exit();
+    // Proc and child-list locks come before the group's (pgrp.c).
+    spin_lock(&p->lock);
+    for (struct childlist *cl = p->lists; cl; cl = cl->next) {
+        spin_lock(&cl->lock);
+        list_for_each(it, &cl->list) {
+            struct proc *c = list_entry(it, struct proc, sibling);
+            int cg = READ_ONCE(c->pgid);
+            if (READ_ONCE(c->state) != P_ZOMBIE && cg != pgid && READ_ONCE(c->sid) == sid)
+                consider(o, p, cg);
+        }
+        spin_unlock(&cl->lock);
+    }
+    spin_unlock(&p->lock);
+}
+
+static void hangup_orphans(struct proc *p)
+{
+    struct orphans o;
+    do {
+        o.n = 0;
+        o.more = false;
+        find_orphans(p, &o);
+        // SIGCONT resumes them as it is sent: a second look finds them no longer
+        // stopped.
+        for (int i = 0; i < o.n; i++) {
+            struct ksiginfo hup = {.signo = SIGHUP, .code = SI_KERNEL};
+            struct ksiginfo cont = {.signo = SIGCONT, .code = SI_KERNEL};
+            signal_send_group(o.pgid[i], SIGHUP, &hup);
+            signal_send_group(o.pgid[i], SIGCONT, &cont);
+        }
+    } while (o.more);
+}
+
 // Leave the address space on this CPU (before it may be freed).
 static void drop_vm(struct thread *t)
 {
@@ -615,6 +687,7 @@ static __noreturn void proc_finish(struct thread *t, int wstatus)
     fsctx_release(p->fsc);
     p->fsc = NULL;
     vfork_release(p);
+    hangup_orphans(p);
     abandon_children(p);
     if (p->pid == READ_ONCE(p->sid))
         tty_session_exit(p->sid); // a controlling process: hang its terminal up

@@ -258,6 +258,9 @@ int pgrp_move(struct proc *p, int pgid, int sid); // setpgid's move: 0, -EPERM, 
 // The pids of group pgid's members (kmalloc'ed array, kfree it): their number,
 // -ESRCH if no such group, -ENOMEM.
 int pgrp_pids(int pgid, int **pids);
+// Is group pgid orphaned (POSIX), counting `going` (an exiting process, or NULL)
+// as gone? *stopped (may be NULL): one of its members is stopped.
+bool pgrp_orphaned(int pgid, const struct proc *going, bool *stopped);
 int pgrp_session(int pgid); // the session of group pgid, or -ESRCH
 
 // spawn.c builds the child's pieces, proc.c makes it a process: a child of the

@@ -662,7 +662,10 @@ void signal_deliver(struct trapframe *tf)
         if (act.handler == SIG_DFL) {
             spin_unlock(&p->lock);
             if (default_action(sig) == ACT_STOP) {
-                group_stop(t, sig);
+                // The terminal's stops in an orphaned group are discarded:
+                // nobody would continue it (POSIX; SIGSTOP still stops).
+                if (sig == SIGSTOP || !pgrp_orphaned(READ_ONCE(p->pgid), NULL, NULL))
+                    group_stop(t, sig);
                 continue;
             }
             int core = default_action(sig) == ACT_CORE ? WCOREFLAG : 0;

@@ -1,10 +1,12 @@
 // Job control on a controlling terminal: SIGTTIN for a background read (EIO
 // if SIGTTIN is ignored), SIGTTOU for background terminal settings and, with
-// TOSTOP, background writes; SIGHUP to the foreground group when the session
+// TOSTOP, background writes; EIO instead of those stops in an orphaned group;
+// SIGHUP to the foreground group when the session
 // leader exits. On Linux the terminal is a fresh pseudo-terminal; on our
 // kernel, which has none, the console (the harness runs one suite at a time,
 // and the suites' own output goes elsewhere).
 #include "suite.h"
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/ioctl.h>
@@ -86,6 +88,46 @@ static int background(int fd, enum op op)
     return st;
 }
 
+// A background group of the session that is orphaned (its member's parent in
+// the session has exited) gets EIO where a stop would come: nobody could
+// continue it. The member reports through a pipe (it is not our child then).
+static int orphaned_background(int fd)
+{
+    int rep[2];
+    pipe(rep);
+    pid_t mid = fork();
+    if (mid == 0) {
+        setpgid(0, 0);
+        pid_t parent = getpid();
+        if (fork() == 0) {
+            while (getppid() == parent) // until its parent is gone
+                usleep(10000);
+            char c = 'x', r = 0;
+            struct termios tio;
+            tcgetattr(fd, &tio);
+            fcntl(fd, F_SETFL, O_NONBLOCK);
+            if (read(fd, &c, 1) == -1 && errno == EIO)
+                r |= 1;
+            if (tcsetattr(fd, TCSANOW, &tio) == -1 && errno == EIO)
+                r |= 2;
+            r += '0';
+            write(rep[1], &r, 1);
+            _exit(0);
+        }
+        _exit(0);
+    }
+    close(rep[1]);
+    waitpid(mid, NULL, 0);
+    struct pollfd pf = {rep[0], POLLIN, 0};
+    char r = 0;
+    if (poll(&pf, 1, 10000) != 1 || read(rep[0], &r, 1) != 1)
+        r = 0; // stopped (or hung): SIGKILL to the group we made
+    if (!r)
+        kill(-mid, SIGKILL);
+    close(rep[0]);
+    return r ? r - '0' : 0;
+}
+
 // Runs in the session leader; one bit per failed check in the exit status.
 static int session_checks(void)
 {
@@ -110,6 +152,11 @@ static int session_checks(void)
     if (!(WIFSTOPPED(st) && WSTOPSIG(st) == SIGTTOU))
         fails |= 8;
     tcsetattr(fd, TCSANOW, &old);
+    int eio = orphaned_background(fd);
+    if (!(eio & 1))
+        fails |= 16;
+    if (!(eio & 2))
+        fails |= 32;
     return fails;
 }
 
@@ -126,6 +173,8 @@ static void test_background(void)
     check(!(fails & 2), "background read ignoring SIGTTIN: EIO");
     check(!(fails & 4), "background tcsetattr: stopped by SIGTTOU");
     check(!(fails & 8), "background write with TOSTOP: stopped by SIGTTOU");
+    check(!(fails & 16), "background read in an orphaned group: EIO, no stop");
+    check(!(fails & 32), "background tcsetattr in an orphaned group: EIO, no stop");
 }
 
 static int report[2];

@@ -1,9 +1,13 @@
 // Process groups and sessions: getpgrp/getpgid/getsid, setpgid and setsid with
 // Linux's errors, kill(0) and kill(-pgid) (also of a group whose members were
-// made on different CPUs), wait4 with 0 and -pgid, waitid with P_PGID. The suite runs in a forked child (our kernel starts suites as session
-// leaders, which may not change group).
+// made on different CPUs), wait4 with 0 and -pgid, waitid with P_PGID, and
+// orphaned groups (SIGHUP and SIGCONT to stopped ones, stop signals discarded).
+// The suite runs in a forked child (our kernel starts suites as session leaders,
+// which may not change group).
 #include "suite.h"
+#include <poll.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -199,6 +203,100 @@ static void test_wait_group(void)
     check(waitid(P_PGID, z, &si, WEXITED) == 0 && si.si_pid == z, "waitid(P_PGID)");
 }
 
+// ---- orphaned groups ---------------------------------------------------------------
+
+static int orphan_report[2];
+static void orphan_sig(int sig)
+{
+    char c = sig == SIGHUP ? 'H' : 'C';
+    write(orphan_report[1], &c, 1);
+}
+
+// A byte from fd within 10 s, or 0.
+static char read_within(int fd)
+{
+    struct pollfd pf = {fd, POLLIN, 0};
+    char c = 0;
+    if (poll(&pf, 1, 10000) == 1 && read(fd, &c, 1) != 1)
+        c = 0;
+    return c;
+}
+
+// A group whose last link to its session goes away (the member's parent in the
+// session but another group exits) while a member is stopped gets SIGHUP, then
+// SIGCONT. All in a session of its own, so that whatever adopts orphans (init,
+// or a subreaper on Linux) is outside it.
+static void test_orphaned_stopped_group(void)
+{
+    pipe(orphan_report);
+    pid_t leader = fork();
+    if (leader == 0) {
+        setsid();
+        pid_t mid = fork();
+        if (mid == 0) {
+            setpgid(0, 0); // attached through the leader: same session, other group
+            pid_t stopper = fork();
+            if (stopper == 0) {
+                signal(SIGHUP, orphan_sig);
+                signal(SIGCONT, orphan_sig);
+                pid_t me = getpid();
+                write(orphan_report[1], &me, sizeof me);
+                raise(SIGSTOP);
+                _exit(0);
+            }
+            int st;
+            waitpid(stopper, &st, WUNTRACED);
+            _exit(WIFSTOPPED(st) ? 0 : 1); // leaves the group orphaned, one member stopped
+        }
+        int st;
+        waitpid(mid, &st, 0);
+        _exit(WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1);
+    }
+    close(orphan_report[1]);
+    pid_t stopper = 0;
+    read(orphan_report[0], &stopper, sizeof stopper);
+    int st;
+    bool set_up = waitpid(leader, &st, 0) == leader && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    char a = read_within(orphan_report[0]), b = a ? read_within(orphan_report[0]) : 0;
+    check(set_up && ((a == 'H' && b == 'C') || (a == 'C' && b == 'H')),
+          "a group orphaned with a stopped member gets SIGHUP and SIGCONT");
+    if (!a && stopper > 0)
+        kill(stopper, SIGKILL); // still stopped: nobody else will
+    close(orphan_report[0]);
+}
+
+// The terminal's stop signals (SIGTSTP, SIGTTIN, SIGTTOU) are discarded in an
+// orphaned group; in a group attached to its session they stop it.
+static void test_orphaned_stops_discarded(void)
+{
+    for (int orphan = 1; orphan >= 0; orphan--) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (orphan)
+                setsid(); // its group's only member's parent is in another session
+            else
+                setpgid(0, 0); // its parent, in this session, is in another group
+            raise(SIGTSTP);
+            raise(SIGTTIN);
+            raise(SIGTTOU);
+            _exit(0);
+        }
+        int st;
+        waitpid(pid, &st, WUNTRACED);
+        bool stopped = WIFSTOPPED(st);
+        if (stopped) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+        }
+        if (orphan)
+            check(!stopped && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                  "SIGTSTP, SIGTTIN and SIGTTOU are discarded in an orphaned group");
+        else
+            check(stopped && WSTOPSIG(st) == SIGTSTP, "... and stop a group that is not orphaned");
+    }
+}
+
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -213,6 +311,8 @@ int main(int argc, char **argv)
         test_kill_group();
         test_group_across_cpus();
         test_wait_group();
+        test_orphaned_stopped_group();
+        test_orphaned_stops_discarded();
         exit(suite_end());
     }
     int st;
