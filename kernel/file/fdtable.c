@@ -506,6 +506,19 @@ struct fdtable *fdtable_copy(struct fdtable *src)
     return t;
 }
 
+int fdtable_unshare(struct fdtable **tp)
+{
+    struct fdtable *old = *tp;
+    if (load_acquire(&old->users) == 1)
+        return 0; // only our reference: nobody can add one but us
+    struct fdtable *copy = fdtable_copy(old);
+    if (!copy)
+        return -ENOMEM;
+    *tp = copy;
+    fdtable_release(old);
+    return 0;
+}
+
 void fdtable_close_on_exec(struct fdtable *t)
 {
     struct fdchunk *c;

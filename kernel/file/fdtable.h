@@ -1,4 +1,4 @@
-// Per-process file-descriptor tables (fdtable.c): fd number -> open file
+// File-descriptor tables, one per thread or shared (CLONE_FILES) (fdtable.c): fd number -> open file
 // description (struct file) plus the close-on-exec flag.
 //
 // Interface for process management (fork, clone, execve, exit):
@@ -19,6 +19,9 @@
 //                            holder, which is safe only if no other thread can
 //                            close an fd meanwhile.
 //   fdtable_release(t)       drop one; the last closes every fd and frees it
+//   fdtable_unshare(&t)      a thread's reference *t becomes one to a private copy
+//                            if others hold the table (execve, close_range's
+//                            CLOSE_RANGE_UNSHARE); 0 or -ENOMEM (*t unchanged)
 //   fdtable_close_on_exec(t) execve: close the fds marked FD_CLOEXEC
 // Everything else is for the system calls (sys_file.c, sys_path.c) and tests.
 #pragma once
@@ -34,6 +37,7 @@ struct fdtable *fdtable_copy(struct fdtable *t);
 int fdtable_fill(struct fdtable *t, struct fdtable *src, bool (*skip)(int fd, void *arg), void *arg);
 void fdtable_hold(struct fdtable *t);
 void fdtable_release(struct fdtable *t);
+int fdtable_unshare(struct fdtable **t);
 void fdtable_close_on_exec(struct fdtable *t);
 
 // How a file goes into a slot (the `how` of fd_install and fd_install_at):

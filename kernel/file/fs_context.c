@@ -123,10 +123,10 @@ int dirfd_inode(int dirfd, const char *kpath, struct inode **dir)
         *dir = fsctx_cwd();
         return 0;
     }
-    struct proc *p = proc_current();
-    if (!p || !p->fdt)
+    struct fdtable *t = fdt_current();
+    if (!t)
         return -EBADF;
-    struct fd_ref r = fd_get(p->fdt, dirfd);
+    struct fd_ref r = fd_get(t, dirfd);
     if (!r.f)
         return -EBADF;
     int err = 0;
@@ -145,8 +145,8 @@ int path_lookup_at(int dirfd, const char *kpath, int flags, struct inode **out)
             *out = fsctx_cwd();
             return 0;
         }
-        struct proc *p = proc_current();
-        struct fd_ref r = p && p->fdt ? fd_get(p->fdt, dirfd) : (struct fd_ref){0};
+        struct fdtable *t = fdt_current();
+        struct fd_ref r = t ? fd_get(t, dirfd) : (struct fd_ref){0};
         if (!r.f)
             return -EBADF;
         int err = r.f->ip ? 0 : -ENOENT; // pipes have no inode to name here

@@ -149,7 +149,7 @@ static long poll_wait(struct req *r, int n, uint64_t deadline)
 // Look the fds up, each borrowing its file while we wait.
 static void get_files(struct req *r, int n)
 {
-    struct fdtable *t = proc_current()->fdt;
+    struct fdtable *t = fdt_current();
     for (int i = 0; i < n; i++) {
         r[i].f = NULL;
         if (r[i].fd < 0)

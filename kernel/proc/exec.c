@@ -235,9 +235,7 @@ static void install(struct vmspace *vs, const struct exec_info *ei, const char *
     vfork_release(p);
     signal_exec_reset(p);
     WRITE_ONCE(p->did_exec, true);
-    // (A table shared with another process through CLONE_FILES stays shared;
-    // Linux would unshare it here.)
-    fdtable_close_on_exec(p->fdt);
+    fdtable_close_on_exec(t->fdt);
     t->clear_child_tid = 0;
     t->tid = p->pid; // the thread that execs becomes the main thread
     push_off();
@@ -303,8 +301,16 @@ static long do_exec(struct exec_args *a, const char *path)
     struct inode *cwd = fsctx_cwd();
     int err = exec_load(a, cwd, path, &vs, &ei);
     fs_iput(cwd);
-    if (err)
+    // A table shared with others (CLONE_FILES) is copied first, so that the
+    // close-on-exec closes nothing of theirs (Linux). Done while we can still
+    // fail; threads of ours that share it are about to leave anyway.
+    if (!err && fdtable_unshare(&thread_current()->fdt) < 0)
+        err = -ENOMEM;
+    if (err) {
+        if (vs)
+            vmspace_put(vs);
         return err;
+    }
     if (!proc_kill_other_threads()) {
         vmspace_put(vs);
         return -EINTR; // a group exit overtook us: we leave on the way out

@@ -33,6 +33,7 @@
 #include "x86/x86.h"
 
 struct proc *proc_current(void) { return thread_current()->proc; }
+struct fdtable *fdt_current(void) { return thread_current()->fdt; }
 
 // The queued signals' details live apart (2 KiB, a kmalloc size class) so that
 // struct proc fits in one page: kmalloc's larger sizes take contiguous pages
@@ -72,12 +73,12 @@ static struct proc *proc_alloc(const char *name)
     return p;
 }
 
-// fds 0, 1 and 2: one description of the console (or of the test's capture
-// buffer), as a login shell would have them.
-static int std_files(struct proc *p, struct capture *cap)
+// fds 0, 1 and 2 of p's first thread t: one description of the console (or of
+// the test's capture buffer), as a login shell would have them.
+static int std_files(struct proc *p, struct thread *t, struct capture *cap)
 {
     struct file *f = tty_open_console(cap);
-    if (!(p->fdt = fdtable_new()) || !(p->fsc = fsctx_new()) || !f) {
+    if (!(t->fdt = fdtable_new()) || !(p->fsc = fsctx_new()) || !f) {
         if (f)
             file_put(f);
         return -ENOMEM;
@@ -85,7 +86,7 @@ static int std_files(struct proc *p, struct capture *cap)
     int err = 0;
     for (int fd = 0; fd < 3 && !err; fd++) {
         file_get(f); // each fd holds a reference
-        if ((err = fd_install_at(p->fdt, fd, f, false)) < 0)
+        if ((err = fd_install_at(t->fdt, fd, f, false)) < 0)
             file_put(f);
         else
             err = 0;
@@ -94,14 +95,14 @@ static int std_files(struct proc *p, struct capture *cap)
     return err;
 }
 
-// Files and cwd go at exit (pipes see their end close now), not at reaping.
-static void release_files(struct proc *p)
+// Undo std_files or a clone's copies: p's cwd and its first thread t's fds.
+static void release_files(struct proc *p, struct thread *t)
 {
-    if (p->fdt)
-        fdtable_release(p->fdt);
+    if (t->fdt)
+        fdtable_release(t->fdt);
     if (p->fsc)
         fsctx_release(p->fsc);
-    p->fdt = NULL;
+    t->fdt = NULL;
     p->fsc = NULL;
 }
 
@@ -236,10 +237,10 @@ int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
         p->vm = vs;
         t = uthread_new(p);
     }
-    int err = t ? std_files(p, cap) : -ENOMEM;
+    int err = t ? std_files(p, t, cap) : -ENOMEM;
     if (err) {
         if (t) {
-            release_files(p);
+            release_files(p, t);
             uthread_discard(t);
         }
         vmspace_put(vs);
@@ -255,7 +256,7 @@ int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
     p->pid = pid_alloc();
     t->tid = p->pid;
     if ((err = pgrp_create(p))) { // its own session, as the first process is
-        release_files(p);
+        release_files(p, t);
         vmspace_put(p->vm);
         uthread_discard(t);
         proc_free(p);
@@ -325,14 +326,21 @@ static long clone_thread(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t
     }
     if (flags & CLONE_CHILD_CLEARTID)
         t->clear_child_tid = ctid;
-    fdtable_hold(p->fdt); // the new thread's own reference (fdtable.h)
+    // The new thread's own reference (fdtable.h) to the caller's table, or a copy
+    // of it (Linux allows CLONE_THREAD without CLONE_FILES).
+    if (flags & CLONE_FILES)
+        fdtable_hold(t->fdt = cur->fdt);
+    else if (!(t->fdt = fdtable_copy(cur->fdt))) {
+        uthread_discard(t);
+        return -ENOMEM;
+    }
     spin_lock(&p->lock);
     bool dying = p->group_exiting;
     struct childlist *unused = dying ? NULL : add_thread(p, t);
     spin_unlock(&p->lock);
     kfree(unused);
     if (dying) {
-        fdtable_release(p->fdt);
+        fdtable_release(t->fdt);
         uthread_discard(t);
         return -EINTR; // we are being killed ourselves; the value is never seen
     }
@@ -359,19 +367,17 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     struct thread *t = np->vm ? uthread_new(np) : NULL;
     if (!t)
         goto undo_vm;
-    if (flags & CLONE_FILES) {
-        fdtable_hold(p->fdt);
-        np->fdt = p->fdt;
-    } else {
-        np->fdt = fdtable_copy(p->fdt);
-    }
+    if (flags & CLONE_FILES)
+        fdtable_hold(t->fdt = cur->fdt);
+    else
+        t->fdt = fdtable_copy(cur->fdt);
     if (flags & CLONE_FS) {
         fsctx_hold(p->fsc);
         np->fsc = p->fsc;
     } else {
         np->fsc = fsctx_copy(p->fsc);
     }
-    if (!np->fdt || !np->fsc)
+    if (!t->fdt || !np->fsc)
         goto undo_files;
     child_frame(t, newsp);
     t->fsbase = (flags & CLONE_SETTLS) ? tls : cur->fsbase;
@@ -413,7 +419,7 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
 
     // Undone in the reverse order of setting up; nobody else has seen np yet.
 undo_files:
-    release_files(np); // the fd table or fs context may be missing
+    release_files(np, t); // the fd table or fs context may be missing
     uthread_discard(t);
 undo_vm:
     if (np->vm)
@@ -486,7 +492,7 @@ long proc_spawn_child(const struct spawn_child *c)
         return err;
     }
     np->vm->brk_start = np->vm->brk = c->ei.brk;
-    np->fdt = c->fdt;
+    t->fdt = c->fdt;
     np->fsc = c->fsc;
     kfree(add_thread(np, t));
     link_child(np);
@@ -682,8 +688,7 @@ static __noreturn void proc_finish(struct thread *t, int wstatus)
     struct vmspace *vs = p->vm; // thread_leave has already left it
     p->vm = NULL;
     vmspace_put(vs);
-    // The fd table went with the last thread (thread_leave); the cwd goes now.
-    p->fdt = NULL;
+    // The fd tables went with the threads (thread_leave); the cwd goes now.
     fsctx_release(p->fsc);
     p->fsc = NULL;
     vfork_release(p);
@@ -755,9 +760,10 @@ static __noreturn void thread_leave(int wstatus)
     // Off the address space before anyone can see us gone: exec frees it as soon
     // as it finds itself the only thread.
     drop_vm(t);
-    // Each thread holds a reference on the fd table (fdtable.h); the last one
+    // Each thread holds a reference on its fd table (fdtable.h); the last one
     // closes every fd, so pipes see their end close now, not at reaping.
-    fdtable_release(p->fdt);
+    fdtable_release(t->fdt);
+    t->fdt = NULL;
     spin_lock(&p->lock);
     list_remove(&t->group_link);
     main_changed(p);

@@ -66,7 +66,6 @@ struct proc {
     bool stopped;            // [l,r] group stop (SIGSTOP and friends) until SIGCONT
     struct vmspace *vm;      // [u] shared by the threads; a reference of its own
     struct capture *capture; // [i]
-    struct fdtable *fdt;     // [u] file descriptors (fdtable.h); a reference per thread
     struct fs_context *fsc;  // [u] cwd and umask (fs_context.h)
     int pgid, sid;           // [g,r] process group and session (pgrp.c)
     struct usig *main_sig;   // [l,e] the first thread's (see usig)
@@ -156,6 +155,8 @@ struct exec_info {
 
 // The process of the running thread, or NULL in a kernel thread.
 struct proc *proc_current(void);
+// The calling thread's fd table (struct thread.fdt); NULL in a kernel thread.
+struct fdtable *fdt_current(void);
 
 // RLIMIT_NOFILE's soft limit, at most FD_MAX: new fds are below it (fd_install).
 // Only reads p.

@@ -73,6 +73,8 @@ struct thread {
     uint64_t clear_child_tid; // [t] CLONE_CHILD_CLEARTID / set_tid_address
     struct usig *sig;      // [t] signal state (signal.c); senders reach it under [P]
     struct childlist *children; // [P] those it created (proc.c); the thread reads its own
+    struct fdtable *fdt;   // [t] its fd table and its reference to it (fdtable.h): shared
+                           // with the threads and processes cloned with CLONE_FILES
     void *fpu;             // [i] user threads: FP/vector registers while switched out (fpu.c)
     // Written by the thread at every system call: a line of its own, away from
     // what signal senders and other threads read (sig, group_link, proc).

@@ -257,7 +257,7 @@ static long spawn(uint64_t upath, uint64_t ufa, uint64_t uattr, uint64_t uargv,
     if (err)
         return err;
     sc.pid = pid_alloc();
-    struct child c = {.fdt = fdtable_new(), .parent = p->fdt, .fsc = fsctx_copy(p->fsc),
+    struct child c = {.fdt = fdtable_new(), .parent = fdt_current(), .fsc = fsctx_copy(p->fsc),
                       .path = path + FS_PATH_MAX, .leader = sc.setsid ? sc.pid : 0};
     if (!c.fdt || !c.fsc)
         err = -ENOMEM;
@@ -266,7 +266,7 @@ static long spawn(uint64_t upath, uint64_t ufa, uint64_t uattr, uint64_t uargv,
     if (!err)
         err = exec_load(args, c.fsc->cwd, path, &sc.vm, &sc.ei);
     // The program loaded: now the caller's other fds.
-    if (!err && (err = fdtable_fill(c.fdt, p->fdt, was_set, &c)))
+    if (!err && (err = fdtable_fill(c.fdt, c.parent, was_set, &c)))
         vmspace_put(sc.vm);
     kfree(c.set);
     if (!err)

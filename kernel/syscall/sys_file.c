@@ -18,7 +18,7 @@
 #include "uapi/errno.h"
 #include "uapi/ext.h"
 
-static struct fdtable *fdt(void) { return proc_current()->fdt; }
+static struct fdtable *fdt(void) { return fdt_current(); }
 
 // RLIMIT_NOFILE's soft limit bounds the fds a caller names (dup2, dup3, F_DUPFD)
 // and the fds the kernel picks (fd_install), as in Linux.
@@ -217,27 +217,17 @@ long sys_fcntl(int fd, int cmd, unsigned long arg)
     return ret;
 }
 
-// CLOSE_RANGE_UNSHARE: the caller first gets a private copy of its table, so a
-// process sharing it (clone with CLONE_FILES) keeps its fds. The copy is made
-// whether or not the table is shared, which only costs time. Threads of one
-// process have one table (p->fdt), which cannot be split between them: there
-// the flag changes nothing (unlike Linux, where the caller's thread gets a
-// table of its own).
+// CLOSE_RANGE_UNSHARE: if the calling thread shares its table (with threads
+// or processes cloned with CLONE_FILES), it first gets a private copy, and the
+// others keep their fds (Linux).
 long sys_close_range(unsigned lo, unsigned hi, unsigned flags)
 {
     if (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))
         return -EINVAL;
     if (lo > hi)
         return -EINVAL;
-    struct proc *p = proc_current();
-    if ((flags & CLOSE_RANGE_UNSHARE) && READ_ONCE(p->nthreads) == 1) {
-        // Our thread's reference moves to the copy (fdtable.h: one per thread).
-        struct fdtable *old = p->fdt, *copy = fdtable_copy(old);
-        if (!copy)
-            return -ENOMEM;
-        p->fdt = copy;
-        fdtable_release(old);
-    }
+    if ((flags & CLOSE_RANGE_UNSHARE) && fdtable_unshare(&thread_current()->fdt) < 0)
+        return -ENOMEM;
     fd_close_range(fdt(), lo, hi, flags & CLOSE_RANGE_CLOEXEC);
     return 0;
 }

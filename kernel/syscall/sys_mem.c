@@ -23,7 +23,7 @@ long sys_brk(uint64_t addr) { return uvm_brk(cur_vm(), addr); }
 static int mmap_fd_inode(int fd, int prot, int type, long off, size_t len, struct inode **ipp,
                          bool *writable)
 {
-    struct fd_ref r = fd_get(proc_current()->fdt, fd);
+    struct fd_ref r = fd_get(fdt_current(), fd);
     if (!r.f)
         return -EBADF;
     struct file *f = r.f;

@@ -89,7 +89,7 @@ long path_openat(struct fdtable *t, int dirfd, const char *path, int flags, uint
     if (err)
         return err;
     struct proc *p = proc_current();
-    if (p && t == p->fdt) // the console may become our controlling terminal
+    if (p && t == fdt_current()) // the console may become our controlling terminal
         tty_opened(f, flags, p->pid, READ_ONCE(p->sid), READ_ONCE(p->pgid));
     err = fd_install(t, f, (flags & O_CLOEXEC) ? FDI_CLOEXEC : 0, flags & O_ANYFD, 0,
                      p ? proc_nofile(p) : FD_MAX);
@@ -104,7 +104,7 @@ long sys_openat(int dirfd, uint64_t upath, int flags, uint32_t mode)
     long err = get_path(upath, &path);
     if (err)
         return err;
-    err = path_openat(proc_current()->fdt, dirfd, path, flags, mode);
+    err = path_openat(fdt_current(), dirfd, path, flags, mode);
     page_free(path);
     return err;
 }
@@ -138,7 +138,7 @@ long sys_memfd_create(uint64_t uname, unsigned flags)
         return err;
     }
     struct proc *p = proc_current();
-    err = fd_install(p->fdt, f, (flags & MFD_CLOEXEC) ? FDI_CLOEXEC : 0, false, 0, proc_nofile(p));
+    err = fd_install(fdt_current(), f, (flags & MFD_CLOEXEC) ? FDI_CLOEXEC : 0, false, 0, proc_nofile(p));
     if (err < 0)
         file_put(f);
     return err;
@@ -198,7 +198,7 @@ static long stat_at(int dirfd, uint64_t upath, int flags, uint32_t mask, struct 
     if (err)
         return err;
     if (path[0] == 0 && (flags & AT_EMPTY_PATH) && dirfd != AT_FDCWD) {
-        struct fd_ref r = fd_get(proc_current()->fdt, dirfd);
+        struct fd_ref r = fd_get(fdt_current(), dirfd);
         err = r.f ? file_stat(r.f, mask, st) : -EBADF;
         if (r.f)
             fd_put(r);
@@ -604,7 +604,7 @@ long sys_utimensat(int dirfd, uint64_t upath, uint64_t utimes, int flags)
     if (!upath && (flags & AT_SYMLINK_NOFOLLOW))
         return -EINVAL; // futimens has no symlink to not follow (Linux)
     if (!upath) {
-        struct fd_ref r = dirfd == AT_FDCWD ? (struct fd_ref){0} : fd_get(proc_current()->fdt, dirfd);
+        struct fd_ref r = dirfd == AT_FDCWD ? (struct fd_ref){0} : fd_get(fdt_current(), dirfd);
         if (!r.f)
             return dirfd == AT_FDCWD ? -EFAULT : -EBADF;
         ip = r.f->ip;
