@@ -114,6 +114,14 @@ HOST_TESTS ?=
 HOST_TEST_DEPS ?=
 HOST_TESTS += tools/check-test-names
 
+# tools/runqemu_test.py: the console on a pseudo-terminal, RUN's status.
+RUNQEMU_TEST := $(BUILD)/tests/runqemu-test
+$(RUNQEMU_TEST): Makefile
+	@mkdir -p $(@D)
+	$(Q)printf '#!/bin/sh\nexec tools/runqemu_test.py %s "$$@"\n' $(BUILD)/esp.img > $@ && chmod +x $@
+HOST_TESTS += $(RUNQEMU_TEST)
+HOST_TEST_DEPS += $(RUNQEMU_TEST)
+
 # User-space suites in the guest: N:PROGRAM boots N CPUs with RUN=PROGRAM.
 GUEST_RUNS ?= 2:/tests/cases/run 3:/tests/commuter-sample
 

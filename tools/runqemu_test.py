@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Host test of tools/runqemu. The guest console as `make qemu` gives it, on
+a pseudo-terminal: ^C, ^\\ and ^Z reach the guest (each stops a foreground
+`sleep` and the shell prompts again) instead of killing QEMU, and Ctrl-A X
+still quits. `--run CMD` (make qemu RUN=...) exits with the command's whole
+status and says it last.
+
+usage: tools/runqemu_test.py [ESP]   (default build/esp.img)
+Prints ok/not ok lines and `N passed, N failed`; exits 1 if any failed.
+"""
+
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNQEMU = os.path.join(HERE, "runqemu")
+BOOT_LIMIT = 120   # seconds for firmware, kernel and /etc/rc (TCG, a loaded host)
+STEP_LIMIT = 30    # seconds for one command's answer
+PROMPT = b"$ "
+
+
+class Console:
+    """runqemu --interactive on a pseudo-terminal, as a user's terminal runs it."""
+
+    def __init__(self, esp):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execv(RUNQEMU, [RUNQEMU, "--esp", esp, "--cpus", "1", "--interactive"])
+        self.seen = b""   # everything the terminal showed
+        self.pos = 0      # where the last expected text ended in it
+
+    def expect(self, pattern, limit):
+        """Reads until pattern (a bytes regex) appears after the last match;
+        returns whether it did within limit seconds."""
+        deadline = time.monotonic() + limit
+        while not (m := re.compile(pattern).search(self.seen, self.pos)):
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.read(left):
+                return False
+        self.pos = m.end()
+        return True
+
+    def read(self, wait):
+        ready, _, _ = select.select([self.fd], [], [], wait)
+        if not ready:
+            return True   # nothing yet; the caller checks its deadline
+        try:
+            chunk = os.read(self.fd, 4096)
+        except OSError:   # EIO: the other side closed
+            return False
+        self.seen += chunk
+        return bool(chunk)
+
+    def send(self, data):
+        os.write(self.fd, data)
+
+    def wait_exit(self, limit):
+        """runqemu's exit status, or None if it is still running after limit s."""
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            self.read(0.2)
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.pid = 0
+                return os.waitstatus_to_exitcode(status)
+        return None
+
+    def close(self):
+        if self.pid:
+            os.kill(self.pid, signal.SIGTERM)
+            os.waitpid(self.pid, 0)
+        os.close(self.fd)
+
+
+def console_tests(esp, check):
+    con = Console(esp)
+    try:
+        booted = con.expect(re.escape(PROMPT), BOOT_LIMIT)
+        check(booted, "runqemu: console: the shell prompts on the terminal")
+        if not booted:
+            return
+        for key, name in ((b"\x03", "^C"), (b"\x1c", "^\\"), (b"\x1a", "^Z")):
+            con.send(b"sleep 100\r")
+            # The terminal turns the guest's \r\n into \r\r\n.
+            started = con.expect(rb"sleep 100\r*\n", STEP_LIMIT)
+            time.sleep(1)   # let the shell start sleep (a key before would stop nothing)
+            con.send(key)
+            back = started and con.expect(re.escape(PROMPT), STEP_LIMIT)
+            check(back, f"runqemu: console: {name} stops a foreground sleep and the prompt comes back")
+        con.send(b"echo alive $((6*7))\r")
+        check(con.expect(rb"alive 42", STEP_LIMIT), "runqemu: console: QEMU and the shell survive them")
+        con.send(b"\x01x")   # Ctrl-A X: QEMU's own quit key
+        check(con.wait_exit(STEP_LIMIT) == 0, "runqemu: console: Ctrl-A X quits QEMU, status 0")
+    finally:
+        if not all(ok for ok, _ in check.results):
+            sys.stdout.write("# terminal output:\n")
+            text = con.seen.decode(errors="replace").replace("\r", "")
+            for line in text.splitlines()[-30:]:
+                sys.stdout.write(f"#   {line}\n")
+        con.close()
+
+
+def run_status_tests(esp, check):
+    for cmd, want in (("exit 200", 200), ("exit 0", 0), ("kill -9 $$", 128 + 9)):
+        r = subprocess.run([RUNQEMU, "--esp", esp, "--cpus", "1", "--timeout", str(BOOT_LIMIT),
+                            "--run", cmd], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        last = r.stderr.strip().splitlines()[-1:] or [""]
+        ok = r.returncode == want and last[0] == f"runqemu: RUN exit status {want}"
+        if not ok:
+            print(f"# --run {cmd!r}: status {r.returncode}, last line {last[0]!r}")
+        check(ok, f"runqemu: --run '{cmd}' exits with {want} and says so last")
+
+
+def main():
+    esp = sys.argv[1] if len(sys.argv) > 1 else "build/esp.img"
+    results = []
+
+    def check(ok, name):
+        results.append((bool(ok), name))
+        print(f"{'ok' if ok else 'not ok'} {len(results)} - {name}", flush=True)
+    check.results = results
+
+    console_tests(esp, check)
+    run_status_tests(esp, check)
+    failed = sum(not ok for ok, _ in results)
+    print(f"{len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
