@@ -15,6 +15,7 @@
 #include "sync/xcall.h"
 #include "syscall/syscall.h"
 #include "x86/console.h"
+#include "x86/rtc.h"
 #include "x86/smp.h"
 #include "x86/trap.h"
 #include "x86/x86.h"
@@ -176,6 +177,7 @@ void kmain(uint64_t bootinfo_pa)
     fpu_init();
     timer_tick_hook = kernel_tick;
     lapic_timer_init();
+    rtc_init(); // the wall clock, before any file gets a time
     smp_boot(bi);
     xcall_all(cpu_user_init, NULL); // run queues, syscall MSRs, SMEP/SMAP/UMIP
     console_input_init();

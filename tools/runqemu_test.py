@@ -3,12 +3,13 @@
 a pseudo-terminal: ^C, ^\\ and ^Z reach the guest (each stops a foreground
 `sleep` and the shell prompts again) instead of killing QEMU, and Ctrl-A X
 still quits. `--run CMD` (make qemu RUN=...) exits with the command's whole
-status and says it last.
+status and says it last. The guest's wall clock is the host's.
 
 usage: tools/runqemu_test.py [ESP]   (default build/esp.img)
 Prints ok/not ok lines and `N passed, N failed`; exits 1 if any failed.
 """
 
+import calendar
 import os
 import pty
 import re
@@ -107,15 +108,39 @@ def console_tests(esp, check):
 
 
 def run_status_tests(esp, check):
-    for cmd, want in (("exit 200", 200), ("exit 0", 0), ("kill -9 $$", 128 + 9)):
-        r = subprocess.run([RUNQEMU, "--esp", esp, "--cpus", "1", "--timeout", str(BOOT_LIMIT),
-                            "--run", cmd], stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        last = r.stderr.strip().splitlines()[-1:] or [""]
-        ok = r.returncode == want and last[0] == f"runqemu: RUN exit status {want}"
+    for cmd, want in (("exit 200", 200), ("kill -9 $$", 128 + 9)):
+        r = run(esp, cmd)
+        ok = r.returncode == want and last_line(r) == f"runqemu: RUN exit status {want}"
         if not ok:
-            print(f"# --run {cmd!r}: status {r.returncode}, last line {last[0]!r}")
+            print(f"# --run {cmd!r}: status {r.returncode}, last line {last_line(r)!r}")
         check(ok, f"runqemu: --run '{cmd}' exits with {want} and says so last")
+
+
+def clock_test(esp, check):
+    """The guest's wall clock is the host's (QEMU's RTC starts at the host's
+    time): a file made in the guest has the host's time, give or take the
+    boot, to the minute."""
+    before = time.time()
+    r = run(esp, "touch f && stat f")
+    after = time.time()
+    m = re.search(r"^Modify: (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.\d+ UTC$", r.stdout, re.M)
+    mtime = calendar.timegm(time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S")) if m else None
+    if mtime is None or not before - 60 <= mtime <= after + 60:
+        print(f"# status {r.returncode}, host time {before:.0f}..{after:.0f}, guest said:")
+        for line in r.stdout.splitlines()[-5:]:
+            print(f"#   {line}")
+    check(r.returncode == 0 and mtime is not None and before - 60 <= mtime <= after + 60,
+          "runqemu: a file made in the guest has the host's time, to the minute")
+
+
+def run(esp, cmd):
+    return subprocess.run([RUNQEMU, "--esp", esp, "--cpus", "1", "--timeout", str(BOOT_LIMIT),
+                           "--run", cmd], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, errors="replace")
+
+
+def last_line(r):
+    return (r.stderr.strip().splitlines() or [""])[-1]
 
 
 def main():
@@ -129,6 +154,7 @@ def main():
 
     console_tests(esp, check)
     run_status_tests(esp, check)
+    clock_test(esp, check)
     failed = sum(not ok for ok, _ in results)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0
