@@ -3,7 +3,9 @@
 a pseudo-terminal: ^C, ^\\ and ^Z reach the guest (each stops a foreground
 `sleep` and the shell prompts again) instead of killing QEMU, and Ctrl-A X
 still quits. `--run CMD` (make qemu RUN=...) exits with the command's whole
-status and says it last. The guest's wall clock is the host's.
+status and says it last. The guest's wall clock is the host's. gdb, with the
+.gdbinit of `make qemu-gdb`, stops the kernel in a system call and shows its
+backtrace, and a second gdb attaches to the running guest without waiting.
 
 usage: tools/runqemu_test.py [ESP]   (default build/esp.img)
 Prints ok/not ok lines and `N passed, N failed`; exits 1 if any failed.
@@ -14,12 +16,16 @@ import os
 import pty
 import re
 import select
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 RUNQEMU = os.path.join(HERE, "runqemu")
 BOOT_LIMIT = 120   # seconds for firmware, kernel and /etc/rc (TCG, a loaded host)
 STEP_LIMIT = 30    # seconds for one command's answer
@@ -133,6 +139,64 @@ def clock_test(esp, check):
           "runqemu: a file made in the guest has the host's time, to the minute")
 
 
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def gdb(gdbinit, *commands, limit=BOOT_LIMIT):
+    """gdb in batch mode with .gdbinit's steps, then commands; its output, or
+    None if it did not finish within limit seconds."""
+    cmd = ["gdb", "-batch", "-nx", "-x", gdbinit]
+    for c in commands:
+        cmd += ["-ex", c]
+    try:
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, errors="replace", timeout=limit)
+        return r.stdout
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def gdb_tests(esp, check, tmp):
+    """make qemu-gdb's pieces: runqemu --gdb PORT, and gdb with the .gdbinit
+    that tools/gdbinit.in gives (what `make qemu-gdb` writes, another port)."""
+    if not shutil.which("gdb"):
+        check(False, "runqemu: gdb: gdb is installed (tools/deps)")
+        return
+    port = free_port()
+    gdbinit = os.path.join(tmp, "gdbinit")
+    with open(os.path.join(ROOT, "tools", "gdbinit.in")) as src, open(gdbinit, "w") as dst:
+        kernel = os.path.join(os.path.dirname(os.path.abspath(esp)), "kernel.elf")
+        dst.write(src.read().replace("@KERNEL@", kernel).replace("@PORT@", str(port)))
+    qemu = subprocess.Popen([RUNQEMU, "--esp", esp, "--cpus", "1", "--timeout", str(2 * BOOT_LIMIT),
+                             "--gdb", str(port), "--run", "uname; sleep 100"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        # gdb retries the connection while QEMU starts (set tcp auto-retry).
+        out = gdb(gdbinit, "hbreak sys_uname", "continue", "bt", "delete", "detach") or ""
+        check("Temporary breakpoint 1, kmain (" in out,
+              "runqemu: gdb: .gdbinit runs a guest waiting at reset to kmain")
+        frames = re.findall(r"^#(\d+) +(?:0x[0-9a-f]+ in )?(\w+) ", out, re.M)
+        names = [name for _, name in frames]
+        ok = names[:1] == ["sys_uname"] and "syscall_entry" in names
+        check(ok, "runqemu: gdb: a breakpoint on sys_uname stops `uname`, "
+                  "backtrace down to syscall_entry")
+        # A second gdb, the guest running: .gdbinit must not wait for kmain.
+        again = gdb(gdbinit, "bt 1", "detach", limit=STEP_LIMIT)
+        check(again is not None and "Temporary breakpoint" not in again and "detached" in again,
+              "runqemu: gdb: attaching to a running guest stops where it is")
+        if not ok or again is None:
+            print("# gdb said:")
+            for line in (out + (again or "(second gdb: timeout)")).splitlines()[-25:]:
+                print(f"#   {line}")
+    finally:
+        qemu.terminate()
+        qemu.wait()
+
+
 def run(esp, cmd):
     return subprocess.run([RUNQEMU, "--esp", esp, "--cpus", "1", "--timeout", str(BOOT_LIMIT),
                            "--run", cmd], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -155,6 +219,8 @@ def main():
     console_tests(esp, check)
     run_status_tests(esp, check)
     clock_test(esp, check)
+    with tempfile.TemporaryDirectory(prefix="runqemu-test-") as tmp:
+        gdb_tests(esp, check, tmp)
     failed = sum(not ok for ok, _ in results)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0
