@@ -50,8 +50,11 @@ KTEST(rtc_decode_epochs_and_centuries)
     KCHECK_EQ(rtc_to_unix(&r), -1);
 }
 
-// The RTC gives a plausible time, and CLOCK_REALTIME is that time (the RTC
-// counts whole seconds, read at an unknown point of one).
+// The RTC gives a plausible time, and CLOCK_REALTIME is that time. The RTC
+// counts whole seconds (read at boot at an unknown point of one), and the TSC
+// that carries the clock on had its rate measured at boot, so after a long run
+// of tests the two may be a little apart: 10 s would take a rate 1.6 % wrong
+// over ten minutes.
 KTEST(rtc_read_is_realtime)
 {
     struct rtc_regs r;
@@ -59,9 +62,9 @@ KTEST(rtc_read_is_realtime)
     int64_t rtc = rtc_to_unix(&r);
     int64_t now = (int64_t)(realtime_nsec() / NSEC);
     KCHECK(rtc > Y2024 && rtc < Y2100);
-    if (rtc - now > 2 || now - rtc > 2)
+    if (rtc - now > 10 || now - rtc > 10)
         kprintf("# rtc %ld, CLOCK_REALTIME %ld\n", rtc, now);
-    KCHECK(rtc - now <= 2 && now - rtc <= 2);
+    KCHECK(rtc - now <= 10 && now - rtc <= 10);
 }
 
 KTEST(rtc_new_file_times_are_realtime)
