@@ -3,7 +3,7 @@
 # them all (tests/README.md tells the kinds of tests apart).
 ## all: the kernel, loader and boot image, $(BUILD)/esp.img (the default)
 ## qemu: boot it (CPUS=4 MEM=512M); CMDLINE='test=NAME' runs tests, RUN='cmd' one command
-## qemu-gdb: boot it stopped, waiting for gdb on :1234 (`gdb -x .gdbinit`)
+## qemu-gdb: boot it stopped, waiting for gdb on this user's port (GDB_PORT); then `gdb` here (DEBUG=1: -Og)
 ## test: every suite (tests/README.md); ends with "N passed, N failed"
 ## bench: the benchmarks at BENCH_CPUS="1 2 4 8", as one table (scaling: bench-scale, tools/benchscale.mk)
 ## clean: remove $(BUILD)
@@ -11,7 +11,16 @@
 ## $(BUILD)/kernel.elf: the kernel alone (with symbols, for gdb)
 ## $(BUILD)/initrd.cpio: the root file system (EXTRA=<host dir> adds a directory's files)
 
+# DEBUG=1: the kernel at -Og, whose locals and arguments gdb can show (-O2
+# keeps many only in registers: <optimized out>). It builds into its own
+# directory, so that a debug build and a plain one are never mixed in one.
+ifeq ($(DEBUG),1)
+BUILD ?= build-debug
+KOPT := -Og
+else
 BUILD ?= build
+KOPT := -O2
+endif
 CPUS ?= 4
 MEM ?= 512M
 CMDLINE ?=
@@ -38,7 +47,7 @@ $(BOOT_OUT)/loader.o: | $(DEPS_OK)
 
 # ---- kernel ----------------------------------------------------------------
 KCC := gcc
-KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+KCFLAGS := -std=gnu11 $(KOPT) -g -Wall -Wextra -Werror \
 	-ffreestanding -fno-pic -fno-pie -mcmodel=kernel -mno-red-zone \
 	-mgeneral-regs-only -fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -fno-strict-aliasing \
@@ -95,9 +104,21 @@ else
 	@$(QEMU_RUN)
 endif
 
-qemu-gdb: $(BUILD)/esp.img
-	@echo "QEMU waits for gdb on :1234; in another terminal run: gdb (it reads .gdbinit)"
-	$(RUNQEMU) --interactive --gdb --cmdline "$(CMDLINE)"
+# gdb's port: one per user, so that users of one machine do not take each
+# other's (QEMU listens on 127.0.0.1 only).
+GDB_PORT ?= $(shell echo $$((26000 + $$(id -u) % 6000)))
+
+qemu-gdb: $(BUILD)/esp.img .gdbinit
+	@echo "QEMU waits for gdb on 127.0.0.1:$(GDB_PORT). In another terminal, in this"
+	@echo "directory, run gdb; it reads .gdbinit if ~/.gdbinit has the line"
+	@echo "  add-auto-load-safe-path $(CURDIR)/.gdbinit"
+	$(RUNQEMU) --interactive --gdb $(GDB_PORT) --cmdline "$(CMDLINE)"
+
+# .gdbinit: tools/gdbinit.in with this build's kernel and this user's port,
+# rewritten only when they change.
+.gdbinit: tools/gdbinit.in FORCE
+	@sed -e 's|@KERNEL@|$(BUILD)/kernel.elf|' -e 's|@PORT@|$(GDB_PORT)|' $< | cmp -s - $@ || \
+	  sed -e 's|@KERNEL@|$(BUILD)/kernel.elf|' -e 's|@PORT@|$(GDB_PORT)|' $< > $@
 
 # ---- tests -----------------------------------------------------------------
 # At 64 CPUs the foundation suite plus threads and processes: ScaleFS's
@@ -113,6 +134,14 @@ TEST_CPUS ?= 1 2 8 64:$(FOUNDATION),sched,proc,uvm,usercopy,fdtable,pipe,vm_,$(U
 HOST_TESTS ?=
 HOST_TEST_DEPS ?=
 HOST_TESTS += tools/check-test-names
+
+# tools/runqemu_test.py: the console on a pseudo-terminal, RUN's status.
+RUNQEMU_TEST := $(BUILD)/tests/runqemu-test
+$(RUNQEMU_TEST): Makefile
+	@mkdir -p $(@D)
+	$(Q)printf '#!/bin/sh\nexec tools/runqemu_test.py %s "$$@"\n' $(BUILD)/esp.img > $@ && chmod +x $@
+HOST_TESTS += $(RUNQEMU_TEST)
+HOST_TEST_DEPS += $(RUNQEMU_TEST)
 
 # User-space suites in the guest: N:PROGRAM boots N CPUs with RUN=PROGRAM.
 GUEST_RUNS ?= 2:/tests/cases/run 3:/tests/commuter-sample

@@ -85,11 +85,10 @@ extern struct inode *fs_root_inode;
 
 // Time stamps (itime.c): an update goes to this CPU's slot for the inode; a
 // read merges every CPU's slot with the inode's fields.
-#define FS_EPOCH_SEC 1735689600ULL  // 2025-01-01T00:00:00Z: the clock until an RTC exists
 #define T_ATIME 1
 #define T_MTIME 2
 #define T_CTIME 4
-uint64_t fs_time_now(void);
+uint64_t fs_time_now(void);                        // the wall clock, realtime_nsec
 void inode_touch(struct inode *ip, int which);     // set the T_* times to now
 void inode_times(struct inode *ip, uint64_t t[3]); // atime, mtime, ctime
 void itime_flush_cpu(void);                        // this CPU's slots into their inodes

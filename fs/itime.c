@@ -61,7 +61,7 @@ static uint64_t *inode_field(struct inode *ip, int i)
     return i == 0 ? &ip->atime : i == 1 ? &ip->mtime : &ip->ctime;
 }
 
-uint64_t fs_time_now(void) { return FS_EPOCH_SEC * 1000000000ULL + nsec_now(); }
+uint64_t fs_time_now(void) { return realtime_nsec(); }
 
 static void store_max(uint64_t *f, uint64_t t)
 {

@@ -16,6 +16,7 @@
 #include "sync/xcall.h"
 #include "syscall/syscall.h"
 #include "x86/console.h"
+#include "x86/rtc.h"
 #include "x86/smp.h"
 #include "x86/trap.h"
 #include "x86/x86.h"
@@ -179,6 +180,7 @@ void kmain(uint64_t bootinfo_pa)
     hangcheck_init();
     timer_tick_hook = kernel_tick;
     lapic_timer_init();
+    rtc_init(); // the wall clock, before any file gets a time
     smp_boot(bi);
     xcall_all(cpu_user_init, NULL); // run queues, syscall MSRs, SMEP/SMAP/UMIP
     console_input_init();

@@ -57,9 +57,11 @@ long sys_reboot(unsigned m1, unsigned m2, unsigned cmd, uint64_t arg)
         kprintf("reboot: power off\n");
         qemu_exit(0);
     case REBOOT_CMD_EXIT_STATUS: {
-        int status = (int)arg;
+        // A shell's statuses are 0..255; the port carries 0..127, so a larger
+        // one goes as 127 and whole in this line, which tools/runqemu reads.
+        int status = arg > 255 ? 255 : (int)arg;
         kprintf("reboot: power off, exit status %d\n", status);
-        qemu_exit(status < 0 || status > 127 ? 127 : status);
+        qemu_exit(MIN(status, 127));
     }
     case CMD_RESTART:
         kprintf("reboot: restarting\n");

@@ -1,6 +1,7 @@
-// Time system calls: clock_gettime, gettimeofday, nanosleep, clock_nanosleep.
-// Every clock is the TSC (nsec_now); the realtime clock adds a fixed boot epoch
-// until there is an RTC driver. Sleeps block on this CPU's sleep list (sched.c).
+// Time system calls: clock_gettime, gettimeofday, time, nanosleep,
+// clock_nanosleep. Every clock is the TSC (nsec_now); the realtime clock adds
+// the wall time the RTC gave at boot (x86/rtc.c). Sleeps block on this CPU's
+// sleep list (sched.c).
 #include "mm/usercopy.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
@@ -10,10 +11,6 @@
 #include "x86/smp.h"
 
 #define NSEC 1000000000ULL
-#define BOOT_EPOCH_SEC 1704067200ULL // 2024-01-01 00:00:00 UTC, until an RTC driver exists
-
-uint64_t realtime_nsec(void) { return BOOT_EPOCH_SEC * NSEC + nsec_now(); }
-
 // The monotonic clocks are all one (nothing is suspended, nothing slews it).
 static long clock_now(int clock, uint64_t *ns)
 {
@@ -52,6 +49,15 @@ long sys_gettimeofday(uint64_t utv, uint64_t utz)
     clock_now(CLOCK_REALTIME, &ns);
     struct timeval tv = {ns / NSEC, ns % NSEC / 1000};
     return copy_to_user(utv, &tv, sizeof tv);
+}
+
+// time(2): the seconds of CLOCK_REALTIME, also stored at utloc if not NULL.
+long sys_time(uint64_t utloc)
+{
+    int64_t sec = (int64_t)(realtime_nsec() / NSEC);
+    if (utloc && copy_to_user(utloc, &sec, sizeof sec) < 0)
+        return -EFAULT;
+    return sec;
 }
 
 static long read_timespec(uint64_t u, uint64_t *ns)

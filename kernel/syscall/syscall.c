@@ -102,6 +102,7 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
     SYS(uname),
     SYS(clock_gettime),
     SYS(gettimeofday),
+    SYS(time),
     SYS(nanosleep),
     SYS(clock_nanosleep),
     SYS(sched_yield),

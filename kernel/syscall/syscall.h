@@ -35,6 +35,7 @@ long sys_kstats(uint64_t ubuf, uint64_t n);
 long sys_uname(uint64_t buf);
 long sys_clock_gettime(int clock, uint64_t ts);
 long sys_gettimeofday(uint64_t tv, uint64_t tz);
+long sys_time(uint64_t tloc);
 long sys_nanosleep(uint64_t req, uint64_t rem);
 long sys_poll(uint64_t ufds, unsigned nfds, int timeout_ms);
 long sys_ppoll(uint64_t ufds, unsigned nfds, uint64_t uts, uint64_t umask, size_t size);

@@ -127,9 +127,11 @@ struct kstats_cpu {
 // REBOOT_CMD_EXIT_STATUS powers off too, and makes `arg` (an integer, not a
 // pointer) the machine's exit status: under QEMU the kernel writes it to the
 // isa-debug-exit port, and tools/runqemu exits with it. That port carries
-// 0..127 only, so the kernel passes larger statuses on as 127. init uses it to
-// end a `RUN=...` boot with the command's status (user/init.c). The value
-// spells "EXIT"; Linux has no such command and returns EINVAL.
+// 0..127 only, so the kernel writes a larger status (up to 255; more is 255)
+// as 127 and prints it whole on the console, where tools/runqemu finds it.
+// init uses it to end a `RUN=...` boot with the command's status
+// (user/init.c). The value spells "EXIT"; Linux has no such command and
+// returns EINVAL.
 #define REBOOT_CMD_EXIT_STATUS 0x45584954
 
 // ---- madvise advice -------------------------------------------------------

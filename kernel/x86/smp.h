@@ -48,7 +48,7 @@ void lapic_timer_init(void);            // calibrate once on the boot CPU, start
 uint64_t timer_ticks(int c);            // ticks seen by CPU c
 uint64_t tsc_hz(void);                  // calibrated TSC frequency
 uint64_t nsec_now(void);                // nanoseconds since kernel entry (TSC based)
-uint64_t realtime_nsec(void);           // CLOCK_REALTIME in nanoseconds (sys_time.c)
+uint64_t realtime_nsec(void);           // CLOCK_REALTIME in nanoseconds (rtc.c)
 void udelay(uint64_t usec);             // busy wait (TSC); needs lapic_timer_init first
 #define TIMER_HZ 100
 // Called on every timer interrupt of every CPU, after the tick is counted and the

@@ -1,5 +1,6 @@
 # Binaries built with other C libraries (tests/compat/abicheck.c, static musl and
-# static glibc): the same output on the Linux host and on our kernel.
+# static glibc, and a dynamically linked glibc one): the same output on the Linux
+# host and on our kernel.
 
 ## a static musl binary runs unmodified
 abicheck-musl
@@ -34,3 +35,10 @@ pipe: 10 from child; child exit 7
 signal: 10
 mmap: 1 x 0
 clock: 1
+
+## a dynamically linked binary is refused, not run as a script
+abicheck-dynamic
+echo status $?
+-- out
+sh: abicheck-dynamic: not a static executable
+status 126

@@ -1,7 +1,8 @@
 // Tests for user processes: musl programs (static and static-pie) run and their
 // output and exit status come back; the syscall checker passes; faulting programs
 // are killed with the right signal and the kernel survives; bad images fail with
-// -ENOEXEC; many processes run at once on all CPUs.
+// -ENOEXEC, dynamically linked ones too; many processes run at once on all CPUs.
+#include "elf64.h"
 #include "ktest/ktest.h"
 #include "mm/mm.h"
 #include "proc/proc.h"
@@ -81,6 +82,31 @@ KTEST(proc_bad_elf_is_enoexec)
     KCHECK_EQ(proc_spawn("short", prog->start, 100, NULL, NULL, NULL, NULL, &p), -ENOEXEC);
     // Segments beyond the end of the image.
     KCHECK_EQ(proc_spawn("trunc", prog->start, 2000, NULL, NULL, NULL, NULL, &p), -ENOEXEC);
+}
+
+// A dynamically linked program names its loader in a PT_INTERP header; with no
+// loader to run, exec refuses it as Linux does a program it cannot load. The
+// image is hello's, first run unchanged (so the copy is sound), then with its
+// first non-LOAD program header turned into PT_INTERP.
+KTEST(proc_dynamic_elf_is_enoexec)
+{
+    const struct user_program *prog = user_program_find("hello");
+    KREQUIRE(prog);
+    char *img = kmalloc(prog->len);
+    KREQUIRE(img);
+    memcpy(img, prog->start, prog->len);
+    struct proc *p;
+    KCHECK_EQ(proc_spawn("copy", img, prog->len, NULL, NULL, NULL, NULL, &p), 0);
+    KCHECK_EQ(proc_wait_kernel(p), 0);
+    const struct elf64_ehdr *eh = (const void *)img;
+    struct elf64_phdr *ph = (void *)(img + eh->phoff);
+    int i = 0;
+    while (i < eh->phnum && ph[i].type == PT_LOAD)
+        i++;
+    KREQUIRE(i < eh->phnum);
+    ph[i].type = PT_INTERP;
+    KCHECK_EQ(proc_spawn("dynamic", img, prog->len, NULL, NULL, NULL, NULL, &p), -ENOEXEC);
+    kfree(img);
 }
 
 KTEST(proc_many_at_once_on_all_cpus)

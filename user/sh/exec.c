@@ -8,6 +8,7 @@
 // which gets the terminal (tcsetpgrp) while it runs in the foreground, so ^C
 // and ^Z reach it and not the shell; the shell takes the terminal back after.
 // A stopped job is reported and left stopped (there are no fg/bg builtins).
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -227,6 +228,30 @@ static int spawn(pid_t *pid, const char *path, struct setup *s, char **argv, cha
     return err;
 }
 
+// Whether path is an ELF file that asks for a program interpreter (PT_INTERP):
+// a dynamically linked program, which the kernel refuses with ENOEXEC as it has
+// no dynamic loader; it must not be taken for a shell script.
+static bool is_dynamic_elf(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    Elf64_Ehdr eh;
+    bool dynamic = false;
+    if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+        memcmp(eh.e_ident, "\177ELF", 4) == 0 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+        for (int i = 0; i < eh.e_phnum && !dynamic; i++) {
+            Elf64_Phdr ph;
+            off_t at = (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph);
+            if (pread(fd, &ph, sizeof ph, at) != (ssize_t)sizeof ph)
+                break;
+            dynamic = ph.p_type == PT_INTERP;
+        }
+    }
+    close(fd);
+    return dynamic;
+}
+
 // Start argv as a program. Returns its pid, or 0 after reporting why not (with
 // the status a shell gives: 127 not found, 126 not executable).
 static pid_t start_program(struct strv *argv, struct strv *assigns, struct setup *s, int *status)
@@ -245,6 +270,13 @@ static pid_t start_program(struct strv *argv, struct strv *assigns, struct setup
     char **envp = var_environ(assigns);
     pid_t pid;
     int err = spawn(&pid, path, s, argv->v, envp);
+    if (err == ENOEXEC && is_dynamic_elf(path)) {
+        int n = apply_in_shell(s, saved);
+        sh_error("%s: not a static executable", name);
+        undo_in_shell(saved, n);
+        *status = 126;
+        return 0;
+    }
     if (err == ENOEXEC) {
         // Not a binary: a script for this shell (as POSIX shells do).
         struct strv sargv = {0};
