@@ -228,7 +228,8 @@ static void user_frame(struct thread *t, const struct exec_info *ei)
 }
 
 int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
-               const cpumask_t *affinity, struct capture *cap, struct proc **out)
+               const cpumask_t *affinity, struct capture *cap, unsigned flags,
+               struct proc **out)
 {
     struct proc *p = proc_alloc(name);
     struct thread *t = NULL;
@@ -252,6 +253,7 @@ int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
 
     p->capture = cap;
     p->kernel_waited = true;
+    p->init = flags & PROC_INIT; // before anyone can signal it
     p->pid = pid_alloc();
     t->tid = p->pid;
     if ((err = pgrp_create(p))) { // its own session, as the first process is
@@ -268,9 +270,9 @@ int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
     return 0;
 }
 
-int proc_spawn(const char *name, const void *image, size_t len, const char *const argv[],
-               const char *const envp[], const cpumask_t *affinity, struct capture *cap,
-               struct proc **out)
+static int spawn_image(const char *name, const void *image, size_t len, const char *const argv[],
+                       const char *const envp[], const cpumask_t *affinity, struct capture *cap,
+                       unsigned flags, struct proc **out)
 {
     struct vmspace *vs = vmspace_new();
     if (!vs)
@@ -281,7 +283,20 @@ int proc_spawn(const char *name, const void *image, size_t len, const char *cons
         vmspace_put(vs);
         return err;
     }
-    return proc_start(name, vs, &ei, affinity, cap, out);
+    return proc_start(name, vs, &ei, affinity, cap, flags, out);
+}
+
+int proc_spawn(const char *name, const void *image, size_t len, const char *const argv[],
+               const char *const envp[], const cpumask_t *affinity, struct capture *cap,
+               struct proc **out)
+{
+    return spawn_image(name, image, len, argv, envp, affinity, cap, 0, out);
+}
+
+int proc_spawn_init(const char *name, const void *image, size_t len, const char *const argv[],
+                    const char *const envp[], struct capture *cap, struct proc **out)
+{
+    return spawn_image(name, image, len, argv, envp, NULL, cap, PROC_INIT, out);
 }
 
 // ---- clone, fork, vfork ---------------------------------------------------------
