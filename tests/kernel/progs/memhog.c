@@ -3,13 +3,18 @@
 // mmap fills in at once but which no CPU has page tables for yet; then every
 // page left, as shared anonymous mappings (whose mmap fails with ENOMEM once
 // there is no page for them: so we know memory is gone), 1 MiB at a time,
-// then a page at a time; then a store to every page of the 64 MiB. That needs
-// page-table pages there are none of: the kernel must end the process (an
-// out-of-memory kill) rather than retry the fault forever. Exit status: 2 if
-// the 64 MiB could not be had, 3 if every store went through (nothing ran
-// out), never 0.
+// then a page at a time; then a system call that stores into the 64 MiB,
+// whose result it prints ("clock_gettime: -12" for -ENOMEM); then a store to
+// every page of the 64 MiB. That needs page-table pages there are none of:
+// the kernel must end the process (an out-of-memory kill) rather than retry
+// the fault forever. Exit status: 2 if the 64 MiB could not be had, 3 if
+// every store went through (nothing ran out), never 0.
+#include "raw.h"
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #define REGION (64UL << 20)
 
@@ -40,6 +45,10 @@ int main(void)
         return 2;
     exhaust(1UL << 20);
     exhaust(4096);
+    // The kernel's copy into the untouched region needs a page table too.
+    char line[40];
+    long r = raw2(SYS_clock_gettime, CLOCK_MONOTONIC, region + REGION / 2);
+    write(1, line, snprintf(line, sizeof line, "clock_gettime: %ld\n", r));
     for (size_t off = 0; off < REGION; off += 4096)
         region[off] = 1;
     return 3;
