@@ -116,6 +116,33 @@ KTEST(oom_several_processes_at_once)
     KCHECK_EQ(fst_free_pages(), before);
 }
 
+// Init is never the victim: run as init, memhog's fault waits for memory
+// (which only its own end would give back) instead of killing it. Once it
+// has reached its stores, it must still be alive some epochs later, having
+// faulted again meanwhile (it waits, it does not give up); the kernel's own
+// SIGKILL then ends it and every page comes back.
+KTEST(oom_never_kills_init)
+{
+    const struct user_program *prog = user_program_find("memhog");
+    KREQUIRE(prog);
+    const char *argv[] = {"memhog", NULL};
+    size_t before = fst_free_pages();
+    caps[0] = (struct capture){.buf = outbuf[0], .cap = sizeof outbuf[0] - 1};
+    spin_init(&caps[0].lock, "capture");
+    struct proc *p;
+    KREQUIRE(proc_spawn_init("memhog", prog->start, prog->len, argv, NULL, &caps[0], &p) == 0);
+    while (READ_ONCE(caps[0].len) == 0 && READ_ONCE(p->state) != P_ZOMBIE)
+        sched_sleep_until(nsec_now() + 1000000);
+    int64_t faults = counter_read(&kst_page_faults);
+    for (uint64_t e = epoch_current(); epoch_current() < e + 10;)
+        sched_sleep_until(nsec_now() + 1000000);
+    KCHECK(READ_ONCE(p->state) != P_ZOMBIE);
+    KCHECK(counter_read(&kst_page_faults) > faults);
+    signal_send_proc(p, SIGKILL, NULL);
+    KCHECK_EQ(proc_wait_kernel(p), OOM_KILLED);
+    KCHECK_EQ(fst_free_pages(), before);
+}
+
 // ---- copies and mmap -----------------------------------------------------------------
 
 // A copy into memory that is there but whose page tables are not: with no
