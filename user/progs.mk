@@ -114,3 +114,12 @@ $(BUILD)/tests/cases-host: user/progs.mk | $(DEPS_OK)
 
 HOST_TESTS += $(BUILD)/tests/cases-host
 HOST_TEST_DEPS += $(PROG_BINS) $(BUILD)/tests/runcases $(BUILD)/tests/cases-host
+
+# tests/pty/lineedit_test.py: the shell's line editor, keys typed on a
+# pseudo-terminal into our sh running on this host.
+LINEEDIT_TEST := $(BUILD)/tests/lineedit-test
+$(LINEEDIT_TEST): user/progs.mk
+	@mkdir -p $(@D)
+	$(Q)printf '#!/bin/sh\nexec tests/pty/lineedit_test.py %s "$$@"\n' $(PROG_DIR) > $@ && chmod +x $@
+HOST_TESTS += $(LINEEDIT_TEST)
+HOST_TEST_DEPS += $(LINEEDIT_TEST)
