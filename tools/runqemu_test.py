@@ -2,8 +2,8 @@
 """Host test of tools/runqemu. The guest console as `make qemu` gives it, on
 a pseudo-terminal: ^C, ^\\ and ^Z reach the guest (each stops a foreground
 `sleep` and the shell prompts again) instead of killing QEMU; the shell's
-line editor and the console's canonical-mode editing work; Ctrl-A X still
-quits. `--run CMD` (make qemu RUN=...) exits with the command's whole
+line editor, the console's canonical-mode editing and busybox's vi work;
+Ctrl-A X still quits. `--run CMD` (make qemu RUN=...) exits with the command's whole
 status and says it last. The guest's wall clock is the host's. gdb, with the
 .gdbinit of `make qemu-gdb`, stops the kernel in a system call and shows its
 backtrace, and a second gdb attaches to the running guest without waiting.
@@ -115,6 +115,7 @@ def console_tests(esp, check):
         check(con.expect(rb"alive 42", STEP_LIMIT), "runqemu: console: QEMU and the shell survive them")
         line_editing_tests(con, check)
         tty_canonical_tests(con, check)
+        vi_test(con, check)
         con.send(b"\x01x")   # Ctrl-A X: QEMU's own quit key
         check(con.wait_exit(STEP_LIMIT) == 0, "runqemu: console: Ctrl-A X quits QEMU, status 0")
     finally:
@@ -162,6 +163,22 @@ def tty_canonical_tests(con, check):
         con.send(keys)
         check(started and con.expect(want, STEP_LIMIT), f"runqemu: console: tty: {name}")
     con.send(b"\x04")
+    con.expect(re.escape(PROMPT), STEP_LIMIT)
+
+
+def vi_test(con, check):
+    """Busybox's vi (user/busybox.mk) edits a file on the console: raw mode,
+    the window size, escape keys. Keys go one group at a time, as typed: vi
+    reads an ESC followed at once by more bytes as the start of a sequence."""
+    con.send(b"cd /tmp && printf 'one\\ntwo\\n' > f && vi f\r")
+    ok = con.expect(rb"\x1b\[24;1H\x1b\[K- f 1/2 50%", STEP_LIMIT)
+    for keys in (b"jA more", b"\x1b", b"gg", b"iNEW ", b"\x1b", b":wq\r"):
+        time.sleep(1)
+        con.send(keys)
+    ok = ok and con.expect(re.escape(PROMPT), STEP_LIMIT)
+    con.send(b"cat f\r")
+    check(ok and con.expect(rb"\nNEW one\r*\ntwo more\r*\n", STEP_LIMIT),
+          "runqemu: console: busybox vi edits a file and writes it")
     con.expect(re.escape(PROMPT), STEP_LIMIT)
 
 
