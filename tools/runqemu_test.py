@@ -143,6 +143,15 @@ def line_editing_tests(con, check):
         con.send(keys)
         check(con.expect(want, STEP_LIMIT) and con.expect(re.escape(PROMPT), STEP_LIMIT),
               f"runqemu: console: line editing: {name}")
+    # Keys typed while a command runs (the tty's canonical mode holds them)
+    # reach the editor when it takes the terminal.
+    con.send(b"sleep 2\r")
+    started = con.expect(rb"sleep 2\r*\n", STEP_LIMIT)
+    con.send(b"echo '<'ahead'>'")
+    back = started and con.expect(re.escape(PROMPT), STEP_LIMIT)
+    con.send(b"\r")
+    check(back and con.expect(rb"\n<ahead>", STEP_LIMIT) and con.expect(re.escape(PROMPT), STEP_LIMIT),
+          "runqemu: console: line editing: keys typed ahead during a command are kept")
 
 
 def tty_canonical_tests(con, check):

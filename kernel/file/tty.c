@@ -528,6 +528,17 @@ static long tty_ioctl(struct file *f, unsigned long req, uint64_t arg)
     } else {
         r = ioctl_common(&tty.tio, &tty.ws, req, arg);
     }
+    if (r == 0 && !(tty.tio.c_lflag & ICANON) && tty.linelen > 0) {
+        // Leaving canonical mode: a line typed ahead, not yet ended, becomes
+        // readable as it is (as on Linux), so that a line editor starting up
+        // gets the keys typed while the last command ran.
+        cook(tty.line, tty.linelen);
+        tty.linelen = 0;
+        sleeplock_release(&tty.lock);
+        waitq_wake_all(&tty.read_wq);
+        pollhead_wake(&tty.poll);
+        return 0;
+    }
     sleeplock_release(&tty.lock);
     return r;
 }
