@@ -173,6 +173,12 @@ def tty_canonical_tests(con, check):
         check(started and con.expect(want, STEP_LIMIT), f"runqemu: console: tty: {name}")
     con.send(b"\x04")
     con.expect(re.escape(PROMPT), STEP_LIMIT)
+    # Output processing: without ONLCR a newline goes out alone (the host's
+    # terminal adds one \r to each; with ONLCR there would be two).
+    con.send(b"stty -onlcr; printf 'x\\ny\\n'; stty onlcr; echo '<'done'>'\r")
+    check(con.expect(rb"\nx\r\ny\r\n<done>\r\r\n", STEP_LIMIT),
+          "runqemu: console: tty: stty -onlcr sends a newline without \\r")
+    con.expect(re.escape(PROMPT), STEP_LIMIT)
 
 
 def vi_test(con, check):

@@ -11,7 +11,8 @@
 // it started from. With ISIG, ^C, ^\ and ^Z send SIGINT, SIGQUIT and SIGTSTP to
 // the foreground process group (echoed as ^C and a newline; the line being
 // edited is discarded). Raw mode (TCSETS without ICANON): bytes are readable as
-// they arrive, echoed only with ECHO (control characters as ^X with ECHOCTL). A kernel thread takes input from the
+// they arrive, echoed only with ECHO (control characters as ^X with ECHOCTL).
+// Output: with OPOST and ONLCR (the default) a newline goes out as \r\n. A kernel thread takes input from the
 // UART's ring as it arrives (so ^C works while nobody reads), and readers sleep
 // on tty.read_wq until a line is ready.
 //
@@ -120,7 +121,10 @@ static void track_column(const char *s, size_t n)
 static void echo(const char *s, size_t n)
 {
     if (tty.tio.c_lflag & ECHO) {
-        console_write(s, n);
+        if ((tty.tio.c_oflag & (OPOST | ONLCR)) == (OPOST | ONLCR))
+            console_write(s, n);
+        else
+            console_write_raw(s, n);
         track_column(s, n);
     }
 }
@@ -376,8 +380,11 @@ static long write_chunks(uint64_t ubuf, size_t n, struct capture *cap)
             memcpy(cap->buf + cap->len, k, room);
             cap->len += room;
             spin_unlock(&cap->lock);
-        } else {
+        } else if ((READ_ONCE(tty.tio.c_oflag) & (OPOST | ONLCR)) == (OPOST | ONLCR)) {
             console_write(k, m);
+            track_column(k, m);
+        } else { // output processing off (raw programs that place the cursor themselves)
+            console_write_raw(k, m);
             track_column(k, m);
         }
         done += m;

@@ -1,8 +1,8 @@
 // Line editing for an interactive shell on a terminal, as real shells' line
 // editors do it: while a line is read, the terminal is put in non-canonical,
-// no-echo mode and the editor itself draws the line; the shell's own settings
+// no-echo mode and the editor itself draws the line; the settings it found
 // come back before the line is run, so commands start with the terminal as
-// the shell found it.
+// it was (and a user's stty stays in force).
 //
 //   left/right, ^B/^F   move a character     Home/End, ^A/^E   start/end of line
 //   backspace, ^H       erase before cursor  Delete, ^D        erase at cursor
@@ -30,7 +30,7 @@
 #define HISTORY_MAX 500
 #define CTRL(c) ((c) & 0x1f)
 
-static struct termios shell_tio;   // the terminal as the shell found it
+static struct termios shell_tio;   // the terminal as the editor found it
 static char *history[HISTORY_MAX]; // oldest first
 static size_t history_len;
 
@@ -505,6 +505,7 @@ int lineedit_read(const char *prompt, char **line)
     e.hist = history_len;
     reserve(&e, 0);
     e.buf[0] = 0;
+    tcgetattr(0, &shell_tio); // the settings now (on failure: the last ones)
     raw_mode();
     out_str(&e, prompt);
     out_flush(&e);
