@@ -156,8 +156,9 @@ def line_editing_tests(con, check):
 
 def tty_canonical_tests(con, check):
     """The console's canonical mode, as `cat` reads it: ECHOCTL shows a
-    control character as ^X and erasing it takes both columns; ^W (VWERASE)
-    and DEL (VERASE) edit the line; a tab is erased back to where it began."""
+    control character as ^X and erasing it takes both columns; ^W (VWERASE),
+    ^U (VKILL) and DEL (VERASE) edit the line; a tab is erased back to where
+    it began."""
     con.send(b"cat\r")
     started = con.expect(rb"cat\r*\n", STEP_LIMIT)
     time.sleep(1)   # cat reading: the tty, not the shell's editor, gets the keys
@@ -166,6 +167,7 @@ def tty_canonical_tests(con, check):
         (b"x\x02\x7fy\r", rb"x\^B\x08 \x08\x08 \x08y\r*\nxy\r*\n",
          "DEL erases an echoed ^B, both columns"),
         (b"hello wor\x17there\r", rb"\nhello there\r*\n", "^W erases a word"),
+        (b"junk\x15kept\r", rb"junk(\x08 \x08){4}kept\r*\nkept\r*\n", "^U erases the line"),
         (b"ab\t\x7fc\r", rb"ab\t(\x08 \x08){6}c\r*\nabc\r*\n", "DEL erases a tab back to its column"),
     )
     for keys, want, name in cases:
