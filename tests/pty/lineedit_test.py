@@ -112,6 +112,8 @@ CASES = [
      b"ech\t'<'cmd'>'\r", rb"<cmd>"),
     ("a second tab lists the choices",
      b"cat amb\t\t" + C("U") + b"\r", rb"ambiguous-1  ambiguous-2"),
+    ("tab after a whole name adds the space",
+     b"cat unique\t" + b"sub/inner\r", rb"unique-file-contents\r*\ninner-contents"),
     ("a name with a space is completed quoted",
      b"cat spa\t\r", rb"spaced-contents"),
     ("the terminal is back to canonical mode while a command runs",

@@ -341,20 +341,63 @@ static void list_choices(struct editor *e, struct names *a)
     redraw_all(e);
 }
 
-// Tab: complete the word before the cursor as far as all choices agree.
-static void complete(struct editor *e)
+// Where the word before the cursor starts: after a blank that is not
+// escaped, or an operator.
+static size_t word_start(struct editor *e)
 {
     size_t start = e->pos;
     while (start > 0 && !(is_blank(e->buf[start - 1]) && (start < 2 || e->buf[start - 2] != '\\')) &&
            !strchr(";|&<>()", e->buf[start - 1]))
         start--;
-    char *word = malloc(e->pos - start + 1), *w = word; // the word, backslashes removed
+    return start;
+}
+
+// The word from start to the cursor, its backslashes removed (malloc).
+static char *unescaped_word(struct editor *e, size_t start)
+{
+    char *word = malloc(e->pos - start + 1), *w = word;
     if (!word)
-        return;
+        return NULL;
     for (size_t i = start; i < e->pos; i++)
         if (e->buf[i] != '\\' || (i > start && e->buf[i - 1] == '\\'))
             *w++ = e->buf[i];
     *w = 0;
+    return word;
+}
+
+// Sorted, each once (a command can be in two PATH directories).
+static void sort_unique(struct names *a)
+{
+    qsort(a->v, a->n, sizeof *a->v, name_cmp);
+    size_t n = 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (n == 0 || strcmp(a->v[n - 1], a->v[i]) != 0)
+            a->v[n++] = a->v[i];
+        else
+            free(a->v[i]);
+    a->n = n;
+}
+
+static size_t common_prefix(struct names *a)
+{
+    size_t common = a->n ? strlen(a->v[0]) : 0;
+    for (size_t i = 1; i < a->n; i++)
+        for (size_t k = 0; k < common; k++)
+            if (a->v[i][k] != a->v[0][k]) {
+                common = k;
+                break;
+            }
+    return common;
+}
+
+// Tab: complete the word before the cursor as far as all choices agree; one
+// choice is completed with a space after it (a directory with its '/').
+static void complete(struct editor *e)
+{
+    size_t start = word_start(e);
+    char *word = unescaped_word(e, start);
+    if (!word)
+        return;
     struct names a = {0};
     char *slash = strrchr(word, '/');
     const char *base = slash ? slash + 1 : word;
@@ -366,30 +409,16 @@ static void complete(struct editor *e)
             add_dir_matches(&a, dir, base, false);
         free(dir);
     }
-    qsort(a.v, a.n, sizeof *a.v, name_cmp);
-    size_t n = 0; // the same command in two PATH directories: once
-    for (size_t i = 0; i < a.n; i++)
-        if (n == 0 || strcmp(a.v[n - 1], a.v[i]) != 0)
-            a.v[n++] = a.v[i];
-        else
-            free(a.v[i]);
-    a.n = n;
-    size_t blen = strlen(base), common = a.n ? strlen(a.v[0]) : 0;
-    for (size_t i = 1; i < a.n; i++)
-        for (size_t k = 0; k < common; k++)
-            if (a.v[i][k] != a.v[0][k]) {
-                common = k;
-                break;
-            }
-    if (a.n == 0) {
-        out_str(e, "\a");
-    } else if (common > blen) {
-        if (a.n > 1)
-            a.v[0][common] = 0;
+    sort_unique(&a);
+    size_t blen = strlen(base), common = common_prefix(&a);
+    if (a.n == 1) {
         insert_quoted(e, a.v[0] + blen);
-        if (a.n == 1 && a.v[0][common - 1] != '/')
+        if (a.v[0][common - 1] != '/')
             insert(e, " ", 1);
-    } else if (e->tabs > 1) {
+    } else if (common > blen) {
+        a.v[0][common] = 0;
+        insert_quoted(e, a.v[0] + blen);
+    } else if (a.n > 1 && e->tabs > 1) {
         list_choices(e, &a);
     } else {
         out_str(e, "\a");
