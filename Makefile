@@ -61,6 +61,7 @@ KOBJS := $(patsubst %,$(BUILD)/%.o,$(KSRCS))
 include libc/libc.mk
 include user/user.mk
 include user/progs.mk
+include user/busybox.mk
 include tools/shards.mk
 include tools/mtrace/mtrace.mk
 include tools/commuter/commuter.mk

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Host test of tools/runqemu. The guest console as `make qemu` gives it, on
 a pseudo-terminal: ^C, ^\\ and ^Z reach the guest (each stops a foreground
-`sleep` and the shell prompts again) instead of killing QEMU, and Ctrl-A X
-still quits. `--run CMD` (make qemu RUN=...) exits with the command's whole
+`sleep` and the shell prompts again) instead of killing QEMU; the shell's
+line editor, the console's canonical-mode editing and busybox's vi work;
+Ctrl-A X still quits. `--run CMD` (make qemu RUN=...) exits with the command's whole
 status and says it last. The guest's wall clock is the host's. gdb, with the
 .gdbinit of `make qemu-gdb`, stops the kernel in a system call and shows its
 backtrace, and a second gdb attaches to the running guest without waiting.
@@ -112,6 +113,9 @@ def console_tests(esp, check):
             check(back, f"runqemu: console: {name} stops a foreground sleep and the prompt comes back")
         con.send(b"echo alive $((6*7))\r")
         check(con.expect(rb"alive 42", STEP_LIMIT), "runqemu: console: QEMU and the shell survive them")
+        line_editing_tests(con, check)
+        tty_canonical_tests(con, check)
+        vi_test(con, check)
         con.send(b"\x01x")   # Ctrl-A X: QEMU's own quit key
         check(con.wait_exit(STEP_LIMIT) == 0, "runqemu: console: Ctrl-A X quits QEMU, status 0")
     finally:
@@ -121,6 +125,78 @@ def console_tests(esp, check):
             for line in text.splitlines()[-30:]:
                 sys.stdout.write(f"#   {line}\n")
         con.close()
+
+
+def line_editing_tests(con, check):
+    """The shell's line editor (user/sh/lineedit.c) on the guest's console;
+    tests/pty/lineedit_test.py checks every key on the host. Output is framed
+    by < and >, which the editor's drawing of the typed line cannot show."""
+    cases = (
+        (b"echo '<'first'>'\r", rb"<first>", "a line runs"),
+        (b"\x1b[A\r", rb"<first>", "up arrow recalls the previous line"),
+        (b"echo '<'ac'>'\x1b[D\x1b[D\x1b[D\x1b[Db\r", rb"<abc>",
+         "left arrow and typing edit the middle of the line"),
+        (b"echo '<'w'>' wrong\x17right\r", rb"<w> right", "^W erases the word before the cursor"),
+        (b"ls /etc/r\t\r", rb"\n/etc/rc\r*\n", "tab completes a file name"),
+    )
+    for keys, want, name in cases:
+        con.send(keys)
+        check(con.expect(want, STEP_LIMIT) and con.expect(re.escape(PROMPT), STEP_LIMIT),
+              f"runqemu: console: line editing: {name}")
+    # Keys typed while a command runs (the tty's canonical mode holds them)
+    # reach the editor when it takes the terminal.
+    con.send(b"sleep 2\r")
+    started = con.expect(rb"sleep 2\r*\n", STEP_LIMIT)
+    con.send(b"echo '<'ahead'>'")
+    back = started and con.expect(re.escape(PROMPT), STEP_LIMIT)
+    con.send(b"\r")
+    check(back and con.expect(rb"\n<ahead>", STEP_LIMIT) and con.expect(re.escape(PROMPT), STEP_LIMIT),
+          "runqemu: console: line editing: keys typed ahead during a command are kept")
+
+
+def tty_canonical_tests(con, check):
+    """The console's canonical mode, as `cat` reads it: ECHOCTL shows a
+    control character as ^X and erasing it takes both columns; ^W (VWERASE),
+    ^U (VKILL) and DEL (VERASE) edit the line; a tab is erased back to where
+    it began."""
+    con.send(b"cat\r")
+    started = con.expect(rb"cat\r*\n", STEP_LIMIT)
+    time.sleep(1)   # cat reading: the tty, not the shell's editor, gets the keys
+    cases = (
+        (b"a\x02b\r", rb"a\^Bb\r*\na\x02b\r*\n", "ECHOCTL echoes ^B as ^B, cat reads the byte"),
+        (b"x\x02\x7fy\r", rb"x\^B\x08 \x08\x08 \x08y\r*\nxy\r*\n",
+         "DEL erases an echoed ^B, both columns"),
+        (b"hello wor\x17there\r", rb"\nhello there\r*\n", "^W erases a word"),
+        (b"junk\x15kept\r", rb"junk(\x08 \x08){4}kept\r*\nkept\r*\n", "^U erases the line"),
+        (b"ab\t\x7fc\r", rb"ab\t(\x08 \x08){6}c\r*\nabc\r*\n", "DEL erases a tab back to its column"),
+    )
+    for keys, want, name in cases:
+        con.send(keys)
+        check(started and con.expect(want, STEP_LIMIT), f"runqemu: console: tty: {name}")
+    con.send(b"\x04")
+    con.expect(re.escape(PROMPT), STEP_LIMIT)
+    # Output processing: without ONLCR a newline goes out alone (the host's
+    # terminal adds one \r to each; with ONLCR there would be two).
+    con.send(b"stty -onlcr; printf 'x\\ny\\n'; stty onlcr; echo '<'done'>'\r")
+    check(con.expect(rb"\nx\r\ny\r\n<done>\r\r\n", STEP_LIMIT),
+          "runqemu: console: tty: stty -onlcr sends a newline without \\r")
+    con.expect(re.escape(PROMPT), STEP_LIMIT)
+
+
+def vi_test(con, check):
+    """Busybox's vi (user/busybox.mk) edits a file on the console: raw mode,
+    the window size, escape keys. Keys go one group at a time, as typed: vi
+    reads an ESC followed at once by more bytes as the start of a sequence."""
+    con.send(b"cd /tmp && printf 'one\\ntwo\\n' > f && vi f\r")
+    ok = con.expect(rb"\x1b\[24;1H\x1b\[K- f 1/2 50%", STEP_LIMIT)
+    for keys in (b"jA more", b"\x1b", b"gg", b"iNEW ", b"\x1b", b":wq\r"):
+        time.sleep(1)
+        con.send(keys)
+    ok = ok and con.expect(re.escape(PROMPT), STEP_LIMIT)
+    con.send(b"cat f\r")
+    check(ok and con.expect(rb"\nNEW one\r*\ntwo more\r*\n", STEP_LIMIT),
+          "runqemu: console: busybox vi edits a file and writes it")
+    con.expect(re.escape(PROMPT), STEP_LIMIT)
 
 
 def run_status_tests(esp, check):

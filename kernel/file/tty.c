@@ -3,12 +3,16 @@
 // "terminal" that tests give processes instead of the console.
 //
 // Canonical mode (ICANON, the default): input is edited a line at a time with
-// echo; backspace/DEL erases a character, ^U the line; a line is readable once
+// echo; VERASE (DEL) or backspace erases a character, VKILL (^U) the line and,
+// with IEXTEN, VWERASE (^W) the word before the cursor; a line is readable once
 // it ends with newline, or with ^D, which on an empty line makes read return 0
-// (end of file). With ISIG, ^C, ^\ and ^Z send SIGINT, SIGQUIT and SIGTSTP to
+// (end of file). With ECHOCTL, control characters are echoed as ^X (DEL as ^?),
+// and erasing one takes both columns back; a tab is erased back to the column
+// it started from. With ISIG, ^C, ^\ and ^Z send SIGINT, SIGQUIT and SIGTSTP to
 // the foreground process group (echoed as ^C and a newline; the line being
 // edited is discarded). Raw mode (TCSETS without ICANON): bytes are readable as
-// they arrive, echoed only with ECHO. A kernel thread takes input from the
+// they arrive, echoed only with ECHO (control characters as ^X with ECHOCTL).
+// Output: with OPOST and ONLCR (the default) a newline goes out as \r\n. A kernel thread takes input from the
 // UART's ring as it arrives (so ^C works while nobody reads), and readers sleep
 // on tty.read_wq until a line is ready.
 //
@@ -47,6 +51,8 @@ static struct {
     struct winsize ws;
     char line[LINE_MAX];     // the line being edited (canonical mode)
     size_t linelen;
+    unsigned line_col;       // the console's column where the line began (tab erase)
+    unsigned col;            // the console's output column, as far as tty.c wrote it
     char cooked[COOKED_MAX]; // bytes ready for read
     size_t cooked_len;
     size_t eofs;             // ^D on an empty line: reads that return 0, pending
@@ -61,7 +67,8 @@ static struct {
 static const struct termios default_tio = {
     .c_iflag = 0x500, .c_oflag = 0x5, .c_cflag = 0xbf, .c_lflag = 0x8a3b,
     .c_cc = {[VINTR] = CTRL('C'), [VQUIT] = CTRL('\\'), [VERASE] = 0x7f, [VKILL] = CTRL('U'),
-             [VEOF] = CTRL('D'), [VTIME] = 0, [VMIN] = 1, [VSUSP] = CTRL('Z')},
+             [VEOF] = CTRL('D'), [VTIME] = 0, [VMIN] = 1, [VSUSP] = CTRL('Z'),
+             [VWERASE] = CTRL('W')},
 };
 
 static void input_thread(void *arg);
@@ -92,10 +99,104 @@ void tty_init(void)
     thread_start(t, NULL);
 }
 
+// The column after writing s: what erasing a tab needs to know. Escape
+// sequences count as printing characters; a wrong guess only misplaces a
+// tab's erasure.
+static void track_column(const char *s, size_t n)
+{
+    unsigned col = READ_ONCE(tty.col);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\n' || s[i] == '\r')
+            col = 0;
+        else if (s[i] == '\b')
+            col -= col > 0;
+        else if (s[i] == '\t')
+            col = (col | 7) + 1;
+        else
+            col++;
+    }
+    WRITE_ONCE(tty.col, col);
+}
+
 static void echo(const char *s, size_t n)
 {
-    if (tty.tio.c_lflag & ECHO)
-        console_write(s, n);
+    if (tty.tio.c_lflag & ECHO) {
+        if ((tty.tio.c_oflag & (OPOST | ONLCR)) == (OPOST | ONLCR))
+            console_write(s, n);
+        else
+            console_write_raw(s, n);
+        track_column(s, n);
+    }
+}
+
+// ECHOCTL: a control character other than tab and newline is shown as ^X.
+static bool echoed_as_caret(char c)
+{
+    return (tty.tio.c_lflag & ECHOCTL) && ((uint8_t)c < 0x20 || c == 0x7f) && c != '\t' &&
+           c != '\n';
+}
+
+static void echo_char(char c)
+{
+    if (echoed_as_caret(c)) {
+        char e[2] = {'^', c == 0x7f ? '?' : (char)(c + '@')};
+        echo(e, 2);
+    } else {
+        echo(&c, 1);
+    }
+}
+
+// The columns the last character of the line took on the screen.
+static unsigned last_char_width(void)
+{
+    char c = tty.line[tty.linelen - 1];
+    if (c != '\t')
+        return echoed_as_caret(c) ? 2 : 1;
+    unsigned col = tty.line_col; // replay the line to find where the tab began
+    for (size_t i = 0; i + 1 < tty.linelen; i++)
+        col = tty.line[i] == '\t' ? (col | 7) + 1 : col + (echoed_as_caret(tty.line[i]) ? 2 : 1);
+    return ((col | 7) + 1) - col;
+}
+
+// Erase the line's last character, on the screen too (ECHOE), or by echoing
+// the erase character (without ECHOE, as Linux does).
+static void erase_char(void)
+{
+    if (tty.linelen == 0)
+        return;
+    if (tty.tio.c_lflag & ECHOE)
+        for (unsigned w = last_char_width(); w > 0; w--)
+            echo("\b \b", 3);
+    else
+        echo_char(tty.tio.c_cc[VERASE]);
+    tty.linelen--;
+}
+
+static bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+// VWERASE: the blanks before the cursor, then the word before them.
+static void erase_word(void)
+{
+    while (tty.linelen > 0 && is_blank(tty.line[tty.linelen - 1]))
+        erase_char();
+    while (tty.linelen > 0 && !is_blank(tty.line[tty.linelen - 1]))
+        erase_char();
+}
+
+// VKILL: ECHOKE erases the line on the screen; else ECHOK echoes the kill
+// character and a newline.
+static void kill_line(void)
+{
+    if (tty.tio.c_lflag & ECHOKE) {
+        while (tty.linelen > 0)
+            erase_char();
+        return;
+    }
+    if (tty.tio.c_lflag & ECHOK) {
+        echo_char(tty.tio.c_cc[VKILL]);
+        echo("\n", 1);
+    }
+    tty.linelen = 0;
 }
 
 static void cook(const char *s, size_t n)
@@ -137,18 +238,15 @@ static void input_byte(char c)
     }
     if (!(tty.tio.c_lflag & ICANON)) {
         cook(&c, 1);
-        echo(&c, 1);
+        echo_char(c);
         return;
     }
     if (c == cc[VERASE] || c == '\b') {
-        if (tty.linelen > 0) {
-            tty.linelen--;
-            if (tty.tio.c_lflag & ECHOE)
-                echo("\b \b", 3);
-        }
-    } else if (c == cc[VKILL]) {
-        for (; tty.linelen > 0; tty.linelen--)
-            echo("\b \b", 3);
+        erase_char();
+    } else if (c != 0 && c == cc[VWERASE] && (tty.tio.c_lflag & IEXTEN)) {
+        erase_word();
+    } else if (c != 0 && c == cc[VKILL]) {
+        kill_line();
     } else if (c == cc[VEOF]) {
         if (tty.linelen == 0)
             tty.eofs++;
@@ -160,8 +258,10 @@ static void input_byte(char c)
         cook(tty.line, tty.linelen);
         tty.linelen = 0;
     } else if (tty.linelen < LINE_MAX - 1) {
+        if (tty.linelen == 0)
+            tty.line_col = READ_ONCE(tty.col);
         tty.line[tty.linelen++] = c;
-        echo(&c, 1);
+        echo_char(c);
     }
 }
 
@@ -280,8 +380,12 @@ static long write_chunks(uint64_t ubuf, size_t n, struct capture *cap)
             memcpy(cap->buf + cap->len, k, room);
             cap->len += room;
             spin_unlock(&cap->lock);
-        } else {
+        } else if ((READ_ONCE(tty.tio.c_oflag) & (OPOST | ONLCR)) == (OPOST | ONLCR)) {
             console_write(k, m);
+            track_column(k, m);
+        } else { // output processing off (raw programs that place the cursor themselves)
+            console_write_raw(k, m);
+            track_column(k, m);
         }
         done += m;
     }
@@ -430,6 +534,17 @@ static long tty_ioctl(struct file *f, unsigned long req, uint64_t arg)
         r = copy_to_user(arg, &n, sizeof n);
     } else {
         r = ioctl_common(&tty.tio, &tty.ws, req, arg);
+    }
+    if (r == 0 && !(tty.tio.c_lflag & ICANON) && tty.linelen > 0) {
+        // Leaving canonical mode: a line typed ahead, not yet ended, becomes
+        // readable as it is (as on Linux), so that a line editor starting up
+        // gets the keys typed while the last command ran.
+        cook(tty.line, tty.linelen);
+        tty.linelen = 0;
+        sleeplock_release(&tty.lock);
+        waitq_wake_all(&tty.read_wq);
+        pollhead_wake(&tty.poll);
+        return 0;
     }
     sleeplock_release(&tty.lock);
     return r;

@@ -221,6 +221,9 @@ struct iovec {
 #define ECHO 0000010
 #define ECHOE 0000020
 #define ECHOK 0000040
+#define ECHOCTL 0001000
+#define ECHOKE 0004000
+#define IEXTEN 0100000
 #define TOSTOP 0000400
 #define ICRNL 0000400
 #define OPOST 0000001
@@ -233,6 +236,7 @@ struct iovec {
 #define VMIN 6
 #define VQUIT 1
 #define VSUSP 10
+#define VWERASE 14
 
 // ---- files ----------------------------------------------------------------
 

@@ -41,20 +41,24 @@ void uart_putc(char c)
     outb(COM1 + UART_DATA, c);
 }
 
-void console_write(const char *s, size_t n)
+static void write_bytes(const char *s, size_t n, bool crlf)
 {
     // A panicking CPU must not wait for a lock another (stopped) CPU may hold.
     bool lock = !panicking;
     if (lock)
         spin_lock(&console_lock);
     for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\n')
+        if (s[i] == '\n' && crlf)
             uart_putc('\r');
         uart_putc(s[i]);
     }
     if (lock)
         spin_unlock(&console_lock);
 }
+
+void console_write(const char *s, size_t n) { write_bytes(s, n, true); }
+
+void console_write_raw(const char *s, size_t n) { write_bytes(s, n, false); }
 
 // Input ring, filled by the interrupt handler, drained by console_getc.
 static struct spinlock input_lock = SPINLOCK_INIT("console input");

@@ -192,6 +192,11 @@ static const struct {
     {"continue", b_continue}, {"read", b_read},
 };
 
+const char *builtin_name(size_t i)
+{
+    return i < sizeof builtins / sizeof builtins[0] ? builtins[i].name : NULL;
+}
+
 builtin_fn *builtin_find(const char *name)
 {
     for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)

@@ -140,12 +140,15 @@ char **strv_array(struct strv *a)
     return a->v;
 }
 
+static void prompt(const char *ps);
+
 // ---- input --------------------------------------------------------------------
 // Lines from a descriptor. Standard input is read a byte at a time so that the
 // programs the shell starts find the rest of it unread.
 struct input {
     int fd;
     bool bytewise;
+    bool edit;          // an interactive terminal: lines come from lineedit.c
     char buf[4096];
     size_t pos, len;
 };
@@ -164,10 +167,37 @@ static int input_getc(struct input *in)
     return (unsigned char)in->buf[in->pos++];
 }
 
-// Append one line (with its newline) to *line. Returns false at end of input
-// with nothing read, -2-style interruption (Ctrl-C) as *interrupted.
-static bool read_line(struct input *in, char **line, size_t *len, size_t *cap, bool *interrupted)
+static void line_addc(char **line, size_t *len, size_t *cap, char c)
 {
+    if (*len + 2 > *cap) {
+        *cap = *cap ? 2 * *cap : 256;
+        char *p = realloc(*line, *cap);
+        if (!p) {
+            sh_error("out of memory");
+            exit(2);
+        }
+        *line = p;
+    }
+    (*line)[(*len)++] = c;
+    (*line)[*len] = 0;
+}
+
+// Append one line (with its newline) to *line, after showing the prompt ps.
+// Returns false at end of input with nothing read, an interruption (Ctrl-C)
+// as *interrupted.
+static bool read_line(struct input *in, const char *ps, char **line, size_t *len, size_t *cap,
+                      bool *interrupted)
+{
+    if (in->edit) {
+        char *edited;
+        int r = lineedit_read(ps, &edited);
+        if (r < 0)
+            *interrupted = true;
+        for (; r > 0 && *edited; edited++)
+            line_addc(line, len, cap, *edited);
+        return r != 0;
+    }
+    prompt(ps);
     size_t start = *len;
     for (;;) {
         int c = input_getc(in);
@@ -177,17 +207,7 @@ static bool read_line(struct input *in, char **line, size_t *len, size_t *cap, b
         }
         if (c < 0)
             return *len > start;
-        if (*len + 2 > *cap) {
-            *cap = *cap ? 2 * *cap : 256;
-            char *p = realloc(*line, *cap);
-            if (!p) {
-                sh_error("out of memory");
-                exit(2);
-            }
-            *line = p;
-        }
-        (*line)[(*len)++] = (char)c;
-        (*line)[*len] = 0;
+        line_addc(line, len, cap, (char)c);
         if (c == '\n')
             return true;
     }
@@ -217,15 +237,16 @@ static int run_input(struct input *in)
         if (interactive)
             while (waitpid(-1, NULL, WNOHANG) > 0)   // finished background jobs
                 ;
-        prompt(len ? "> " : var_get("PS1") ? var_get("PS1") : "$ ");
+        const char *ps = len ? "> " : var_get("PS1") ? var_get("PS1") : "$ ";
         bool interrupted = false;
-        if (!read_line(in, &line, &len, &cap, &interrupted)) {
+        if (!read_line(in, ps, &line, &len, &cap, &interrupted)) {
             if (len)
                 sh_error("syntax error: unexpected end of file");
             break;
         }
         if (interrupted) {
-            fputc('\n', stderr);
+            if (!in->edit) // the editor ended its line itself
+                fputc('\n', stderr);
             len = 0;
             continue;
         }
@@ -314,6 +335,7 @@ int main(int argc, char **argv, char **envp)
     }
     struct input *in = xmalloc(sizeof *in);
     in->pos = in->len = 0;
+    in->edit = false;
     if (i < argc) {
         // sh script args...: $0 is the script.
         // Kept at a high descriptor, so that redirections like 3>f leave it alone.
@@ -350,6 +372,7 @@ int main(int argc, char **argv, char **envp)
             signal(SIGTTIN, SIG_IGN);
             signal(SIGQUIT, SIG_IGN);
         }
+        in->edit = in->fd == 0 && lineedit_start(0);
     }
     int status = run_input(in);
     free(in);

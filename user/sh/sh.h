@@ -108,5 +108,15 @@ extern int job_tty;
 
 typedef int builtin_fn(int argc, char **argv);
 builtin_fn *builtin_find(const char *name);
+const char *builtin_name(size_t i);        // the i-th builtin's name; NULL past the last
+
+// ---- line editing (lineedit.c) ------------------------------------------------
+// Whether fd is a terminal the editor can use; remembers its settings, which
+// the editor restores after every line.
+bool lineedit_start(int fd);
+// Show prompt and read one edited line from standard input: 1 and *line (the
+// editor's buffer, ending in a newline, valid until the next call); 0 at end
+// of input; -1 if ^C cancelled the line.
+int lineedit_read(const char *prompt, char **line);
 
 void sh_error(const char *fmt, ...);       // "sh: ..." on stderr

@@ -1,0 +1,144 @@
+# Debian's busybox-static, linked into /bin for the tools our own programs do
+# not provide (user/busybox.mk): each runs, on the host with build/progs and in
+# the guest with /bin. The editor, vi, needs a terminal: tools/runqemu_test.py
+# edits a file with it on the guest's console.
+
+## our own programs keep their names; busybox provides the rest
+test -L "$PATH/sort" && test ! -L "$PATH/ls" && test ! -L "$PATH/sh" && echo ok
+-- out
+ok
+
+## find lists a tree, by name and type
+mkdir -p d/e && touch d/a.c d/e/b.c d/e/c.h
+find d -name '*.c' | sort
+find d -type d | sort
+-- out
+d/a.c
+d/e/b.c
+d
+d/e
+
+## sort: numeric, reverse, unique
+printf '10\n9\n100\n9\n' | sort -n
+printf 'b\na\nc\na\n' | sort -ru
+-- out
+9
+9
+10
+100
+c
+b
+a
+
+## sed substitutes, deletes and prints lines; -i edits a file
+printf 'one\ntwo\nthree\n' > f
+sed -e 's/o/0/g' -e '2d' f
+sed -n '2p' f
+sed -i 's/three/3/' f && cat f
+-- out
+0ne
+three
+two
+one
+two
+3
+
+## xargs runs a command with the words it reads
+printf 'a b\nc\n' | xargs echo args:
+printf 'x\ny\n' | xargs -n 1 echo one:
+-- out
+args: a b c
+one: x
+one: y
+
+## tee writes to a file and to standard output
+echo teed | tee t1 t2 && cat t1 t2
+-- out
+teed
+teed
+teed
+
+## diff shows the changed lines; same files give status 0
+printf 'a\nb\nc\n' > x && printf 'a\nB\nc\n' > y
+diff x y; echo "status $?"
+diff x x; echo "status $?"
+-- out
+--- x
++++ y
+@@ -1,3 +1,3 @@
+ a
+-b
++B
+ c
+status 1
+status 0
+
+## date formats a given time in UTC
+date -u -d @86400 '+%Y-%m-%d %H:%M:%S %a'
+date -u +%Y | grep -q '^20[0-9][0-9]$' && echo this century
+-- out
+1970-01-02 00:00:00 Fri
+this century
+
+## printf formats numbers and strings
+printf '%05d|%-4s|%x|%s\n' 42 ab 255 'with space'
+-- out
+00042|ab  |ff|with space
+
+## more copies a file when its output is not a terminal
+printf 'line 1\nline 2\n' > m && more m
+-- out
+line 1
+line 2
+
+## which finds a program on PATH, and fails for a missing one
+test "$(which sort)" = "$PATH/sort" && echo found
+which no-such-program; echo "status $?"
+-- out
+found
+status 1
+
+## time runs a command and reports its times on standard error
+time -p true 2>&1 | cut -d' ' -f1
+-- out
+real
+user
+sys
+
+## awk, cut, tr and uniq in a pipeline
+printf 'b 2\na 1\nb 3\n' | awk '{s[$1] += $2} END {print s["a"], s["b"]}'
+echo a:b:c | cut -d: -f2,3
+echo hello | tr a-z A-Z
+printf 'x\nx\ny\n' | uniq -c | tr -s ' '
+-- out
+1 5
+b:c
+HELLO
+ 2 x
+ 1 y
+
+## ed edits a file from a script (it prints the sizes it read and wrote)
+printf 'first\nsecond\n' > e
+printf '2s/second/changed/\nw\nq\n' | ed e && cat e
+-- out
+13
+14
+first
+changed
+
+## expr, seq, basename, dirname
+expr 6 \* 7
+seq 3 | tr '\n' ' '; echo
+basename /a/b/c.txt .txt
+dirname /a/b/c.txt
+-- out
+42
+1 2 3 
+c
+/a/b
+
+## tar and gzip round-trip a directory
+mkdir -p src && echo data > src/f
+tar -czf a.tgz src && rm -r src && tar -xzf a.tgz && cat src/f
+-- out
+data

@@ -1,0 +1,29 @@
+# Debian's busybox-static in the image: /bin/busybox, and a link to it for each
+# applet below that our own programs do not provide (ours keep their names).
+# The binary comes from the Debian package tools/deps installs; it is a static
+# Linux program and runs unchanged on our kernel. $(PROG_DIR) gets the same
+# links, so that tests/cases/busybox.t runs on the host as in the guest.
+#
+# The applets: an editor and the tools students reach for, all of them ones
+# that need neither /proc, devices, networking nor mounts.
+BUSYBOX := /bin/busybox
+BUSYBOX_APPLETS := vi ed less more \
+	find xargs sort uniq sed awk tr cut paste tee diff cmp patch \
+	date cal printf which time timeout expr seq yes sync \
+	basename dirname readlink realpath mktemp mkfifo truncate unlink \
+	od hexdump xxd strings tac rev nl fold expand unexpand dos2unix base64 \
+	md5sum sha1sum sha256sum tar gzip gunzip zcat bc dc factor \
+	clear reset stty tty id whoami usleep getopt
+BUSYBOX_LINKS := $(filter-out $(PROG_NAMES) [,$(BUSYBOX_APPLETS))
+
+# The stamp stands for the binary and its links.
+$(PROG_DIR)/busybox: $(BUSYBOX) user/busybox.mk | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@echo "  BUSYBOX $@"
+	$(Q)cp $(BUSYBOX) $@ && cd $(@D) && for a in $(BUSYBOX_LINKS); do ln -sf busybox $$a; done
+
+HOST_TEST_DEPS += $(PROG_DIR)/busybox
+# EXTRA's files (copied before) win over the links.
+ROOT_DEPS += $(PROG_DIR)/busybox
+ROOT_STAGE += cp $(abspath $(PROG_DIR)/busybox) bin/busybox && \
+	for a in $(BUSYBOX_LINKS); do [ -e bin/$$a ] || ln -s busybox bin/$$a; done;
