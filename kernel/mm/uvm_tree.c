@@ -140,10 +140,18 @@ static bool vp_trylock_empty(struct vpage *vp)
 }
 
 // Take the leaf at path[0] out of path[1]'s slot idx if it is empty and idle.
-static bool leaf_remove(struct vmnode *parent, unsigned idx, struct vleaf *l)
+// The caller's own pages [first, last] are looked at first: if one of them is
+// in use again (the common case when the tick comes), the neighbours'
+// descriptors, which other CPUs write, are not read at all, so their next
+// writes need not take their lines back from this CPU.
+static bool leaf_remove(struct vmnode *parent, unsigned idx, struct vleaf *l, size_t first,
+                        size_t last)
 {
-    for (size_t i = 0; i < LEAF_PAGES; i++)
+    for (size_t i = first; i <= last; i++)
         if (load_acquire(&l->vp[i].word) != 0)
+            return false;
+    for (size_t i = 0; i < LEAF_PAGES; i++)
+        if ((i < first || i > last) && load_acquire(&l->vp[i].word) != 0)
             return false;
     size_t locked = 0;
     while (locked < LEAF_PAGES && vp_trylock_empty(&l->vp[locked]))
@@ -205,7 +213,9 @@ void tree_trim(struct vmspace *vs, uintptr_t start, uintptr_t end)
                 break;
             continue;
         }
-        if (!leaf_remove(path[1], level_index(va, 1), (struct vleaf *)path[0]))
+        uintptr_t lo = MAX(va, start), hi = MIN(va + leaf_span, end);
+        size_t first = (lo - va) / PGSIZE, last = (hi - 1 - va) / PGSIZE;
+        if (!leaf_remove(path[1], level_index(va, 1), (struct vleaf *)path[0], first, last))
             continue;
         for (level = 1; level < TREE_LEVELS; level++)
             if (!node_remove(path[level + 1], level_index(va, level + 1), path[level]))
