@@ -78,20 +78,27 @@ static long run_mmap(struct fz *z, long a[6])
     } else {
         static const long hints[] = {0, 0, 0, PG, 0x10000000, 0x7ffffffff000L, -PG};
         a[0] = hints[below(&z->rng, sizeof hints / sizeof hints[0])];
-        static const long lens[] = {PG, 2 * PG, 16 * PG, 1, 0, -1L, 1L << 40, PG + 1};
-        a[1] = lens[below(&z->rng, sizeof lens / sizeof lens[0])];
+        // Huge lengths that must fail; 1 TiB only with -m: the kernel keeps a
+        // descriptor per page from mmap on, and fills shared anonymous memory
+        // at once (uvm_map_file), so that would be memory exhaustion.
+        static const long lens[] = {PG, 2 * PG, 16 * PG, 256 * PG, 1, 0, -1L, LONG_MAX,
+                                    1L << 47, PG + 1, 1L << 40};
+        a[1] = lens[below(&z->rng, sizeof lens / sizeof lens[0] - !cfg.exhaust)];
     }
     a[2] = chance(&z->rng, 80) ? (long)below(&z->rng, 8) : gen_arg(z, 'F');
     static const long types[] = {MAP_PRIVATE, MAP_SHARED, 3 /* SHARED_VALIDATE */, 0};
     long flags = types[below(&z->rng, 4)];
     if (chance(&z->rng, 50))
         flags |= MAP_ANONYMOUS;
-    if (chance(&z->rng, 10))
+    // Populating a huge mapping is memory exhaustion, which only -m asks for.
+    if (chance(&z->rng, 10) && (cfg.exhaust || (unsigned long)a[1] <= 16 * PG))
         flags |= MAP_POPULATE;
     if (chance(&z->rng, 10))
         flags |= MAP_NORESERVE;
     if (chance(&z->rng, 5))
         flags |= gen_arg(z, 'F');
+    if (!cfg.exhaust && (unsigned long)a[1] > 16 * PG)
+        flags &= ~(long)MAP_POPULATE;
     flags &= ~(long)(MAP_FIXED | MAP_FIXED_NOREPLACE);
     if (fixed)
         flags |= chance(&z->rng, 70) ? MAP_FIXED : MAP_FIXED_NOREPLACE;
@@ -122,6 +129,8 @@ static long run_brk(struct fz *z, long a[6])
     }
     if (a[0] > 0 && a[0] < mem.brk0)
         a[0] = mem.brk0;
+    if (!cfg.exhaust && a[0] > mem.brk0 + 1024 * PG && a[0] < 0x0000800000000000L)
+        a[0] = mem.brk0 + 1024 * PG; // (each page of the heap costs a descriptor)
     return raw(SYS_brk, a[0], 0, 0, 0, 0, 0);
 }
 

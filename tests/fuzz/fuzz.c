@@ -1,6 +1,7 @@
 // The system-call fuzzer's supervisor (tests/README.md, "Fuzzer").
 //
-//   fuzz [-s SEED] [-t SECONDS] [-w WORKERS] [-T THREADS] [-m] [-l PAGES]
+//   fuzz [-s SEED] [-t SECONDS] [-u WARMUP] [-w WORKERS] [-T THREADS] [-m] [-l PAGES]
+//        [-c CALL,CALL... | -x CALL,CALL...]   (only those calls | all but those)
 //   fuzz -s SEED -W WORKER -g GEN [-n CALLS] -v     (replay one worker)
 //
 // Makes a directory for the run, forks the workers (worker.c), and until the
@@ -36,11 +37,12 @@
 #define SHM_PAGES 8
 
 struct config cfg = {
-    .seed = 1, .workers = 4, .threads = 2, .seconds = 30,
+    .seed = 1, .workers = 4, .threads = 2, .seconds = 24,
     .only_worker = -1, .only_gen = 0,
 };
 struct shared *shared;
 static long leak_limit = 64; // pages
+static int warmup = -1;       // seconds before the page count is taken (-1: a third of the run)
 
 static int n_results, n_failed;
 
@@ -184,6 +186,19 @@ static struct watch watch[FUZZ_MAX_WORKERS];
 // workers to aim at; a worker running on garbage registers (rt_sigreturn with
 // no frame, a handler at a random address) may have overwritten them.
 static int worker_pid[FUZZ_MAX_WORKERS], worker_gen[FUZZ_MAX_WORKERS];
+// Every worker's pid is the id of the group it made; its children stay there
+// (they make no calls that move them), also after it died.
+#define MAX_GROUPS 8192
+static int groups[MAX_GROUPS];
+static int ngroups;
+
+// Sends SIGKILL to what is left of a dead worker's family: children blocked
+// for ever, or stopped, would otherwise outlive the run and hold memory.
+static void kill_group(int pgid)
+{
+    if (!protected_pid(pgid))
+        kill(-pgid, SIGKILL);
+}
 static uint64_t total_calls;
 static int restarts, hangs, unkillable, bad_results, stalls_killed;
 static int deaths_by_signal[65];
@@ -212,6 +227,8 @@ static void start_worker(int w)
         _exit(0);
     }
     worker_pid[w] = r->pid = pid > 0 ? pid : 0;
+    if (pid > 0 && ngroups < MAX_GROUPS)
+        groups[ngroups++] = pid;
 }
 
 static void note_bad_result(int w)
@@ -255,6 +272,7 @@ static void worker_gone(int w, int status)
     if (cfg.verbose)
         printf("# worker %d gen %d pid %d: %s %d\n", w, worker_gen[w], worker_pid[w],
                WIFSIGNALED(status) ? "killed by signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    kill_group(worker_pid[w]);
     worker_pid[w] = shared->w[w].pid = 0;
     if (ending || cfg.only_worker >= 0)
         return;
@@ -347,13 +365,17 @@ static bool any_worker(void)
     return false;
 }
 
-static void run_workers(void)
+// Runs the workers for a while. Generations go on counting across phases, so
+// that (worker, generation) names one seed for the whole run.
+static void run_workers(int seconds)
 {
+    ending = false;
     for (int w = first_worker(); w < end_worker(); w++) {
-        worker_gen[w] = cfg.only_worker >= 0 ? cfg.only_gen : 0;
+        if (cfg.only_worker >= 0)
+            worker_gen[w] = cfg.only_gen;
         start_worker(w);
     }
-    double end = now() + cfg.seconds;
+    double end = now() + seconds;
     while (now() < end && (cfg.only_worker < 0 || any_worker())) {
         pause_ms(100);
         reap();
@@ -367,15 +389,14 @@ static bool kill_everything(void)
 {
     ending = true;
     for (int w = first_worker(); w < end_worker(); w++) {
-        int pid = worker_pid[w];
-        if (pid) {
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-        }
+        if (worker_pid[w])
+            kill(worker_pid[w], SIGKILL);
         for (int i = 0; i < FUZZ_MAX_CHILDREN; i++)
             if (!protected_pid(shared->w[w].children[i]))
                 kill(shared->w[w].children[i], SIGKILL);
     }
+    for (int i = 0; i < ngroups; i++)
+        kill_group(groups[i]);
     double start = now();
     while (any_worker() && now() - start < KILL_S) {
         pause_ms(50);
@@ -399,15 +420,37 @@ static bool kill_everything(void)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: fuzz [-s seed] [-t seconds] [-w workers] [-T threads] [-m] [-l leak-pages]\n"
+    fprintf(stderr, "usage: fuzz [-s seed] [-t seconds] [-u warm-up-seconds] [-w workers] [-T threads] [-m]\n"
+                    "            [-l leak-pages]\n"
+                    "            [-c call,call... | -x call,call...]\n"
                     "       fuzz -s seed -W worker -g gen [-T threads] [-n calls] -v\n");
     exit(2);
+}
+
+// -c: only the calls named (comma-separated), -x: all but those.
+static void select_calls(char *list, bool only)
+{
+    uint64_t named[2] = {0, 0};
+    for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
+        int i = 0;
+        while (i < ncalls && strcmp(calls[i].name, name))
+            i++;
+        if (i == ncalls) {
+            fprintf(stderr, "fuzz: no call %s\n", name);
+            exit(2);
+        }
+        named[i / 64] |= 1ULL << (i % 64);
+    }
+    for (int k = 0; k < 2; k++)
+        cfg.call_mask[k] = only ? named[k] : cfg.call_mask[k] & ~named[k];
 }
 
 static void parse(int argc, char **argv)
 {
     int c;
-    while ((c = getopt(argc, argv, "s:t:w:T:ml:W:g:n:v")) != -1) {
+    for (int i = 0; i < ncalls; i++)
+        cfg.call_mask[i / 64] |= 1ULL << (i % 64);
+    while ((c = getopt(argc, argv, "s:t:w:T:ml:u:W:g:n:vc:x:")) != -1) {
         switch (c) {
         case 's': cfg.seed = strtoull(optarg, NULL, 0); break;
         case 't': cfg.seconds = atoi(optarg); break;
@@ -415,16 +458,21 @@ static void parse(int argc, char **argv)
         case 'T': cfg.threads = atoi(optarg); break;
         case 'm': cfg.exhaust = true; break;
         case 'l': leak_limit = atol(optarg); break;
+        case 'u': warmup = atoi(optarg); break;
         case 'W': cfg.only_worker = atoi(optarg); break;
         case 'g': cfg.only_gen = atoi(optarg); break;
         case 'n': cfg.max_calls = strtoull(optarg, NULL, 0); break;
         case 'v': cfg.verbose = true; break;
+        case 'c': select_calls(optarg, true); break;
+        case 'x': select_calls(optarg, false); break;
         default: usage();
         }
     }
     if (cfg.workers < 1 || cfg.workers > FUZZ_MAX_WORKERS || cfg.threads < 1 ||
         cfg.threads > FUZZ_MAX_THREADS || cfg.only_worker >= FUZZ_MAX_WORKERS || cfg.seconds < 0)
         usage();
+    if (warmup < 0)
+        warmup = cfg.only_worker >= 0 ? 0 : cfg.seconds / 3;
     if (cfg.only_worker >= cfg.workers)
         cfg.workers = cfg.only_worker + 1; // sibling pids are picked among this many
 }
@@ -447,8 +495,9 @@ int main(int argc, char **argv)
     cfg.supervisor_pgid = getpgrp();
     cfg.parent_pid = getppid();
     snprintf(cfg.dir, sizeof cfg.dir, "/tmp/fuzz.%llu", (unsigned long long)cfg.seed);
-    printf("# fuzz: seed %llu, %d workers x %d threads, %d s, %s%s\n", (unsigned long long)cfg.seed,
-           cfg.workers, cfg.threads, cfg.seconds, cfg.dir, cfg.exhaust ? ", memory exhaustion" : "");
+    printf("# fuzz: seed %llu, %d workers x %d threads, %d s after %d s of warm-up, %s%s\n",
+           (unsigned long long)cfg.seed, cfg.workers, cfg.threads, cfg.seconds, warmup, cfg.dir,
+           cfg.exhaust ? ", memory exhaustion" : "");
 
     // Only SIGKILL and SIGSTOP reach us (workers never aim at us; this is in case).
     sigset_t all;
@@ -464,12 +513,23 @@ int main(int argc, char **argv)
     }
     mem.shm = (long)shm;
     mem.shm_len = SHM_PAGES * PG;
+    // The warm-up fills the kernel's caches and tables to the sizes the run
+    // needs (slabs, hash tables): what it leaves is the baseline.
     remove_tree(cfg.dir, 0);
     make_tree();
+    bool all_gone = true;
+    if (warmup) {
+        run_workers(warmup);
+        all_gone = kill_everything();
+        for (int w = first_worker(); w < end_worker(); w++)
+            worker_gen[w]++;
+        remove_tree(cfg.dir, 0);
+        make_tree();
+    }
     long before = settled_pages();
 
-    run_workers();
-    bool all_gone = kill_everything();
+    run_workers(cfg.seconds);
+    all_gone &= kill_everything();
     for (int w = first_worker(); w < end_worker(); w++)
         note_bad_result(w);
     summary();

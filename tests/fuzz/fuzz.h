@@ -62,6 +62,7 @@ struct config {
     int only_worker;       // replay: this worker (-1: all) ...
     int only_gen;          // ... in this generation
     uint64_t max_calls;    // replay: each thread stops after this many calls (0: no limit)
+    uint64_t call_mask[2]; // the calls of the table it may make (-c, -x); all by default
     int supervisor_pid;    // never a target of kill, setpgid, prlimit
     int supervisor_pgid;
     int parent_pid;        // (its parent, the shell that started it: neither)

@@ -109,6 +109,8 @@ static int pick_call(struct fz *z)
             continue;
         if (z->child && (calls[i].flags & NOCHILD))
             continue;
+        if (!(cfg.call_mask[i / 64] >> (i % 64) & 1))
+            continue;
         return i;
     }
 }
