@@ -41,7 +41,7 @@ struct config cfg = {
     .only_worker = -1, .only_gen = 0,
 };
 struct shared *shared;
-static long leak_limit = 64; // pages
+static long leak_limit = -1; // pages (-1: 16 per worker; kernel caches grow with their number)
 static int warmup = -1;       // seconds before the page count is taken (-1: a third of the run)
 
 static int n_results, n_failed;
@@ -471,6 +471,8 @@ static void parse(int argc, char **argv)
     if (cfg.workers < 1 || cfg.workers > FUZZ_MAX_WORKERS || cfg.threads < 1 ||
         cfg.threads > FUZZ_MAX_THREADS || cfg.only_worker >= FUZZ_MAX_WORKERS || cfg.seconds < 0)
         usage();
+    if (leak_limit < 0)
+        leak_limit = 16L * cfg.workers;
     if (warmup < 0)
         warmup = cfg.only_worker >= 0 ? 0 : cfg.seconds / 3;
     if (cfg.only_worker >= cfg.workers)

@@ -3,14 +3,14 @@
 # fixed-seed run (no arguments) at 2 CPUs through GUEST_RUNS (the Makefile);
 # `make fuzz` boots a guest that runs it with the given settings.
 # Included by the top-level Makefile.
-## fuzz: random system calls in the guest (CPUS=2 SECONDS=60 SEED=1 WORKERS=2*CPUS; FUZZ_ARGS='-m' etc.)
+## fuzz: random system calls in a guest: CPUS=4 SECONDS=60 SEED=1 (FUZZ_WORKERS=2*CPUS, FUZZ_ARGS=-m ...)
 ## $(BUILD)/tests/fuzz: the fuzzer program (tests/fuzz/*.c)
 
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 FUZZ_BIN := $(BUILD)/tests/fuzz
 SECONDS ?= 60
 SEED ?= 1
-WORKERS ?=
+FUZZ_WORKERS ?=
 FUZZ_ARGS ?=
 
 $(FUZZ_BIN): $(FUZZ_SRCS) tests/fuzz/fuzz.h kernel/uapi/ext.h $(LIBC_DEPS) | $(DEPS_OK)
@@ -25,6 +25,6 @@ ROOT_STAGE += mkdir -p tests && cp $(abspath $(FUZZ_BIN)) tests/fuzz;
 
 fuzz: $(BUILD)/esp.img
 	tools/fuzz --esp $(BUILD)/esp.img --cpus $(CPUS) --mem $(MEM) --seconds $(SECONDS) --seed $(SEED) \
-	  $(if $(WORKERS),--workers $(WORKERS)) $(if $(FUZZ_ARGS),--args '$(FUZZ_ARGS)')
+	  $(if $(FUZZ_WORKERS),--workers $(FUZZ_WORKERS)) $(if $(FUZZ_ARGS),--args '$(FUZZ_ARGS)')
 
 .PHONY: fuzz
