@@ -489,10 +489,13 @@ const int ncalls = sizeof calls / sizeof calls[0];
 
 static void log_call(struct fz *z, int i, const long a[6], long ret, bool after)
 {
-    char line[256];
+    char line[320];
     int n = snprintf(line, sizeof line, "# w%d.g%d.t%d%s #%llu %s(%lx, %lx, %lx, %lx, %lx, %lx)",
                      z->worker, shared->w[z->worker].gen, z->thread, z->child ? " child" : "",
                      (unsigned long long)z->slot->calls, calls[i].name, a[0], a[1], a[2], a[3], a[4], a[5]);
+    for (int k = 0; calls[i].args[k] && n < 160; k++) // the paths, where ours
+        if (a[k] == (long)z->path[0] || a[k] == (long)z->path[1])
+            n += snprintf(line + n, sizeof line - (size_t)n, " \"%.40s\"", (char *)a[k]);
     if (after)
         n += snprintf(line + n, sizeof line - (size_t)n, " = %ld", ret);
     else
