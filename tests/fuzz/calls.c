@@ -4,6 +4,7 @@
 // rather than the kernel: memory it lives in (mmap's MAP_FIXED, brk), its
 // thread pointer (arch_prctl), the console or the supervisor (reboot, exec of
 // anything but a harmless program), or a child that would run on our stack.
+// One entry is no system call: `touch`, a load or store in the arena.
 #include "fuzz.h"
 #include <errno.h>
 #include <signal.h>
@@ -362,6 +363,21 @@ static long make_pipe(struct fz *z, long nr, long a[6])
 static long run_pipe(struct fz *z, long a[6]) { return make_pipe(z, SYS_pipe, a); }
 static long run_pipe2(struct fz *z, long a[6]) { return make_pipe(z, SYS_pipe2, a); }
 
+// Not a system call: a load or store in the arena or the shared region, racing
+// with the other threads' munmap, mprotect, madvise and MAP_FIXED there. It may
+// fault for good (SIGSEGV, or SIGBUS past the end of a mapped file).
+static long run_touch(struct fz *z, long a[6])
+{
+    a[0] = gen_arg(z, 'a');
+    if (a[0] < 0 || a[0] >= 0x0000800000000000L)
+        a[0] = mem.arena;
+    a[1] = chance(&z->rng, 50);
+    volatile char *p = (volatile char *)a[0];
+    if (a[1])
+        *p = (char)rnd(&z->rng);
+    return *p;
+}
+
 // ---- the table ---------------------------------------------------------------------------
 
 #define C(n, sig, fl) {#n, SYS_##n, sig, fl, NULL}
@@ -484,6 +500,7 @@ const struct call calls[] = {
     C(getsid, "P", 0),
     {"posix_spawn", __NR_posix_spawn, "", NOCHILD, run_posix_spawn},
     {"kstats", __NR_kstats, "bl", 0, NULL},
+    {"touch", -1, "", 0, run_touch},
 };
 const int ncalls = sizeof calls / sizeof calls[0];
 

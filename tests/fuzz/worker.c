@@ -131,7 +131,7 @@ static void exhaust(struct fz *z)
 // Records why a call's result is impossible: errnos run from 1 to 133.
 static void check_result(struct fz *z, int i, long r)
 {
-    if (r >= -133 || r < -4095 || calls[i].nr == SYS_mmap)
+    if (r >= -133 || r < -4095 || calls[i].nr == SYS_mmap || calls[i].nr < 0)
         return;
     struct worker_rec *w = &shared->w[z->worker];
     w->bad_ret = r;
