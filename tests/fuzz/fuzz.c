@@ -14,7 +14,9 @@
 //
 // Prints ok/not ok lines and a closing `N passed, N failed` like the suites;
 // every failure names the seed, worker, generation, thread and call index that
-// replay it. With no arguments it runs `make test`'s short fixed-seed run.
+// replay it. With no arguments it runs `make test`'s short fixed-seed run,
+// which leaves out vfork (and clone's CLONE_VFORK): a vfork parent whose child
+// is stopped cannot be killed yet, and the run would report that hang.
 #include "fuzz.h"
 #include <dirent.h>
 #include <errno.h>
@@ -298,6 +300,18 @@ static void reap(void)
     }
 }
 
+// Where each thread of a worker is (for a worker that outlives SIGKILL).
+static void print_threads(int w)
+{
+    for (int t = 0; t < cfg.threads; t++) {
+        struct slot *s = &shared->w[w].slot[t];
+        int c = s->call, st = s->state;
+        printf("#   thread %d (tid %d): call %llu, %s%s\n", t, s->tid, (unsigned long long)s->calls,
+               st == SLOT_CALL ? "in " : st == SLOT_USER ? "in user code after " : "gone after ",
+               c >= 0 && c < ncalls ? calls[c].name : "?");
+    }
+}
+
 // A thread whose counter has not moved for 2 * STALL_S: a hang if it is in a
 // call that never waits; either way the worker is killed (and must die).
 static void judge_stall(int w, int t)
@@ -310,6 +324,7 @@ static void judge_stall(int w, int t)
         printf("# hang: worker %d gen %d thread %d call %llu (%s) made no progress for %d s\n", w, worker_gen[w],
                t, (unsigned long long)s->calls, calls[c].name, 2 * STALL_S);
         replay_hint(w, worker_gen[w], t, s->calls);
+        print_threads(w);
     } else {
         stalls_killed++;
         if (cfg.verbose)
@@ -329,6 +344,7 @@ static void watch_worker(int w)
             unkillable++;
             wa->stage = 3;
             printf("# hang: worker %d gen %d (pid %d) still there %d s after SIGKILL\n", w, worker_gen[w], worker_pid[w], KILL_S);
+            print_threads(w);
         }
         return;
     }
@@ -404,8 +420,10 @@ static bool kill_everything(void)
     }
     bool all_gone = !any_worker();
     for (int w = first_worker(); w < end_worker(); w++)
-        if (worker_pid[w])
+        if (worker_pid[w]) {
             printf("# hang: worker %d (pid %d) still there %d s after SIGKILL\n", w, worker_pid[w], KILL_S);
+            print_threads(w);
+        }
     // Their children were reparented to init, which reaps them.
     for (int w = first_worker(); w < end_worker(); w++)
         for (int i = 0; i < FUZZ_MAX_CHILDREN; i++) {
@@ -471,6 +489,10 @@ static void parse(int argc, char **argv)
     if (cfg.workers < 1 || cfg.workers > FUZZ_MAX_WORKERS || cfg.threads < 1 ||
         cfg.threads > FUZZ_MAX_THREADS || cfg.only_worker >= FUZZ_MAX_WORKERS || cfg.seconds < 0)
         usage();
+    if (argc == 1) { // make test's run leaves out a known bug (tests/README.md)
+        char known[] = "vfork";
+        select_calls(known, false);
+    }
     if (leak_limit < 0)
         leak_limit = 16L * cfg.workers;
     if (warmup < 0)

@@ -137,3 +137,4 @@ extern const struct call calls[];
 extern const int ncalls;
 long raw(long nr, long a, long b, long c, long d, long e, long f);
 long do_call(struct fz *z, int i);
+bool call_allowed(long nr); // in the selection (-c, -x)
