@@ -10,7 +10,7 @@
 // that thread sits in a call that never waits, or when the worker outlives
 // SIGKILL). Then it kills them all, removes the directory and compares the
 // kernel's net page count (kstats: pages allocated minus pages freed, every
-// CPU) with the count before the first worker started.
+// CPU) with the count taken after a warm-up run (-u, a third of -t).
 //
 // Prints ok/not ok lines and a closing `N passed, N failed` like the suites;
 // every failure names the seed, worker, generation, thread and call index that
@@ -116,7 +116,26 @@ static void make_tree(void)
     raw(SYS_mknod, (long)p, S_IFCHR | 0666, (long)makedev(1, 3), 0, 0, 0);
 }
 
-// Removes path and everything under it (modes may have been changed to 0).
+static int remove_tree(const char *path, int depth);
+
+static void remove_entries(const char *path, int depth)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    struct dirent *e;
+    char sub[PATH_MAX];
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < (int)sizeof sub)
+            remove_tree(sub, depth + 1);
+    }
+    closedir(d);
+}
+
+// Removes path and everything under it (modes may have been changed to 0). A
+// directory is read again if entries remain: removing while reading may skip.
 static int remove_tree(const char *path, int depth)
 {
     struct stat st;
@@ -125,20 +144,12 @@ static int remove_tree(const char *path, int depth)
     if (!S_ISDIR(st.st_mode))
         return unlink(path);
     chmod(path, 0700);
-    DIR *d = opendir(path);
-    if (d && depth < 64) {
-        struct dirent *e;
-        char sub[PATH_MAX];
-        while ((e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < (int)sizeof sub)
-                remove_tree(sub, depth + 1);
-        }
+    for (int pass = 0; pass < 3 && depth < 64; pass++) {
+        remove_entries(path, depth);
+        if (rmdir(path) == 0)
+            return 0;
     }
-    if (d)
-        closedir(d);
-    return rmdir(path);
+    return -1;
 }
 
 // ---- the kernel's page count ------------------------------------------------------------
@@ -221,7 +232,7 @@ static void start_worker(int w)
     for (int t = 0; t < FUZZ_MAX_THREADS; t++)
         watch[w].since[t] = now();
     r->bad_ret = 0;
-    worker_gen[w] = worker_gen[w];
+    r->gen = worker_gen[w]; // (for a replay's log)
     fflush(stdout);
     int pid = fork();
     if (pid == 0) {
@@ -300,7 +311,7 @@ static void reap(void)
     }
 }
 
-// Where each thread of a worker is (for a worker that outlives SIGKILL).
+// Where each thread of a worker is (for a hang report).
 static void print_threads(int w)
 {
     for (int t = 0; t < cfg.threads; t++) {
