@@ -25,6 +25,6 @@ ROOT_STAGE += mkdir -p tests && cp $(abspath $(FUZZ_BIN)) tests/fuzz;
 
 fuzz: $(BUILD)/esp.img
 	tools/fuzz --esp $(BUILD)/esp.img --cpus $(CPUS) --mem $(MEM) --seconds $(SECONDS) --seed $(SEED) \
-	  $(if $(FUZZ_WORKERS),--workers $(FUZZ_WORKERS)) $(if $(FUZZ_ARGS),--args '$(FUZZ_ARGS)')
+	  $(if $(FUZZ_WORKERS),--workers $(FUZZ_WORKERS)) $(if $(FUZZ_ARGS),--args='$(FUZZ_ARGS)')
 
 .PHONY: fuzz
