@@ -66,6 +66,7 @@ include tools/shards.mk
 include tools/mtrace/mtrace.mk
 include tools/commuter/commuter.mk
 include tools/benchscale.mk
+include tests/fuzz/fuzz.mk
 
 $(BUILD)/%.c.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -145,7 +146,7 @@ HOST_TESTS += $(RUNQEMU_TEST)
 HOST_TEST_DEPS += $(RUNQEMU_TEST)
 
 # User-space suites in the guest: N:PROGRAM boots N CPUs with RUN=PROGRAM.
-GUEST_RUNS ?= 2:/tests/cases/run 3:/tests/commuter-sample
+GUEST_RUNS ?= 2:/tests/cases/run 3:/tests/commuter-sample 2:/tests/fuzz
 
 test: $(BUILD)/esp.img $(HOST_TEST_DEPS)
 	tools/runtests --esp $(BUILD)/esp.img --cpus "$(TEST_CPUS)" \
