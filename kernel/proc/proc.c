@@ -303,6 +303,38 @@ int proc_spawn_init(const char *name, const void *image, size_t len, const char 
 
 // ---- clone, fork, vfork ---------------------------------------------------------
 
+// What a vfork parent waits on: its child's exec or exit. Shared by the two and
+// freed by the last to let go, so that a parent killed while it waits (Linux's
+// wait is killable) leaves nothing the child would still touch.
+struct vfork_wait {
+    int refs;       // [a] the parent and the child
+    bool done;      // [a] the child exec'd or exited
+    struct waitq wq;
+};
+
+static struct vfork_wait *vfork_wait_new(void)
+{
+    struct vfork_wait *vw = kzalloc(sizeof *vw);
+    if (vw) {
+        vw->refs = 2;
+        waitq_init(&vw->wq, "vfork");
+    }
+    return vw;
+}
+
+static void vfork_wait_put(struct vfork_wait *vw)
+{
+    if (sub_fetch(&vw->refs, 1) == 0)
+        kfree(vw);
+}
+
+// The parent, until the child lets it go or a SIGKILL (or a group exit) ends it.
+static void vfork_wait_for_child(struct vfork_wait *vw, struct thread *cur)
+{
+    wait_event(&vw->wq, load_acquire(&vw->done) || signal_fatal_pending(cur));
+    vfork_wait_put(vw);
+}
+
 #define CLONE_SUPPORTED                                                                  \
     (CSIGNAL | CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_VFORK |        \
      CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID |                 \
@@ -420,17 +452,21 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     if (flags & CLONE_CHILD_CLEARTID)
         t->clear_child_tid = ctid;
     kfree(add_thread(np, t));
+    struct vfork_wait *vw = NULL;
     if (flags & CLONE_VFORK) {
-        cur->sig->vfork_done = false;
-        np->vfork_waiter = cur;
+        if (!(vw = vfork_wait_new())) {
+            err = -ENOMEM;
+            goto undo_files;
+        }
+        np->vfork = vw;
     }
     pgrp_join_parent(np, p);
     link_child(np);
     pid_insert(np);
     thread_start(t, &t->affinity);
     // np may be gone from here on (exited and reaped by another of our threads).
-    if (flags & CLONE_VFORK)
-        wait_event(&p->child_wq, READ_ONCE(cur->sig->vfork_done));
+    if (vw)
+        vfork_wait_for_child(vw, cur);
     return pid;
 
     // Undone in the reverse order of setting up; nobody else has seen np yet.
@@ -540,19 +576,17 @@ long proc_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, ui
 }
 
 // The vfork parent may go on: our exec replaced the shared address space, or we
-// exited. The waiter cannot leave before it sees vfork_done, and its process
-// cannot be freed while we are inside the epoch section.
+// exited. The parent may have left already (killed), so the wait it shares with
+// us is counted, not part of either process.
 void vfork_release(struct proc *child)
 {
-    struct thread *w = child->vfork_waiter;
-    if (!w)
+    struct vfork_wait *vw = child->vfork;
+    if (!vw)
         return;
-    child->vfork_waiter = NULL;
-    struct proc *wp = w->proc;
-    epoch_enter();
-    store_release(&w->sig->vfork_done, true);
-    waitq_wake_all(&wp->child_wq);
-    epoch_exit();
+    child->vfork = NULL;
+    store_release(&vw->done, true);
+    waitq_wake_all(&vw->wq);
+    vfork_wait_put(vw);
 }
 
 // ---- exit -----------------------------------------------------------------------

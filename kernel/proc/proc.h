@@ -86,7 +86,7 @@ struct proc {
     struct waitq stop_wq;    // the stopped threads wait here
     int wait_report;         // [k] W_STOPCODE / W_CONTINUED for the parent's wait; 0 once
                              // reported
-    struct thread *vfork_waiter; // [o] the vfork parent, released at our exec or exit
+    struct vfork_wait *vfork; // [o] our vfork parent's wait, released at our exec or exit
 
     // Waiting for any child (or a vfork child's exec): written by those waits only,
     // read by every child's exit.
@@ -146,7 +146,6 @@ struct usig {
 
     struct spinlock lock __cacheline_aligned;
     uint64_t pending;        // [l,r]
-    bool vfork_done;         // [a] our vfork child has exec'd or exited (written by it)
     struct ksiginfo info[64]; // [l]
     struct epoch_cb free_cb; // usig_free's
 };
@@ -231,6 +230,7 @@ int signal_send_group(int pgid, int sig, const struct ksiginfo *info);
 // A synchronous fault: delivered even if blocked or ignored (then fatal).
 void signal_force(int sig, int code, uint64_t addr);
 bool signal_pending(struct thread *t); // an unblocked signal waits (interrupts sleeps)
+bool signal_fatal_pending(struct thread *t); // SIGKILL or a group exit: it must leave
 bool signal_ignored_or_blocked(int sig); // for the current thread
 void signal_mask_begin(uint64_t mask);   // ppoll/pselect6: wait with this mask
 void signal_mask_end(bool interrupted);  // ... and the old one back (after a handler)

@@ -367,13 +367,18 @@ bool signal_pending(struct thread *t)
     return t->sig && (deliverable(t) || proc_group_exiting(t->proc) || READ_ONCE(t->proc->stopped));
 }
 
+bool signal_fatal_pending(struct thread *t)
+{
+    struct proc *p = t->proc;
+    return proc_group_exiting(p) ||
+           ((READ_ONCE(t->sig->pending) | READ_ONCE(p->sigpending)) & BIT(SIGKILL));
+}
+
 // Sleep while the process is stopped (and not being killed).
 static void stop_wait(struct thread *t)
 {
     struct proc *p = t->proc;
-    wait_event(&p->stop_wq, !READ_ONCE(p->stopped) || proc_group_exiting(p) ||
-                                ((READ_ONCE(t->sig->pending) | READ_ONCE(p->sigpending)) &
-                                 BIT(SIGKILL)));
+    wait_event(&p->stop_wq, !READ_ONCE(p->stopped) || signal_fatal_pending(t));
 }
 
 // A stop signal's default action: stop the whole process, tell the parent, wait.

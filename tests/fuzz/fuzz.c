@@ -14,9 +14,7 @@
 //
 // Prints ok/not ok lines and a closing `N passed, N failed` like the suites;
 // every failure names the seed, worker, generation, thread and call index that
-// replay it. With no arguments it runs `make test`'s short fixed-seed run,
-// which leaves out vfork (and clone's CLONE_VFORK): a vfork parent whose child
-// is stopped cannot be killed yet, and the run would report that hang.
+// replay it. With no arguments it runs `make test`'s short fixed-seed run.
 #include "fuzz.h"
 #include <dirent.h>
 #include <errno.h>
@@ -500,10 +498,6 @@ static void parse(int argc, char **argv)
     if (cfg.workers < 1 || cfg.workers > FUZZ_MAX_WORKERS || cfg.threads < 1 ||
         cfg.threads > FUZZ_MAX_THREADS || cfg.only_worker >= FUZZ_MAX_WORKERS || cfg.seconds < 0)
         usage();
-    if (argc == 1) { // make test's run leaves out a known bug (tests/README.md)
-        char known[] = "vfork";
-        select_calls(known, false);
-    }
     if (leak_limit < 0)
         leak_limit = 16L * cfg.workers;
     if (warmup < 0)

@@ -1,6 +1,7 @@
 // kill beyond one live process: kill(-1, sig) reaches every process but init
-// and the caller, and a zombie can be signalled (to no effect) until it is
-// reaped. Runs in our guest and on the Linux host.
+// and the caller, a zombie can be signalled (to no effect) until it is
+// reaped, and SIGKILL ends a vfork parent whose child is stopped. Runs in our
+// guest and on the Linux host.
 //
 // kill(-1) with a real signal must not reach the host's processes: on Linux it
 // runs in a new PID namespace, where only the namespace's processes are
@@ -98,9 +99,37 @@ static void test_zombie(void)
     CHECK_ERR(kill(pid, 0), ESRCH, "kill of a reaped child is ESRCH");
 }
 
+// A vfork parent waits for its child's exec or exit, but SIGKILL ends the wait
+// (Linux: the wait is killable), even while the child is stopped.
+static void test_kill_vfork_parent(void)
+{
+    pid_t p = fork();
+    if (p == 0) {
+        setpgid(0, 0); // the child joins this group, for the clean-up below
+        if (vfork() == 0) {
+            kill(getpid(), SIGSTOP);
+            _exit(0);
+        }
+        _exit(0);
+    }
+    setpgid(p, p);
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL); // into vfork's wait (else the check passes untested)
+    kill(p, SIGKILL);
+    int st = 0, r = 0;
+    for (int i = 0; i < 100 && (r = waitpid(p, &st, WNOHANG)) == 0; i++)
+        nanosleep(&ts, NULL);
+    check(r == p && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+          "SIGKILL ends a vfork parent whose child is stopped");
+    kill(-p, SIGKILL); // the stopped child, and the parent if it was not killed
+    if (r == 0)
+        waitpid(p, NULL, 0);
+}
+
 int main(void)
 {
     test_zombie();
+    test_kill_vfork_parent();
     test_kill_all();
     return suite_end();
 }
