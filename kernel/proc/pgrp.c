@@ -371,7 +371,10 @@ static bool orphaned_locked(struct pgrp *g, const struct proc *going, bool *stop
     for (int i = 0; i < PGRP_PARTS; i++)
         list_for_each(it, &g->part[i].members) {
             struct proc *m = list_entry(it, struct proc, pgrp_link);
-            if (m == going || READ_ONCE(m->state) == P_ZOMBIE)
+            // A member whose last thread has left is exiting: it no longer
+            // counts, although it is a zombie only once its children are
+            // abandoned (which is when they see their parent gone).
+            if (m == going || READ_ONCE(m->state) == P_ZOMBIE || READ_ONCE(m->nthreads) == 0)
                 continue;
             *stopped |= READ_ONCE(m->stopped);
             struct proc *par = READ_ONCE(m->parent);

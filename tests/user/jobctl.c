@@ -120,7 +120,7 @@ static int orphaned_background(int fd)
     waitpid(mid, NULL, 0);
     struct pollfd pf = {rep[0], POLLIN, 0};
     char r = 0;
-    if (poll(&pf, 1, 10000) != 1 || read(rep[0], &r, 1) != 1)
+    if (poll(&pf, 1, 30000) != 1 || read(rep[0], &r, 1) != 1)
         r = 0; // stopped (or hung): SIGKILL to the group we made
     if (!r)
         kill(-mid, SIGKILL);

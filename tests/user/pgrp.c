@@ -212,12 +212,12 @@ static void orphan_sig(int sig)
     write(orphan_report[1], &c, 1);
 }
 
-// A byte from fd within 10 s, or 0.
+// A byte from fd within 30 s (a loaded host), or 0.
 static char read_within(int fd)
 {
     struct pollfd pf = {fd, POLLIN, 0};
     char c = 0;
-    if (poll(&pf, 1, 10000) == 1 && read(fd, &c, 1) != 1)
+    if (poll(&pf, 1, 30000) == 1 && read(fd, &c, 1) != 1)
         c = 0;
     return c;
 }
