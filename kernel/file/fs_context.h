@@ -44,6 +44,11 @@ int dirfd_inode(int dirfd, const char *kpath, struct inode **dir);
 // path names dirfd itself, which may then be any file). *out is referenced.
 int path_lookup_at(int dirfd, const char *kpath, int flags, struct inode **out);
 
+// The absolute path of directory dir, built from the end of buf (size
+// FS_PATH_MAX); its start, or NULL with *err (ENOENT: dir was removed;
+// ENAMETOOLONG). sys_path.c (getcwd), procfs.
+char *path_of_dir(struct inode *dir, char *buf, long *err);
+
 // openat with a kernel-space path, installing the new fd in table t (which need
 // not be the current process's: posix_spawn's file actions build the child's).
 // The path is resolved from dirfd of the current process. The fd, or -errno.

@@ -12,6 +12,7 @@
 #include "file/fdtable.h"
 #include "file/file.h"
 #include "file/fs_context.h"
+#include "file/procfs.h"
 #include "file/stat.h"
 #include "fs.h"
 #include "mm/mm.h"
@@ -35,6 +36,66 @@ static long get_path(uint64_t upath, char **out)
     }
     *out = p;
     return 0;
+}
+
+// ---- /proc --------------------------------------------------------------------------------
+
+// Paths that /proc answers (procfs.h): an absolute path whose first component
+// is "proc", or a relative one from a descriptor of a /proc directory. Cheap
+// for every other path: the first component is compared, and a dirfd looked
+// at only when it is not AT_FDCWD (paths relative to the cwd never reach /proc:
+// the cwd is a ScaleFS directory). 1 and *abs (a page: page_free it) for
+// /proc's, 0 for ScaleFS's, or -ENOMEM.
+static int proc_route(int dirfd, const char *path, char **abs)
+{
+    struct fd_ref r = {0};
+    if (path[0] == '/') {
+        const char *s = path;
+        while (*s == '/')
+            s++;
+        if (strncmp(s, "proc", 4) != 0 || (s[4] && s[4] != '/'))
+            return 0;
+    } else {
+        if (dirfd == AT_FDCWD || !path[0] || !fdt_current())
+            return 0;
+        r = fd_get(fdt_current(), dirfd);
+        if (!r.f || !procfs_is_dir(r.f)) {
+            if (r.f)
+                fd_put(r);
+            return 0;
+        }
+    }
+    int ret = (*abs = page_alloc()) ? 0 : -ENOMEM;
+    if (*abs && (ret = procfs_path(r.f, path, *abs)) == 0)
+        page_free(*abs);
+    if (r.f)
+        fd_put(r);
+    return ret;
+}
+
+// Calls that would make or remove names in /proc: EACCES (Linux: its
+// directories are 0555), before ScaleFS's empty /proc could take a name.
+static bool proc_refuses(int dirfd, const char *path)
+{
+    char *abs;
+    int r = proc_route(dirfd, path, &abs);
+    if (r > 0)
+        page_free(abs);
+    return r != 0;
+}
+
+static long proc_openat(struct fdtable *t, const char *abs, int flags)
+{
+    struct file *f;
+    long err = procfs_path_open(abs, flags, &f);
+    if (err)
+        return err;
+    struct proc *p = proc_current();
+    err = fd_install(t, f, (flags & O_CLOEXEC) ? FDI_CLOEXEC : 0, flags & O_ANYFD, 0,
+                     p ? proc_nofile(p) : FD_MAX);
+    if (err < 0)
+        file_put(f);
+    return err;
 }
 
 // ---- open -------------------------------------------------------------------------------
@@ -81,7 +142,16 @@ long path_openat(struct fdtable *t, int dirfd, const char *path, int flags, uint
 {
     struct inode *dir;
     struct file *f;
-    long err = dirfd_inode(dirfd, path, &dir);
+    char *abs;
+    long err = proc_route(dirfd, path, &abs);
+    if (err) {
+        if (err > 0) {
+            err = proc_openat(t, abs, flags);
+            page_free(abs);
+        }
+        return err;
+    }
+    err = dirfd_inode(dirfd, path, &dir);
     if (err)
         return err;
     err = path_open_file(dir, path, flags, mode, fsctx_umask(), &f);
@@ -203,11 +273,18 @@ static long stat_at(int dirfd, uint64_t upath, int flags, uint32_t mask, struct 
         if (r.f)
             fd_put(r);
     } else {
-        struct inode *ip;
-        err = path_lookup_at(dirfd, path, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), &ip);
-        if (!err) {
-            err = fs_stat(ip, mask, st);
-            fs_iput(ip);
+        char *abs;
+        err = proc_route(dirfd, path, &abs);
+        if (err > 0) {
+            err = procfs_path_stat(abs, flags & AT_SYMLINK_NOFOLLOW, mask, st);
+            page_free(abs);
+        } else if (!err) {
+            struct inode *ip;
+            err = path_lookup_at(dirfd, path, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), &ip);
+            if (!err) {
+                err = fs_stat(ip, mask, st);
+                fs_iput(ip);
+            }
         }
     }
     page_free(path);
@@ -256,7 +333,9 @@ static long with_dir(int dirfd, uint64_t upath, long (*op)(struct inode *, const
     if (err)
         return err;
     struct inode *dir;
-    if (!(err = dirfd_inode(dirfd, path, &dir))) {
+    if (proc_refuses(dirfd, path))
+        err = -EACCES;
+    else if (!(err = dirfd_inode(dirfd, path, &dir))) {
         err = op(dir, path, arg);
         fs_iput(dir);
     }
@@ -323,10 +402,36 @@ static long op_readlink(struct inode *dir, const char *path, long arg)
     return n;
 }
 
+// A /proc link (procfs.h): /proc/self and /proc/self/fd/N.
+static long proc_readlink(const char *abs, uint64_t ubuf, size_t n)
+{
+    char *buf = page_alloc();
+    if (!buf)
+        return -ENOMEM;
+    long len = procfs_path_readlink(abs, buf, MIN(n, PGSIZE));
+    if (len > 0 && copy_to_user(ubuf, buf, len) < 0)
+        len = -EFAULT;
+    page_free(buf);
+    return len;
+}
+
 long sys_readlinkat(int dirfd, uint64_t upath, uint64_t ubuf, int bufsiz)
 {
     if (bufsiz <= 0)
         return -EINVAL;
+    char *path, *abs;
+    long err = get_path(upath, &path);
+    if (err)
+        return err;
+    err = proc_route(dirfd, path, &abs);
+    page_free(path);
+    if (err > 0) {
+        err = proc_readlink(abs, ubuf, (size_t)bufsiz);
+        page_free(abs);
+        return err;
+    }
+    if (err)
+        return err;
     struct { uint64_t ubuf; size_t n; } a = {ubuf, (size_t)bufsiz};
     return with_dir(dirfd, upath, op_readlink, (long)&a);
 }
@@ -345,6 +450,8 @@ static long two_paths(int olddirfd, uint64_t uold, int newdirfd, uint64_t unew,
     long err = get_path(uold, &oldp);
     if (!err)
         err = get_path(unew, &newp);
+    if (!err && (proc_refuses(olddirfd, oldp) || proc_refuses(newdirfd, newp)))
+        err = -EACCES;
     if (!err)
         err = dirfd_inode(olddirfd, oldp, &od);
     if (!err)
@@ -406,7 +513,9 @@ long sys_symlinkat(uint64_t utarget, int newdirfd, uint64_t ulink)
     char *path;
     if (!(err = get_path(ulink, &path))) {
         struct inode *dir;
-        if (!(err = dirfd_inode(newdirfd, path, &dir))) {
+        if (proc_refuses(newdirfd, path))
+            err = -EACCES;
+        else if (!(err = dirfd_inode(newdirfd, path, &dir))) {
             err = fs_symlink(dir, target, path);
             fs_iput(dir);
         }
@@ -420,13 +529,14 @@ long sys_symlink(uint64_t utarget, uint64_t ulink) { return sys_symlinkat(utarge
 // ---- attributes ---------------------------------------------------------------------------
 
 // Look up (dirfd, path) following symlinks unless nofollow; ip referenced.
+// /proc has no inodes: EACCES there (truncate, chdir, utimensat, chmod).
 static long lookup_user(int dirfd, uint64_t upath, int flags, struct inode **ip)
 {
     char *path;
     long err = get_path(upath, &path);
     if (err)
         return err;
-    err = path_lookup_at(dirfd, path, flags, ip);
+    err = proc_refuses(dirfd, path) ? -EACCES : path_lookup_at(dirfd, path, flags, ip);
     page_free(path);
     return err;
 }
@@ -480,9 +590,7 @@ static int match_ino(void *arg, const char *name, size_t len, uint64_t ino, unsi
     return 1;
 }
 
-// The absolute path of dir, built from the end of buf (size FS_PATH_MAX); its
-// start, or NULL with *err (ENOENT: dir was removed; ENAMETOOLONG).
-static char *path_of(struct inode *dir, char *buf, long *err)
+char *path_of_dir(struct inode *dir, char *buf, long *err)
 {
     char *p = buf + FS_PATH_MAX - 1;
     *p = 0;
@@ -531,7 +639,7 @@ long sys_getcwd(uint64_t ubuf, size_t size)
         return -ENOMEM;
     struct inode *cwd = fsctx_cwd();
     long err;
-    char *p = path_of(cwd, buf, &err);
+    char *p = path_of_dir(cwd, buf, &err);
     fs_iput(cwd);
     if (p) {
         size_t len = strlen(p) + 1;
@@ -554,8 +662,24 @@ static long access_at(int dirfd, uint64_t upath, int mode, int flags)
         return -EINVAL;
     if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
         return -EINVAL;
+    char *path, *abs;
+    long err = get_path(upath, &path);
+    if (err)
+        return err;
+    err = proc_route(dirfd, path, &abs);
+    page_free(path);
+    if (err > 0) { // /proc: exists, and only directories are searchable
+        struct fs_stat st;
+        err = procfs_path_stat(abs, flags & AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
+        if (!err && (mode & X_OK) && !S_ISDIR(st.mode))
+            err = -EACCES;
+        page_free(abs);
+        return err;
+    }
+    if (err)
+        return err;
     struct inode *ip;
-    long err = lookup_user(dirfd, upath, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), &ip);
+    err = lookup_user(dirfd, upath, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), &ip);
     if (err)
         return err;
     uint32_t m = fs_mode(ip);
