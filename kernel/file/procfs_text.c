@@ -296,7 +296,7 @@ static int snapshot(int pid, struct psnap *s)
     return 0;
 }
 
-// proc(5)'s 52 fields; those we do not keep are 0 (Linux too shows 0 for
+// proc(5)'s 52 fields (pid, comm and 50 more); those we do not keep are 0 (Linux too shows 0 for
 // several of them to other users).
 static void text_pid_stat(struct pbuf *b, const struct psnap *s)
 {
@@ -304,7 +304,7 @@ static void text_pid_stat(struct pbuf *b, const struct psnap *s)
               s->pid, s->name, s->info.state, s->info.ppid, s->pgid, s->sid, s->info.utime,
               s->info.stime, s->info.nthreads, s->start_ticks, s->rss_pages);
     pb_printf(b, "18446744073709551615 0 0 0 0 0 %lu 0 %lu %lu 0 0 0 %d 0 0 0 0 0 0 0 0 0 0 0 0 "
-                 "0 0 0\n",
+                 "0 0\n",
               s->sigpending, s->sigignore, s->sigcatch, s->exit_signal);
 }
 
