@@ -31,6 +31,8 @@ void fsctx_release(struct fs_context *c);
 struct inode *fsctx_cwd(void);
 // Make dir (the caller's reference, handed over) the current process's cwd.
 void fsctx_set_cwd(struct inode *dir);
+// Is ip the current process's cwd? (A pointer compared; no reference taken.)
+bool fsctx_cwd_is(struct inode *ip);
 uint32_t fsctx_umask(void);
 uint32_t fsctx_set_umask(uint32_t mask); // returns the old one
 

@@ -168,12 +168,11 @@ static int resolve(const char *path, bool follow, struct pnode *nd)
     }
 }
 
-bool procfs_path(struct file *dirf, const char *path, char *buf)
+bool procfs_path(const char *base, const char *path, char *buf)
 {
     if (path[0] != '/') {
-        if (!dirf || !procfs_is_dir(dirf) || !path[0])
+        if (!base || !path[0])
             return false;
-        const char *base = dirf->priv; // the directory's absolute path
         if (strlen(base) + 1 + strlen(path) + 1 > FS_PATH_MAX)
             return false; // ScaleFS says ENAMETOOLONG
         ksnprintf(buf, FS_PATH_MAX, "%s/%s", base, path);
@@ -234,6 +233,7 @@ static const struct file_ops pdir_ops = {
 };
 
 bool procfs_is_dir(struct file *f) { return f->ops == &pdir_ops; }
+const char *procfs_dir_path(struct file *f) { return f->priv; }
 
 static int open_text(const struct pnode *nd, int flags, struct file **out)
 {
@@ -289,6 +289,13 @@ static int open_fd_target(const struct pnode *nd, int flags, struct file **out)
     }
     fd_put(r);
     return err;
+}
+
+int procfs_path_is_root(const char *path)
+{
+    struct pnode nd;
+    int err = resolve(path, true, &nd);
+    return err ? err : nd.kind == PK_ROOT;
 }
 
 static bool is_dir(enum pkind k) { return k == PK_ROOT || k == PK_PID || k == PK_FD_DIR; }
@@ -530,9 +537,15 @@ int procfs_readdir(struct file *f, uint64_t *pos, fs_filldir_t fill, void *arg)
     }
 }
 
+static struct inode *mountpoint; // [i] set at boot
+
+struct inode *procfs_mountpoint(void) { return mountpoint; }
+
 void procfs_init(void)
 {
     int err = fs_mkdir(NULL, "/proc", 0555);
     if (err && err != -EEXIST)
         kprintf("procfs: mkdir /proc: error %d\n", err);
+    if (fs_lookup(NULL, "/proc", 0, &mountpoint)) // a reference kept for good
+        mountpoint = NULL;
 }

@@ -7,6 +7,9 @@
 // to ScaleFS, where /proc is an empty directory (the mount point, so that `ls /`
 // shows it). getdents64 on a /proc directory asks procfs_readdir.
 //
+// The system calls on paths also take relative paths from a cwd that is
+// /proc itself to procfs (procfs_mountpoint).
+//
 // Names: /proc/{self, cpuinfo, meminfo, uptime, loadavg, mounts, stat}, and
 // for every process /proc/PID/{stat, status, cmdline, comm, fd/}; fd/N is a
 // symbolic link naming what the caller's fd N is open on.
@@ -17,14 +20,21 @@
 struct file;
 struct fs_stat;
 
-// Does path (absolute, or relative to the /proc directory open at dirf, which
-// may be NULL) name something under /proc? Then the procfs_path_* calls take it.
-// buf (FS_PATH_MAX bytes) receives the absolute form.
-bool procfs_path(struct file *dirf, const char *path, char *buf);
+// Does path (absolute, or relative to the /proc directory whose absolute path
+// is base, which may be NULL) name something under /proc? Then the
+// procfs_path_* calls take it. buf (FS_PATH_MAX bytes) receives the absolute form.
+bool procfs_path(const char *base, const char *path, char *buf);
+// The directory path of an open /proc directory (procfs_is_dir), for base.
+const char *procfs_dir_path(struct file *f);
+// ScaleFS's /proc, the mount point (borrowed; never freed). It may be the cwd
+// (top changes to /proc): relative paths from it are /proc's. Other /proc
+// directories cannot be the cwd.
+struct inode *procfs_mountpoint(void);
 int procfs_path_open(const char *path, int flags, struct file **out);
 int procfs_path_stat(const char *path, bool nofollow, uint32_t mask, struct fs_stat *st);
 long procfs_path_readlink(const char *path, char *buf, size_t n); // bytes, or -errno
 bool procfs_is_dir(struct file *f);
+int procfs_path_is_root(const char *path); // 1: /proc itself, 0: below it, or -errno
 // getdents64 on a /proc directory (fs_readdir's contract).
 int procfs_readdir(struct file *f, uint64_t *pos, fs_filldir_t fill, void *arg);
 void procfs_init(void); // at boot, after fs_boot: the /proc mount point

@@ -97,7 +97,7 @@ static struct proc *proc_alloc(const char *name)
     waitq_init(&p->child_wq, "wait4");
     waitq_init(&p->exit_wq, "proc exit");
     waitq_init(&p->stop_wq, "stopped");
-    strlcpy(p->name, name, sizeof p->name);
+    exec_name(name, p->name, sizeof p->name); // a path's last part, as exec names it
     proc_set_cmdline(p, NULL);
     p->start_nsec = nsec_now();
     p->state = P_ALIVE;

@@ -41,22 +41,29 @@ static long get_path(uint64_t upath, char **out)
 // ---- /proc --------------------------------------------------------------------------------
 
 // Paths that /proc answers (procfs.h): an absolute path whose first component
-// is "proc", or a relative one from a descriptor of a /proc directory. Cheap
-// for every other path: the first component is compared, and a dirfd looked
-// at only when it is not AT_FDCWD (paths relative to the cwd never reach /proc:
-// the cwd is a ScaleFS directory). 1 and *abs (a page: page_free it) for
-// /proc's, 0 for ScaleFS's, or -ENOMEM.
+// is "proc", a relative one from a descriptor of a /proc directory, or from a
+// cwd that is /proc. Cheap for every other path: the first component is
+// compared, a dirfd looked at only when it is not AT_FDCWD, and the cwd
+// pointer compared (a line every relative lookup reads anyway). 1 and *abs (a
+// page: page_free it) for /proc's, 0 for ScaleFS's, or -ENOMEM.
 static int proc_route(int dirfd, const char *path, char **abs)
 {
     struct fd_ref r = {0};
+    const char *base = NULL;
     if (path[0] == '/') {
         const char *s = path;
         while (*s == '/')
             s++;
         if (strncmp(s, "proc", 4) != 0 || (s[4] && s[4] != '/'))
             return 0;
+    } else if (!path[0]) {
+        return 0;
+    } else if (dirfd == AT_FDCWD) {
+        if (!fsctx_cwd_is(procfs_mountpoint()))
+            return 0;
+        base = "/proc";
     } else {
-        if (dirfd == AT_FDCWD || !path[0] || !fdt_current())
+        if (!fdt_current())
             return 0;
         r = fd_get(fdt_current(), dirfd);
         if (!r.f || !procfs_is_dir(r.f)) {
@@ -64,9 +71,10 @@ static int proc_route(int dirfd, const char *path, char **abs)
                 fd_put(r);
             return 0;
         }
+        base = procfs_dir_path(r.f);
     }
     int ret = (*abs = page_alloc()) ? 0 : -ENOMEM;
-    if (*abs && (ret = procfs_path(r.f, path, *abs)) == 0)
+    if (*abs && (ret = procfs_path(base, path, *abs)) == 0)
         page_free(*abs);
     if (r.f)
         fd_put(r);
@@ -558,10 +566,35 @@ long sys_truncate(uint64_t upath, int64_t len)
     return err;
 }
 
+// Into /proc itself (ScaleFS's mount point, whose relative paths proc_route
+// sends to procfs), not below it: EACCES.
+static long chdir_proc(const char *abs)
+{
+    long err = procfs_path_is_root(abs);
+    if (err <= 0)
+        return err ? err : -EACCES;
+    fs_iget(procfs_mountpoint());
+    fsctx_set_cwd(procfs_mountpoint());
+    return 0;
+}
+
 long sys_chdir(uint64_t upath)
 {
+    char *path, *abs;
+    long err = get_path(upath, &path);
+    if (err)
+        return err;
+    err = proc_route(AT_FDCWD, path, &abs);
+    page_free(path);
+    if (err > 0) {
+        err = chdir_proc(abs);
+        page_free(abs);
+        return err;
+    }
+    if (err)
+        return err;
     struct inode *ip;
-    long err = lookup_user(AT_FDCWD, upath, 0, &ip);
+    err = lookup_user(AT_FDCWD, upath, 0, &ip);
     if (err)
         return err;
     if (!S_ISDIR(fs_mode(ip))) {
