@@ -367,6 +367,21 @@ kill: 999999999: No such process
 1
 1
 
+## ps lists processes from /proc: a background job, with our shell as its parent
+sleep 5 &
+ps > out
+head -1 out
+grep -c "^ *$! *$$ S  *0:00:00 sleep 5$" out
+kill $!
+wait $!
+ps -x
+echo $?
+-- out
+     PID     PPID S     TIME COMMAND
+1
+usage: ps
+2
+
 ## test and [: strings, numbers, files, ! -a -o
 touch f; mkdir d
 test a = a; echo $?
