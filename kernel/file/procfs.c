@@ -249,7 +249,8 @@ static int open_text(const struct pnode *nd, int flags, struct file **out)
     kfree(b.buf);
     if (err)
         return err;
-    if (!(*out = file_alloc(&text_ops, (flags & ~(O_CLOEXEC | O_NOFOLLOW)) | O_LARGEFILE, NULL, t))) {
+    uint32_t keep = (flags & ~(O_CLOEXEC | O_NOFOLLOW)) | O_LARGEFILE;
+    if (!(*out = file_alloc(&text_ops, keep, NULL, t))) {
         kfree(t);
         return -ENOMEM;
     }

@@ -4,7 +4,8 @@
 // the *at ones with AT_FDCWD.
 //
 // Paths are copied into a kernel page first, then resolved by ScaleFS from the
-// directory dirfd names (fs_context.c); whether two calls commute is ScaleFS's
+// directory dirfd names (fs_context.c), or by /proc for its paths (procfs.h,
+// proc_route below); whether two calls commute is ScaleFS's
 // business (fs/README.md). stat asks ScaleFS only for what it will report:
 // statx without STATX_NLINK never reads the link count, so it commutes with
 // link and unlink of the same file.
@@ -195,7 +196,7 @@ long sys_creat(uint64_t upath, uint32_t mode)
 
 // memfd_create(name, flags): a read/write descriptor for a ScaleFS regular file
 // that has no name. The name (at most 249 bytes, as in Linux) is only checked:
-// there is no /proc to show it. Of the flags only MFD_CLOEXEC is supported
+// /proc/PID/fd shows the file by inode number, not by name. Of the flags only MFD_CLOEXEC is supported
 // (sealing and huge pages are not: EINVAL).
 #define MFD_CLOEXEC 0x1
 #define MFD_NAME_MAX 249
