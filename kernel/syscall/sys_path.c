@@ -47,15 +47,29 @@ static long get_path(uint64_t upath, char **out)
 // compared, a dirfd looked at only when it is not AT_FDCWD, and the cwd
 // pointer compared (a line every relative lookup reads anyway). 1 and *abs (a
 // page: page_free it) for /proc's, 0 for ScaleFS's, or -ENOMEM.
+static bool proc_absolute(const char *path)
+{
+    const char *s = path;
+    while (*s == '/')
+        s++;
+    return strncmp(s, "proc", 4) == 0 && (!s[4] || s[4] == '/');
+}
+
+// path from base (a /proc directory's path; NULL: path is absolute) as /proc's.
+static int proc_route_base(const char *base, const char *path, char **abs)
+{
+    int ret = (*abs = page_alloc()) ? 0 : -ENOMEM;
+    if (*abs && (ret = procfs_path(base, path, *abs)) == 0)
+        page_free(*abs);
+    return ret;
+}
+
 static int proc_route(int dirfd, const char *path, char **abs)
 {
     struct fd_ref r = {0};
     const char *base = NULL;
     if (path[0] == '/') {
-        const char *s = path;
-        while (*s == '/')
-            s++;
-        if (strncmp(s, "proc", 4) != 0 || (s[4] && s[4] != '/'))
+        if (!proc_absolute(path))
             return 0;
     } else if (!path[0]) {
         return 0;
@@ -74,9 +88,7 @@ static int proc_route(int dirfd, const char *path, char **abs)
         }
         base = procfs_dir_path(r.f);
     }
-    int ret = (*abs = page_alloc()) ? 0 : -ENOMEM;
-    if (*abs && (ret = procfs_path(base, path, *abs)) == 0)
-        page_free(*abs);
+    int ret = proc_route_base(base, path, abs);
     if (r.f)
         fd_put(r);
     return ret;
@@ -130,10 +142,20 @@ int path_open_file(struct inode *dir, const char *path, int flags, uint32_t mode
         return -EOPNOTSUPP; // no unnamed files yet
     if (path[0] == 0)
         return -ENOENT;
+    // posix_spawn's open actions come here directly, from the child's cwd.
+    bool proc = path[0] == '/' ? proc_absolute(path) : dir == procfs_mountpoint();
+    char *abs;
+    int err = proc ? proc_route_base(path[0] == '/' ? NULL : "/proc", path, &abs) : 0;
+    if (err) {
+        if (err > 0) {
+            err = procfs_path_open(abs, flags, out);
+            page_free(abs);
+        }
+        return err;
+    }
     if (path[0] == '/')
         dir = fs_root();
     struct inode *ip;
-    int err;
     if (flags & O_CREAT) {
         int cf = (flags & O_EXCL ? FS_EXCL : 0) | (flags & O_NOFOLLOW ? FS_NOFOLLOW : 0);
         err = fs_create(dir, path, (mode & 07777) & ~umask, cf, &ip);
