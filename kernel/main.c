@@ -80,7 +80,7 @@ static void run_sbin_init(void *arg)
     envp[n] = NULL;
     const char *argv[] = {INIT_PATH, NULL};
     struct proc *p;
-    int err = proc_spawn_file(INIT_PATH, argv, (const char *const *)envp, &p);
+    int err = proc_spawn_file(INIT_PATH, argv, (const char *const *)envp, PROC_INIT, &p);
     if (err) {
         kprintf("init: cannot start %s: error %d\n", INIT_PATH, err);
         qemu_exit(127);
@@ -104,7 +104,7 @@ static int init_status(const char *name)
     }
     const char *argv[] = {name, NULL}, *envp[] = {"HOME=/", "TERM=vt100", NULL};
     struct proc *p;
-    int err = proc_spawn(name, prog->start, prog->len, argv, envp, NULL, NULL, &p);
+    int err = proc_spawn_init(name, prog->start, prog->len, argv, envp, NULL, &p);
     if (err) {
         kprintf("init: %s: error %d\n", name, err);
         return 127;

@@ -45,9 +45,12 @@
 // chunk writes no line another fd's lookup reads) is replaced by a bigger copy
 // under the table's grow lock and the old one freed a grace period later, so
 // lock-free readers never stop. New chunks are also installed under that lock.
-// The directory starts with room for chunk 0 only and grows when a chunk
-// beyond it is made (the first O_ANYFD open on a CPU, once per table and
-// CPU), so a new table costs the same whatever the number of CPUs.
+// The directory starts with room for chunk 0 and the first partitions of CPUs
+// 0 .. DIR_FIRST_CPUS-1 (one page at most, zeroed), so that the first O_ANYFD
+// open of those CPUs in a table writes only its own entry's line; a CPU above
+// them grows the directory on its first O_ANYFD open in a table (a write of
+// t->dir, which every lookup reads: once per table and CPU). A new table thus
+// costs at most a page whatever the number of CPUs.
 //
 // Walks over a whole table (fork and posix_spawn's copy, exec's close-on-exec,
 // close_range, exit) visit the chunks made, listed in the order made beside the
@@ -67,6 +70,7 @@
 #include "x86/x86.h"
 
 #define CHUNK_FDS 64 // one page of one-line slots
+#define DIR_FIRST_CPUS 60 // 1 + 60 entries and their list fit one page (dir_alloc)
 #define NCHUNKS_MAX (FD_MAX / CHUNK_FDS)
 #define SLOT_CLOEXEC ((uintptr_t)FDI_CLOEXEC)
 #define SLOT_HELD ((uintptr_t)FDI_HELD)
@@ -103,6 +107,10 @@ struct fddir {
     struct epoch_cb free_cb;
     struct fddirent ent[]; // from the second cache line on
 };
+
+_Static_assert(sizeof(struct fddir) + (1 + DIR_FIRST_CPUS) * (sizeof(struct fddirent) + 2) +
+                       sizeof(struct fdmade) <= PGSIZE,
+               "a new directory fits one page");
 
 struct fdtable {
     struct fddir *dir;               // [g,e] read by every operation; replaced on growth
@@ -167,7 +175,8 @@ struct fdtable *fdtable_new(void)
     struct fdtable *t = kzalloc(sizeof *t);
     if (!t)
         return NULL;
-    if (!(t->dir = dir_alloc(1))) { // room for chunk 0; grown on demand
+    // Chunk 0 and the first CPUs' partitions (see the top); grown on demand.
+    if (!(t->dir = dir_alloc(1 + (uint32_t)MIN(READ_ONCE(ncpu), DIR_FIRST_CPUS)))) {
         kfree(t);
         return NULL;
     }
@@ -535,6 +544,7 @@ void fdtable_close_on_exec(struct fdtable *t)
 }
 
 void *fdtable_debug_slot(struct fdtable *t, int fd) { return slot_of(t, fd, false); }
+const void *fdtable_debug_dir(struct fdtable *t) { return load_acquire(&t->dir); }
 
 // Reads the slots of the chunks made (in the order made, so the lowest open fd
 // above `from` is the least among every chunk's first); writes nothing.

@@ -83,6 +83,7 @@ void fd_close_range(struct fdtable *t, unsigned lo, unsigned hi, bool cloexec);
 
 // Tests and benchmarks: the address of fd's slot (NULL if its chunk is missing).
 void *fdtable_debug_slot(struct fdtable *t, int fd);
+const void *fdtable_debug_dir(struct fdtable *t); // the directory now (tests)
 // The partition (chunk index) O_ANYFD allocations on CPU c start in.
 int fdtable_partition_of_cpu(int c);
 int fd_chunk_of(int fd);

@@ -22,18 +22,33 @@ bool user_range_valid(uint64_t uaddr, size_t n)
     return uaddr < USER_END && n <= USER_END - uaddr;
 }
 
+// Did the copy that just ended stop at a fault that found no memory? Read and
+// cleared after every copy, so that a later copy that fails for another
+// reason says -EFAULT.
+static bool took_nomem(void)
+{
+    struct thread *t = thread_current();
+    bool nomem = t->ucopy_nomem;
+    if (nomem)
+        t->ucopy_nomem = false;
+    return nomem;
+}
+
+// The error of a copy that stopped at a fault.
+static long copy_error(void) { return took_nomem() ? -ENOMEM : -EFAULT; }
+
 long copy_from_user(void *dst, uint64_t usrc, size_t n)
 {
     if (!user_range_valid(usrc, n))
         return -EFAULT;
-    return n && __copy_user(dst, (const void *)usrc, n) ? -EFAULT : 0;
+    return n && __copy_user(dst, (const void *)usrc, n) ? copy_error() : 0;
 }
 
 long copy_to_user(uint64_t udst, const void *src, size_t n)
 {
     if (!user_range_valid(udst, n))
         return -EFAULT;
-    return n && __copy_user((void *)udst, src, n) ? -EFAULT : 0;
+    return n && __copy_user((void *)udst, src, n) ? copy_error() : 0;
 }
 
 // The part of [uaddr, uaddr+n) inside user space.
@@ -42,23 +57,28 @@ static size_t user_part(uint64_t uaddr, size_t n)
     return uaddr >= USER_END ? 0 : MIN(n, USER_END - uaddr);
 }
 
+// A short count says only where the copy stopped, whatever the reason.
 size_t copy_from_user_some(void *dst, uint64_t usrc, size_t n)
 {
     size_t m = user_part(usrc, n);
-    return m ? m - __copy_user(dst, (const void *)usrc, m) : 0;
+    size_t left = m ? __copy_user(dst, (const void *)usrc, m) : 0;
+    took_nomem();
+    return m - left;
 }
 
 size_t copy_to_user_some(uint64_t udst, const void *src, size_t n)
 {
     size_t m = user_part(udst, n);
-    return m ? m - __copy_user((void *)udst, src, m) : 0;
+    size_t left = m ? __copy_user((void *)udst, src, m) : 0;
+    took_nomem();
+    return m - left;
 }
 
 long clear_user(uint64_t udst, size_t n)
 {
     if (!user_range_valid(udst, n))
         return -EFAULT;
-    return n ? __clear_user((void *)udst, n) : 0;
+    return n && __clear_user((void *)udst, n) ? copy_error() : 0;
 }
 
 long strncpy_from_user(char *dst, uint64_t usrc, size_t n)
@@ -71,7 +91,7 @@ long strncpy_from_user(char *dst, uint64_t usrc, size_t n)
     size_t max = MIN(n, USER_END - usrc);
     long len = __strncpy_user(dst, (const char *)usrc, max);
     if (len < 0)
-        return len;
+        return copy_error();
     if ((size_t)len == max) {
         dst[max - 1] = 0;
         return max < n ? -EFAULT : -ENAMETOOLONG;
@@ -92,10 +112,16 @@ bool usercopy_fault(struct trapframe *tf)
     uintptr_t fixup = extable_fixup(tf->rip);
     if (!fixup)
         return false;
-    // A user page not touched yet: fill it in and retry the instruction.
+    // A user page not touched yet: fill it in and retry the instruction. If
+    // that needs memory there is none of, the copy fails (copy_error); it
+    // never retries, which would spin for as long as memory stays short.
     struct thread *t = thread_current();
-    if (tf->vector == T_PF && t->vm && uvm_fault(t->vm, read_cr2(), tf->err, NULL) == 0)
-        return true;
+    if (tf->vector == T_PF && t->vm) {
+        int r = uvm_fault(t->vm, read_cr2(), tf->err, NULL);
+        if (r == 0)
+            return true;
+        t->ucopy_nomem = r == -ENOMEM;
+    }
     tf->rip = fixup;
     return true;
 }

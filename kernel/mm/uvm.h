@@ -98,8 +98,9 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot);
 int uvm_dontneed(struct vmspace *vs, uintptr_t addr, size_t len); // MADV_DONTNEED
 long uvm_brk(struct vmspace *vs, uintptr_t newbrk);
 // Resolve a fault at va (error code bits as the CPU reports them) on the calling
-// CPU. 0 if the access is now possible; otherwise the signal to deliver, with the
-// details in *fi if fi is not NULL.
+// CPU. 0 if the access is now possible; -ENOMEM if it needs memory there is
+// none of (the caller decides: uvm_fault.c); otherwise the signal to deliver,
+// with the details in *fi if fi is not NULL.
 int uvm_fault(struct vmspace *vs, uintptr_t va, uint64_t err, struct fault_info *fi);
 // The stack (ustack.c). exec: map its top; 0 or -ENOMEM. uvm_fault: a fault on
 // nothing at va; true if va is below the stack inside its reserve, and the

@@ -4,6 +4,15 @@
 // (vp_break_cow, uvm_pageref.c). The design is in uvm_internal.h; the stack's
 // growth on a fault below it is in ustack.c.
 //
+// Out of memory (no page for the data, a copy, or a page-table page) ends the
+// fault with -ENOMEM, never with a retry: the retry loop below only repeats
+// when a range operation changed the descriptor under the fill, and a fault
+// that found no memory would find none the next time round either (and,
+// inside its epoch read section, it would keep the deferred frees that could
+// give some back from ever running). What the caller does with -ENOMEM:
+// user_exception (proc.c) kills the process, usercopy_fault makes the copy
+// fail with -ENOMEM (usercopy.c).
+//
 // Commute: faults on different pages, and faults of one page on different CPUs
 // once it has its page: the fast path reads the descriptor without locking it
 // (one acquire load) and writes only this CPU's page table; fill_checked tells
@@ -65,14 +74,17 @@ int vp_populate(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, uintptr
     return 0;
 }
 
+enum fill { FILLED, FILL_CHANGED, FILL_NOMEM };
+
 // Put the page into this CPU's table and re-check the descriptor (interrupts off,
-// so a shootdown for it waits until we are done). False if it changed: the entry
-// was backed out.
-static bool fill_checked(struct vmcore *vc, struct vpage *vp, uintptr_t va, uint64_t w)
+// so a shootdown for it waits until we are done). FILL_CHANGED if it changed:
+// the entry was backed out, look again. FILL_NOMEM if no page-table page could
+// be had: nothing was written.
+static enum fill fill_checked(struct vmcore *vc, struct vpage *vp, uintptr_t va, uint64_t w)
 {
     push_off();
     pte_t *e = pte_find(vc->pml4, va, true);
-    bool ok = e != NULL;
+    enum fill r = e ? FILLED : FILL_NOMEM;
     if (e) {
         // Against a range operation on the page (vp_lock, then vp_clear_ptes):
         //   fault: store entry; load word     range op: CAS word (lock); load entry
@@ -83,12 +95,12 @@ static bool fill_checked(struct vmcore *vc, struct vpage *vp, uintptr_t va, uint
         store_seqcst(e, VP_PA(w) | pte_perm(w));
         if (load_seqcst(&vp->word) != w) {
             store_seqcst(e, 0);
-            ok = false;
+            r = FILL_CHANGED;
         }
         invlpg(va); // an older, stricter entry may linger
     }
     pop_off();
-    return ok;
+    return r;
 }
 
 // Is vp's file page, not in the descriptor yet (word w), past the end of its
@@ -120,27 +132,32 @@ static int fault_fail(struct fault_info *fi, int signo, int code, uintptr_t addr
 }
 
 // Slow path: lock the descriptor, give it a page (or its own copy), fill.
+// 0, the signal, or -ENOMEM.
 static int fault_locked(struct vmspace *vs, struct vmcore *vc, struct vpage *vp, uintptr_t va,
                         uint64_t err, struct fault_info *fi, uintptr_t addr)
 {
     uint64_t w = vp_lock(vp);
-    int sig = 0;
+    int sig = 0, e = 0;
     if (!(w & VP_MAPPED))
         sig = fault_fail(fi, SIGSEGV, SEGV_MAPERR, addr);
     else if (!access_ok(VP_PROT(w), err))
         sig = fault_fail(fi, SIGSEGV, SEGV_ACCERR, addr);
-    else if (vp_populate(vs, vc, vp, PGROUNDDOWN(va)) < 0 ||
-             ((err & PF_WRITE) && (vp->word & VP_COW) && vp_break_cow(vs, vp, va) < 0))
-        sig = fault_fail(fi, SIGBUS, BUS_ADRERR, addr); // past the end of the file, or no memory
+    else if ((e = vp_populate(vs, vc, vp, PGROUNDDOWN(va))) == 0 &&
+             (err & PF_WRITE) && (vp->word & VP_COW))
+        e = vp_break_cow(vs, vp, va);
+    if (e == -ENOMEM)
+        sig = -ENOMEM;
+    else if (e)
+        sig = fault_fail(fi, SIGBUS, BUS_ADRERR, addr); // past the end of the file
     if (!sig) {
         w = vp_val(vp);
         push_off();
-        pte_t *e = pte_find(vc->pml4, va, true);
-        if (e) {
-            store_release(e, VP_PA(w) | pte_perm(w));
+        pte_t *pte = pte_find(vc->pml4, va, true);
+        if (pte) {
+            store_release(pte, VP_PA(w) | pte_perm(w));
             invlpg(va);
         } else {
-            sig = fault_fail(fi, SIGBUS, BUS_ADRERR, addr);
+            sig = -ENOMEM; // the page stays in the descriptor, for the space's free
         }
         pop_off();
     }
@@ -159,7 +176,7 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
     struct vmcore *vc = core_get(vs, me);
     if (!vc) {
         epoch_exit();
-        return fault_fail(fi, SIGBUS, BUS_ADRERR, addr);
+        return -ENOMEM;
     }
     if (read_cr3() == V2P(kernel_pml4) && this_cpu_read(loaded_vs) == vs) {
         store_seqcst(&vc->loaded, true); // as uvm_switch
@@ -190,7 +207,10 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
             sig = fault_locked(vs, vc, vp, va, err, fi, addr);
             break;
         }
-        if (fill_checked(vc, vp, va, w))
+        enum fill f = fill_checked(vc, vp, va, w);
+        if (f == FILL_NOMEM)
+            sig = -ENOMEM;
+        if (f != FILL_CHANGED)
             break;
     }
     epoch_exit();

@@ -118,20 +118,22 @@ static uintptr_t find_free(struct vmspace *vs, uintptr_t lo, uintptr_t hi, size_
 }
 
 // Lock [start, start+len) if nothing there is mapped: 0, -EEXIST or -ENOMEM.
-static int lock_if_free(struct vmspace *vs, uintptr_t start, size_t len)
+// On failure the tree nodes the try added go again (trim_after_unmap, as after
+// a munmap), so that failed calls leave nothing allocated.
+static int lock_if_free(struct vmspace *vs, struct vmcore *vc, uintptr_t start, size_t len)
 {
     int err = range_lock(vs, start, start + len, true);
-    if (err)
-        return err;
     struct vpage *vp = NULL;
-    for (uintptr_t va = start; va < start + len; va += PGSIZE) {
+    for (uintptr_t va = start; !err && va < start + len; va += PGSIZE) {
         vp = vpage_next(vs, vp, va, false);
         if (vp->word & VP_MAPPED) {
             range_unlock(vs, start, start + len);
-            return -EEXIST;
+            err = -EEXIST;
         }
     }
-    return 0;
+    if (err)
+        trim_after_unmap(vs, vc, start, start + len);
+    return err;
 }
 
 static bool user_range_ok(uintptr_t addr, size_t len)
@@ -144,7 +146,7 @@ static bool user_range_ok(uintptr_t addr, size_t len)
 static long place_and_lock(struct vmspace *vs, struct vmcore *vc, uintptr_t want, size_t len)
 {
     if (want && user_range_ok(want, len)) {
-        int err = lock_if_free(vs, want, len);
+        int err = lock_if_free(vs, vc, want, len);
         if (err != -EEXIST)
             return err ? err : (long)want;
     }
@@ -158,7 +160,7 @@ static long place_and_lock(struct vmspace *vs, struct vmcore *vc, uintptr_t want
             uintptr_t a = find_free(vs, tries[t].lo, hi, len);
             if (!a)
                 break;
-            int err = lock_if_free(vs, a, len);
+            int err = lock_if_free(vs, vc, a, len);
             if (err == 0) {
                 vc->hint = a;
                 return a;
@@ -194,12 +196,14 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
     long ret = vc ? 0 : -ENOMEM;
     struct zap z;
     zap_init(&z);
-    if (ret == 0 && (flags & UVM_NOREPLACE))
-        ret = lock_if_free(vs, addr, len);
-    else if (ret == 0 && fixed)
-        ret = range_lock(vs, addr, addr + len, true);
-    else if (ret == 0 && (ret = place_and_lock(vs, vc, PGROUNDDOWN(addr), len)) > 0)
+    if (ret == 0 && (flags & UVM_NOREPLACE)) {
+        ret = lock_if_free(vs, vc, addr, len);
+    } else if (ret == 0 && fixed) {
+        if ((ret = range_lock(vs, addr, addr + len, true)) < 0)
+            trim_after_unmap(vs, vc, addr, addr + len); // the nodes it added
+    } else if (ret == 0 && (ret = place_and_lock(vs, vc, PGROUNDDOWN(addr), len)) > 0) {
         addr = ret;
+    }
     if (ret < 0) {
         epoch_exit();
         return ret;
@@ -207,6 +211,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
     // Recorded before any descriptor names the file (truncate, vmspace_fork).
     if (ip && fmap_note(vs, vc, cpu_id(), ip, addr, addr + len, false, false) < 0) {
         range_unlock(vs, addr, addr + len);
+        trim_after_unmap(vs, vc, addr, addr + len);
         epoch_exit();
         return -ENOMEM;
     }
@@ -219,7 +224,10 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
         fs_get_write_again(ip, len / PGSIZE);
     }
     // Shared anonymous memory must exist before a fork can share it; a file is
-    // its own shared object.
+    // its own shared object. Past the first page it cannot have, the rest of
+    // the range stays unmapped (and locked): the call fails (ENOMEM) and takes
+    // back what it made, pages and tree nodes, so that it leaves nothing
+    // allocated; a later munmap of the range would find nothing to do.
     bool must = (flags & UVM_SHARED) && !ip, populate = must || (flags & UVM_POPULATE);
     struct vpage *vp = NULL;
     for (uintptr_t va = addr; va < addr + len; va += PGSIZE) {
@@ -230,14 +238,18 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
             vp->ip = ip;
             vp->pgoff = pgoff + (va - addr) / PGSIZE;
         }
-        if (populate && vp_populate(vs, vc, vp, va) == -ENOMEM && must)
+        if (populate && vp_populate(vs, vc, vp, va) == -ENOMEM && must) {
             ret = -ENOMEM;
+            break;
+        }
     }
     if (ret < 0)
         unmap_locked(vs, vc, addr, addr + len, &z);
     zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
+    if (ret < 0)
+        trim_after_unmap(vs, vc, addr, addr + len);
     epoch_exit();
     return ret < 0 ? ret : (long)addr;
 }

@@ -79,17 +79,57 @@ struct vpage *vpage_iter(struct vmspace *vs, struct vpage *prev, uintptr_t *va, 
 // between); an insert that meets SLOT_DEAD looks again from the root. Only the
 // CPU that marked a leaf or node dead clears the parent's slot, so that slot
 // changes hands only through one compare-and-swap from NULL and one store back.
-
-struct tree_free {
+//
+// Giving a page back allocates nothing, so that trimming works when memory
+// has run out (the failure paths of mmap trim what they added, uvm_map.c):
+// the pages wait for their grace period on a list of the CPU that took them
+// out, linked through their page owner words (page.c; no one else uses a tree
+// page's), behind one epoch callback per CPU. Pages taken out while that
+// callback waits go on a second list, which waits for a grace period of its
+// own once the first is freed.
+struct tree_gone {
     struct epoch_cb cb;
-    void *page;
+    bool deferred; // cb is with the epoch, for the pages on `waiting`
+    void *waiting; // out of the tree before cb was deferred
+    void *next;    // out of the tree since
 };
+static DEFINE_PERCPU(struct tree_gone, tree_gone);
 
-static void tree_free_cb(struct epoch_cb *cb)
+static void *gone_push(void *list, void *pg)
 {
-    struct tree_free *tf = container_of(cb, struct tree_free, cb);
-    page_free(tf->page);
-    kfree(tf);
+    page_owner_set(pg, (uintptr_t)list);
+    return pg;
+}
+
+// From this CPU's tick, interrupts off.
+static void tree_gone_cb(struct epoch_cb *cb)
+{
+    struct tree_gone *g = container_of(cb, struct tree_gone, cb);
+    for (void *pg = g->waiting, *next; pg; pg = next) {
+        next = (void *)page_owner_get(pg);
+        page_owner_set(pg, 0); // page.c hands pages out with owner 0
+        page_free(pg);
+    }
+    g->waiting = g->next;
+    g->next = NULL;
+    g->deferred = g->waiting != NULL;
+    if (g->deferred)
+        epoch_defer(&g->cb, tree_gone_cb);
+}
+
+// Free pg, a leaf or node just taken out of the tree, a grace period from now.
+static void tree_page_gone(void *pg)
+{
+    push_off(); // the tick runs tree_gone_cb on this CPU
+    struct tree_gone *g = this_cpu_ptr(&tree_gone);
+    if (g->deferred) {
+        g->next = gone_push(g->next, pg);
+    } else {
+        g->waiting = gone_push(g->waiting, pg);
+        g->deferred = true;
+        epoch_defer(&g->cb, tree_gone_cb);
+    }
+    pop_off();
 }
 
 static bool vp_trylock_empty(struct vpage *vp)
@@ -105,23 +145,18 @@ static bool leaf_remove(struct vmnode *parent, unsigned idx, struct vleaf *l)
     for (size_t i = 0; i < LEAF_PAGES; i++)
         if (load_acquire(&l->vp[i].word) != 0)
             return false;
-    struct tree_free *tf = kmalloc(sizeof *tf);
-    if (!tf)
-        return false;
     size_t locked = 0;
     while (locked < LEAF_PAGES && vp_trylock_empty(&l->vp[locked]))
         locked++;
     if (locked < LEAF_PAGES) {
         for (size_t i = 0; i < locked; i++)
             vp_unlock(&l->vp[i], 0);
-        kfree(tf);
         return false;
     }
     store_seqcst(&parent->slot[idx], NULL);
     for (size_t i = 0; i < LEAF_PAGES; i++)
         store_release(&l->vp[i].word, VP_DEAD);
-    tf->page = l;
-    epoch_defer(&tf->cb, tree_free_cb);
+    tree_page_gone(l);
     return true;
 }
 
@@ -131,9 +166,6 @@ static bool node_remove(struct vmnode *parent, unsigned idx, struct vmnode *n)
     for (size_t i = 0; i < NODE_SLOTS; i++)
         if (load_acquire(&n->slot[i]))
             return false;
-    struct tree_free *tf = kmalloc(sizeof *tf);
-    if (!tf)
-        return false;
     size_t marked = 0;
     for (; marked < NODE_SLOTS; marked++) {
         void *expected = NULL;
@@ -144,12 +176,10 @@ static bool node_remove(struct vmnode *parent, unsigned idx, struct vmnode *n)
     if (marked < NODE_SLOTS) { // a child arrived (or another remover is at work)
         for (size_t i = 0; i < marked; i++)
             store_release(&n->slot[i], NULL);
-        kfree(tf);
         return false;
     }
     store_seqcst(&parent->slot[idx], NULL);
-    tf->page = n;
-    epoch_defer(&tf->cb, tree_free_cb);
+    tree_page_gone(n);
     return true;
 }
 

@@ -282,7 +282,7 @@ int exec_load(struct exec_args *a, struct inode *cwd, const char *path, struct v
 }
 
 int proc_spawn_file(const char *path, const char *const argv[], const char *const envp[],
-                    struct proc **out)
+                    unsigned flags, struct proc **out)
 {
     struct image im;
     int err = image_open(fs_root(), path, &im);
@@ -291,7 +291,7 @@ int proc_spawn_file(const char *path, const char *const argv[], const char *cons
     struct vmspace *vs;
     struct exec_info ei;
     err = image_load(&im, argv, envp, path, &vs, &ei);
-    return err ? err : proc_start(path, vs, &ei, NULL, NULL, out);
+    return err ? err : proc_start(path, vs, &ei, NULL, NULL, flags, out);
 }
 
 // Past the point of no return only if the new program loaded.

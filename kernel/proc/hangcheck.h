@@ -1,5 +1,5 @@
 // The hang detector (hangcheck.c): a CPU that is never preemptible, or takes no
-// timer interrupt, for `hangcheck=SECONDS` (default 20; 0 turns it off) has its
+// timer interrupt, for `hangcheck=SECONDS` (default 60; 0 turns it off) has its
 // stack printed and the run ends in a panic.
 #pragma once
 #include "kernel.h"

@@ -29,6 +29,7 @@
 #include "uapi/abi.h"
 #include "uapi/errno.h"
 #include "x86/gdt.h"
+#include "x86/smp.h"
 #include "x86/trap.h"
 #include "x86/smp.h"
 #include "x86/x86.h"
@@ -265,7 +266,8 @@ static void user_frame(struct thread *t, const struct exec_info *ei)
 }
 
 int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
-               const cpumask_t *affinity, struct capture *cap, struct proc **out)
+               const cpumask_t *affinity, struct capture *cap, unsigned flags,
+               struct proc **out)
 {
     struct proc *p = proc_alloc(name);
     struct thread *t = NULL;
@@ -290,6 +292,7 @@ int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
 
     p->capture = cap;
     p->kernel_waited = true;
+    p->init = flags & PROC_INIT; // before anyone can signal it
     p->pid = pid_alloc();
     t->tid = p->pid;
     if ((err = pgrp_create(p))) { // its own session, as the first process is
@@ -306,9 +309,9 @@ int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
     return 0;
 }
 
-int proc_spawn(const char *name, const void *image, size_t len, const char *const argv[],
-               const char *const envp[], const cpumask_t *affinity, struct capture *cap,
-               struct proc **out)
+static int spawn_image(const char *name, const void *image, size_t len, const char *const argv[],
+                       const char *const envp[], const cpumask_t *affinity, struct capture *cap,
+                       unsigned flags, struct proc **out)
 {
     struct vmspace *vs = vmspace_new();
     if (!vs)
@@ -319,7 +322,20 @@ int proc_spawn(const char *name, const void *image, size_t len, const char *cons
         vmspace_put(vs);
         return err;
     }
-    return proc_start(name, vs, &ei, affinity, cap, out);
+    return proc_start(name, vs, &ei, affinity, cap, flags, out);
+}
+
+int proc_spawn(const char *name, const void *image, size_t len, const char *const argv[],
+               const char *const envp[], const cpumask_t *affinity, struct capture *cap,
+               struct proc **out)
+{
+    return spawn_image(name, image, len, argv, envp, affinity, cap, 0, out);
+}
+
+int proc_spawn_init(const char *name, const void *image, size_t len, const char *const argv[],
+                    const char *const envp[], struct capture *cap, struct proc **out)
+{
+    return spawn_image(name, image, len, argv, envp, NULL, cap, PROC_INIT, out);
 }
 
 // ---- clone, fork, vfork ---------------------------------------------------------
@@ -1110,6 +1126,29 @@ static void exception_signal(const struct trapframe *tf)
     }
 }
 
+// How long init's fault waits for memory before it tries again.
+#define OOM_INIT_WAIT_NS 10000000 // 10 ms
+
+// A fault that needs memory there is none of (uvm_fault said -ENOMEM). The
+// process dies of SIGKILL, as the victim of Linux's out-of-memory killer does,
+// and the victim is the process whose fault could not be served: Linux's rule
+// when vm.oom_kill_allocating_task is set. It needs no look at any other
+// process, and it picks one that could not go on anyway; its pages come back
+// as it exits. Not SIGBUS: a handler would return to the same access, which
+// would fault again for as long as memory stays short. Init is never the
+// victim: its fault waits a moment, outside any epoch read section (so that
+// exits and deferred frees can give pages back), and the access runs again.
+static void fault_out_of_memory(struct proc *p, uintptr_t addr)
+{
+    if (p->init) {
+        sched_sleep_until(nsec_now() + OOM_INIT_WAIT_NS);
+        return;
+    }
+    kprintf("out of memory: killed process %d (%s), fault at %lx\n", p->pid, p->name, addr);
+    struct ksiginfo info = {.signo = SIGKILL, .code = SI_KERNEL};
+    signal_send_proc(p, SIGKILL, &info);
+}
+
 void user_exception(struct trapframe *tf)
 {
     struct thread *t = thread_current();
@@ -1122,7 +1161,9 @@ void user_exception(struct trapframe *tf)
     // A fault uvm_fault cannot resolve says which signal, si_code and si_addr
     // to deliver (SIGSEGV with MAPERR/ACCERR, SIGBUS past the end of a file).
     struct fault_info fi = {.signo = SIGSEGV, .code = SEGV_MAPERR, .addr = addr};
-    if (t->vm && uvm_fault(t->vm, addr, tf->err, &fi) == 0)
-        return;
-    signal_force(fi.signo, fi.code, fi.addr);
+    int r = t->vm ? uvm_fault(t->vm, addr, tf->err, &fi) : SIGSEGV;
+    if (r == -ENOMEM)
+        fault_out_of_memory(t->proc, addr);
+    else if (r)
+        signal_force(fi.signo, fi.code, fi.addr);
 }

@@ -104,6 +104,8 @@ struct proc {
     struct rlimit64 rlim[RLIM_NLIMITS]; // [l,r]
     struct proc *hash_next;  // [h,e] pid table chain (pid.c)
     bool did_exec;           // [u,r] setpgid on a child that exec'd: EACCES
+    bool init;               // [i] the system's init: user signals it has no handler for,
+                             // and the out-of-memory kill, pass it by (signal.c, proc.c)
     struct epoch_cb free_cb; // the reaper's
     char name[16];           // [u,r]
     uint64_t start_nsec;     // [i] nsec_now() when made (/proc/PID/stat's starttime)
@@ -194,11 +196,17 @@ static inline int proc_nofile(struct proc *p)
 int proc_spawn(const char *name, const void *image, size_t len, const char *const argv[],
                const char *const envp[], const cpumask_t *affinity, struct capture *cap,
                struct proc **out);
+// proc_spawn of the system's init (proc.init): main.c, and the tests of init's
+// protection.
+int proc_spawn_init(const char *name, const void *image, size_t len, const char *const argv[],
+                    const char *const envp[], struct capture *cap, struct proc **out);
 struct exec_info;
+#define PROC_INIT 1 // proc_start: the process is the system's init
 // The same with the program already loaded into vs (ei); vs is the new
-// process's, or freed on failure.
+// process's, or freed on failure. flags: PROC_INIT or 0.
 int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
-               const cpumask_t *affinity, struct capture *cap, struct proc **out);
+               const cpumask_t *affinity, struct capture *cap, unsigned flags,
+               struct proc **out);
 int proc_wait_kernel(struct proc *p); // wait for exit, free it, return the wait status
 // exec.c: the program loader of execve and posix_spawn. Argument and environment
 // strings in kernel memory:
@@ -220,9 +228,9 @@ int exec_args_copy(struct exec_args *a, uint64_t uargv, uint64_t uenvp);
 int exec_load(struct exec_args *a, struct inode *cwd, const char *path, struct vmspace **vsp,
               struct exec_info *ei);
 void exec_name(const char *path, char *name, size_t size); // the process name: path's last part
-// proc_spawn of the ELF executable at path in ScaleFS (the first process).
+// proc_spawn of the ELF executable at path in ScaleFS (flags as proc_start's).
 int proc_spawn_file(const char *path, const char *const argv[], const char *const envp[],
-                    struct proc **out);
+                    unsigned flags, struct proc **out);
 long proc_wait4(int pid, uint64_t ustatus, int options);
 long proc_waitid(int idtype, int id, uint64_t uinfo, int options);
 // clone/fork/vfork: flags as Linux's clone(2). The child's pid/tid or -errno.

@@ -82,6 +82,7 @@ struct thread {
     long syscall_nr __cacheline_aligned; // [t] of the system call in progress (restarts)
     bool force_iret;       // [t] the next return to user mode restores every register
     struct restart_block restart; // [t] how restart_syscall continues (proc.h)
+    bool ucopy_nomem;      // [t] a copy helper's fault found no memory (usercopy.c)
 };
 
 // thread.c

@@ -24,6 +24,14 @@
 // sends itself while it ignores it and does not block it (SIGPIPE), so that
 // writes to pipes without readers in two threads share nothing either.
 //
+// Init (proc.init) is protected as on Linux: a signal it has no handler for
+// (SIG_DFL) is dropped when sent, SIGKILL and SIGSTOP included, unless the
+// kernel itself sends one of those two (init_drops). So no process can kill or
+// stop init, whether it names init (kill, tkill, tgkill) or its group (kill(0)
+// or kill(-pgid) from init's group); the terminal's SIGINT and SIGTSTP pass it
+// by too. Faults are not sends: init dies of an unhandled SIGSEGV like any
+// process (signal_force), and the machine powers off (main.c).
+//
 // Standard and real-time signals alike are pending at most once (no queue of
 // real-time signals). A stop signal's default action stops every thread of the
 // process until SIGCONT (group stop); the parent's wait sees both.
@@ -236,6 +244,18 @@ static void kick_one(struct proc *p, int sig)
     }
 }
 
+// Is the signal from user space (kill, tkill, tgkill: Linux's
+// SI_FROMUSER), not from the kernel (SI_KERNEL, CLD_*, the default info)?
+static bool from_user(const struct ksiginfo *info) { return info && info->code <= 0; }
+
+// Does init drop sig (see the top)? Locked: reads the action.
+static bool init_drops(struct proc *p, int sig, const struct ksiginfo *info)
+{
+    if (!p->init || p->sigactions[sig - 1].handler != SIG_DFL)
+        return false;
+    return from_user(info) || !(BIT(sig) & UNBLOCKABLE);
+}
+
 // Would sig be discarded at once, as ignored and not blocked by p's main thread
 // (mine NULL) or by the calling thread (mine: its usig)? Decided without p's
 // lock, so that the SIGCHLD of children exiting on different CPUs (ignored by
@@ -275,6 +295,8 @@ int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info)
         goto out;
     continued = send_side_effects(p, sig);
     struct thread *main = list_entry(p->threads.next, struct thread, group_link);
+    if (init_drops(p, sig, info))
+        goto out;
     if (ignored(p, sig) && !(READ_ONCE(main->sig->blocked) & BIT(sig)))
         goto out; // discarded at once, as Linux does
     if (!(p->sigpending & BIT(sig))) {
@@ -307,7 +329,8 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
         return 0;
     push_off();
     spin_lock(&p->lock);
-    if (t->sig && !(ignored(p, sig) && !(READ_ONCE(t->sig->blocked) & BIT(sig))))
+    if (t->sig && !init_drops(p, sig, info) &&
+        !(ignored(p, sig) && !(READ_ONCE(t->sig->blocked) & BIT(sig))))
         send_thread_locked(t, sig, info);
     spin_unlock(&p->lock);
     pop_off();
@@ -1030,7 +1053,7 @@ struct kill_all {
 static void kill_one(struct proc *p, void *arg)
 {
     struct kill_all *k = arg;
-    if (p->pid <= 1 || p == k->self)
+    if (p->init || p == k->self)
         return; // never init, never the caller
     k->count++;
     if (k->sig && p->state != P_ZOMBIE)
@@ -1087,7 +1110,8 @@ static long send_to_tid(struct proc *p, int tid, int sig)
             pop_off();
             return signal_send_proc(p, sig, &info);
         }
-        if (sig && !(ignored(p, sig) && !(READ_ONCE(t->sig->blocked) & BIT(sig))))
+        if (sig && !init_drops(p, sig, &info) &&
+            !(ignored(p, sig) && !(READ_ONCE(t->sig->blocked) & BIT(sig))))
             send_thread_locked(t, sig, &info);
         break;
     }

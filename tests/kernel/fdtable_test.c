@@ -210,6 +210,32 @@ KTEST(fdtable_anyfd_per_cpu_partitions)
     settle();
 }
 
+// A CPU's first O_ANYFD allocation in a new table makes its partition's chunk
+// without replacing the directory (a write of t->dir, which every lookup
+// reads), for the CPUs a new directory has room for (fdtable.c, DIR_FIRST_CPUS).
+KTEST(fdtable_first_anyfd_keeps_directory)
+{
+    struct fdtable *t = fdtable_new();
+    KREQUIRE(t);
+    const void *dir = fdtable_debug_dir(t);
+    int nw = MIN(ncpu, NW);
+    static int fds[NW][1];
+    volatile int go = 0;
+    struct worker w[NW];
+    int top = MIN(ncpu, 60); // the highest partitions it has room for
+    for (int i = 0; i < nw; i++)
+        w[i] = (struct worker){.t = t, .cpu = top - 1 - i, .n = 1, .fds = fds[i], .anyfd = true,
+                               .go = &go};
+    run_workers(w, nw, alloc_worker);
+    for (int i = 0; i < nw; i++) {
+        KCHECK_EQ(w[i].errors, 0);
+        KCHECK_EQ(fd_chunk_of(fds[i][0]), fdtable_partition_of_cpu(w[i].cpu));
+    }
+    KCHECK(fdtable_debug_dir(t) == dir);
+    fdtable_release(t);
+    settle();
+}
+
 // Neighbouring fds (installed, closed, looked up by commuting calls) never share
 // a cache line, and claiming the lowest fd writes only that fd's line.
 KTEST(fdtable_one_line_per_fd)

@@ -94,13 +94,15 @@ KTEST(fs_readdir_basic)
 #define CHUNK 5              // entries per fs_readdir call
 
 static struct inode *R;
-static volatile int stop_churn, cycles;
+static volatile int stop_churn, cycles, churn_go;
 static int nchurners, nper; // nper names per churner per cycle: ~3000 in all
 
 static void churn(int t, void *arg)
 {
     (void)arg;
     char name[24];
+    while (!READ_ONCE(churn_go)) // until the scanner has seen the table unchurned
+        sched_yield();
     while (!READ_ONCE(stop_churn)) {
         for (int k = 0; k < nper; k++) {
             ksnprintf(name, sizeof name, "c%d_%d", t, k);
@@ -185,7 +187,11 @@ static void run(int i, void *arg)
         return;
     }
     struct pass *p = arg;
-    uint32_t omin = 99, omax = 0;
+    // The order before any churn: the churners' names then make the table grow
+    // past it, and the scans, which go on until they see that, run across the
+    // resize whatever the timing (a host slow to run the churners included).
+    uint32_t omin = dirhash_order(&R->dir), omax = omin;
+    WRITE_ONCE(churn_go, 1);
     int passes = 0, missing = 0;
     uint64_t end = nsec_now() + 20000000000ULL;
     // Until the churners have grown and shrunk the table a few times, and the
@@ -217,7 +223,7 @@ KTEST(fs_readdir_stable_under_churn)
     }
     nchurners = MAX(1, ncpu_online - 1);
     nper = MIN(NCHURN, MAX(400, 3000 / nchurners));
-    stop_churn = cycles = 0;
+    stop_churn = cycles = churn_go = 0;
     struct pass *p = kzalloc(sizeof *p);
     KREQUIRE(p && (p->churn = kmalloc(nchurners * NCHURN)));
     // Thread 0 (the scanner) on CPU 0, churners on the other CPUs.

@@ -458,7 +458,7 @@ static void exec_vs_truncate(int i, void *arg)
     for (int r = 0; r < EXEC_ROUNDS; r++) {
         if (i == 0) {
             struct proc *p;
-            int err = proc_spawn_file("/t_vmexectrunc/prog", big_argv, NULL, &p);
+            int err = proc_spawn_file("/t_vmexectrunc/prog", big_argv, NULL, 0, &p);
             if (err == -E2BIG)
                 e2big++;
             else if (err != -ENOEXEC && err != -EFAULT)
