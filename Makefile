@@ -126,7 +126,7 @@ qemu-gdb: $(BUILD)/esp.img .gdbinit
 # At 64 CPUs the foundation suite plus threads and processes: ScaleFS's
 # million-entry and throughput tests take minutes there under TCG.
 FOUNDATION := counter,epoch,kernel,kmalloc,page,percpu,printf,refcache,seqlock,smp,spinlock,symbols,timer,tlb,trap,xcall
-USER_SUITES_64 := user/badinput,user/basic,user/fds,user/fdshare,user/files,user/jobctl,user/kill,user/mmapfile,user/pgrp,user/pipes,user/pipesig,user/poll,user/proc,user/signal,user/spawn,user/thread,user/txtbsy,user/vm
+USER_SUITES_64 := user/badinput,user/basic,user/fds,user/fdshare,user/files,user/jobctl,user/kill,user/mmapfile,user/pgrp,user/pipes,user/pipesig,user/poll,user/proc,user/procfs,user/signal,user/spawn,user/thread,user/txtbsy,user/vm
 TEST_CPUS ?= 1 2 8 64:$(FOUNDATION),sched,proc,uvm,usercopy,fdtable,pipe,vm_,$(USER_SUITES_64)
 
 # Host suites: each sub-makefile adds a shell command that prints ok/not ok lines

@@ -2,6 +2,7 @@
 // the command line asks for, or idle.
 #include "bootinfo.h"
 #include "file/dev.h"
+#include "file/procfs.h"
 #include "fs.h"
 #include "ktest/ktest.h"
 #include "lib/panic.h"
@@ -188,6 +189,7 @@ void kmain(uint64_t bootinfo_pa)
     sti();
     fs_boot(bi);
     dev_init();
+    procfs_init();
 
     start_user_space();
     // From here on this is the boot CPU's idle thread.

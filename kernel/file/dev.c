@@ -51,6 +51,14 @@ static const struct {
     {"/dev/console", 5, 1, 0600, &tty_ops},
 };
 
+const char *dev_name(uint32_t rdev)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(devices); i++)
+        if (MKDEV(devices[i].major, devices[i].minor) == rdev)
+            return devices[i].path;
+    return NULL;
+}
+
 const struct file_ops *dev_lookup(uint32_t rdev)
 {
     for (size_t i = 0; i < ARRAY_SIZE(devices); i++)

@@ -10,6 +10,7 @@ struct capture;
 struct file;
 
 const struct file_ops *dev_lookup(uint32_t rdev); // NULL: no such device (ENXIO)
+const char *dev_name(uint32_t rdev);             // its path in /dev, or NULL
 void dev_init(void); // after fs_boot: mkdir /dev and its nodes
 
 // tty.c: the serial console as a terminal.

@@ -545,3 +545,19 @@ void fdtable_close_on_exec(struct fdtable *t)
 
 void *fdtable_debug_slot(struct fdtable *t, int fd) { return slot_of(t, fd, false); }
 const void *fdtable_debug_dir(struct fdtable *t) { return load_acquire(&t->dir); }
+
+// Reads the slots of the chunks made (in the order made, so the lowest open fd
+// above `from` is the least among every chunk's first); writes nothing.
+int fd_next_open(struct fdtable *t, int from)
+{
+    int best = -1, idx;
+    struct fdchunk *c;
+    for (uint32_t k = 0; (c = chunk_made(t, k, &idx)); k++) {
+        for (int i = 0; i < CHUNK_FDS; i++) {
+            int fd = idx * CHUNK_FDS + i;
+            if (fd >= from && (best < 0 || fd < best) && load_acquire(&c->slot[i].v))
+                best = fd;
+        }
+    }
+    return best;
+}

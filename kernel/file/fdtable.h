@@ -75,6 +75,9 @@ void fd_ref_drop(struct file *f, unsigned how);
 int fd_close(struct fdtable *t, int fd); // 0 or -EBADF
 int fd_get_cloexec(struct fdtable *t, int fd); // 0/1, or -EBADF
 int fd_set_cloexec(struct fdtable *t, int fd, bool on);
+// The lowest open fd >= from, or -1 (/proc/PID/fd); a snapshot racing with
+// opens and closes.
+int fd_next_open(struct fdtable *t, int from);
 // close_range: close (or with cloexec, mark) every open fd in [lo, hi].
 void fd_close_range(struct fdtable *t, unsigned lo, unsigned hi, bool cloexec);
 

@@ -98,6 +98,12 @@ void fsctx_set_cwd(struct inode *dir)
     epoch_defer(&d->cb, cwd_put_cb); // lookups may have just read the old pointer
 }
 
+bool fsctx_cwd_is(struct inode *ip)
+{
+    struct fs_context *c = current_ctx();
+    return ip && (c ? READ_ONCE(c->cwd) : fs_root()) == ip;
+}
+
 uint32_t fsctx_umask(void)
 {
     struct fs_context *c = current_ctx();

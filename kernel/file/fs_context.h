@@ -31,6 +31,8 @@ void fsctx_release(struct fs_context *c);
 struct inode *fsctx_cwd(void);
 // Make dir (the caller's reference, handed over) the current process's cwd.
 void fsctx_set_cwd(struct inode *dir);
+// Is ip the current process's cwd? (A pointer compared; no reference taken.)
+bool fsctx_cwd_is(struct inode *ip);
 uint32_t fsctx_umask(void);
 uint32_t fsctx_set_umask(uint32_t mask); // returns the old one
 
@@ -43,6 +45,11 @@ int dirfd_inode(int dirfd, const char *kpath, struct inode **dir);
 // AT_SYMLINK_NOFOLLOW (do not follow a final symlink), AT_EMPTY_PATH (an empty
 // path names dirfd itself, which may then be any file). *out is referenced.
 int path_lookup_at(int dirfd, const char *kpath, int flags, struct inode **out);
+
+// The absolute path of directory dir, built from the end of buf (size
+// FS_PATH_MAX); its start, or NULL with *err (ENOENT: dir was removed;
+// ENAMETOOLONG). sys_path.c (getcwd), procfs.
+char *path_of_dir(struct inode *dir, char *buf, long *err);
 
 // openat with a kernel-space path, installing the new fd in table t (which need
 // not be the current process's: posix_spawn's file actions build the child's).

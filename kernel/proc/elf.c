@@ -281,6 +281,7 @@ static int load(struct vmspace *vs, const struct elf_src *src, const char *const
         return err;
     out->entry = ii.entry;
     out->brk = PGROUNDUP(mapped_end);
+    out->argv = argv;
     return 0;
 }
 

@@ -247,6 +247,7 @@ static void install(struct vmspace *vs, const struct exec_info *ei, const char *
     fpu_reset_current(t);
     exec_name(path, p->name, sizeof p->name);
     strlcpy(t->name, p->name, sizeof t->name);
+    proc_set_cmdline(p, ei->argv);
     struct trapframe *tf = thread_trapframe(t);
     memset(tf, 0, sizeof *tf);
     tf->vector = T_SYSCALL;

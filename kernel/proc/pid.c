@@ -76,8 +76,8 @@ void pid_remove(struct proc *p)
     spin_unlock(&b->lock);
 }
 
-// fn on every process in the table (for kill(-1)), inside the caller's epoch
-// read section: a process removed meanwhile may or may not be seen. Reads every
+// fn on every process in the table (kill(-1), /proc's listing, sysinfo),
+// inside the caller's epoch read section: a process removed meanwhile may or may not be seen. Reads every
 // bucket, so it shares lines with every insert and removal, as "all processes"
 // must.
 void pid_for_each(void (*fn)(struct proc *p, void *arg), void *arg)

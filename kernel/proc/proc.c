@@ -31,6 +31,7 @@
 #include "x86/gdt.h"
 #include "x86/smp.h"
 #include "x86/trap.h"
+#include "x86/smp.h"
 #include "x86/x86.h"
 
 struct proc *proc_current(void) { return thread_current()->proc; }
@@ -46,6 +47,39 @@ static void proc_free(struct proc *p)
 {
     kfree(p->siginfo);
     kfree(p);
+}
+
+void proc_set_cmdline(struct proc *p, const char *const argv[])
+{
+    size_t len = 0;
+    const char *const only_name[] = {p->name, NULL};
+    for (const char *const *a = argv ? argv : only_name; *a && len < PROC_CMDLINE_MAX; a++) {
+        size_t n = MIN(strlen(*a) + 1, PROC_CMDLINE_MAX - len);
+        memcpy(p->cmdline + len, *a, n);
+        len += n;
+    }
+    WRITE_ONCE(p->cmdline_len, (uint16_t)len);
+}
+
+void proc_info(struct proc *p, struct proc_info *out)
+{
+    assert(epoch_in_reader());
+    struct proc *parent = READ_ONCE(p->parent);
+    out->ppid = parent ? parent->pid : 0;
+    spin_lock(&p->lock);
+    bool running = false;
+    out->utime = p->gone_utime;
+    out->stime = p->gone_stime;
+    list_for_each(it, &p->threads) {
+        struct thread *t = list_entry(it, struct thread, group_link);
+        int st = READ_ONCE(t->state);
+        running |= st == T_RUNNING || st == T_RUNNABLE;
+        out->utime += READ_ONCE(t->utime);
+        out->stime += READ_ONCE(t->stime);
+    }
+    out->nthreads = p->nthreads;
+    out->state = p->state == P_ZOMBIE ? 'Z' : p->stopped ? 'T' : running ? 'R' : 'S';
+    spin_unlock(&p->lock);
 }
 
 static struct proc *proc_alloc(const char *name)
@@ -64,7 +98,9 @@ static struct proc *proc_alloc(const char *name)
     waitq_init(&p->child_wq, "wait4");
     waitq_init(&p->exit_wq, "proc exit");
     waitq_init(&p->stop_wq, "stopped");
-    strlcpy(p->name, name, sizeof p->name);
+    exec_name(name, p->name, sizeof p->name); // a path's last part, as exec names it
+    proc_set_cmdline(p, NULL);
+    p->start_nsec = nsec_now();
     p->state = P_ALIVE;
     p->exit_signal = SIGCHLD;
     for (int i = 0; i < RLIM_NLIMITS; i++)
@@ -252,6 +288,7 @@ int proc_start(const char *name, struct vmspace *vs, const struct exec_info *ei,
     }
     user_frame(t, ei);
     p->vm->brk_start = p->vm->brk = ei->brk;
+    proc_set_cmdline(p, ei->argv);
 
     p->capture = cap;
     p->kernel_waited = true;
@@ -412,6 +449,8 @@ static long clone_process(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_
     } else {
         np->vm = vmspace_fork(p->vm); // copy-on-write
     }
+    np->cmdline_len = p->cmdline_len; // [u]: no exec of ours runs meanwhile
+    memcpy(np->cmdline, p->cmdline, np->cmdline_len);
     struct thread *t = np->vm ? uthread_new(np) : NULL;
     if (!t)
         goto undo_vm;
@@ -544,6 +583,7 @@ long proc_spawn_child(const struct spawn_child *c)
         return err;
     }
     np->vm->brk_start = np->vm->brk = c->ei.brk;
+    proc_set_cmdline(np, c->ei.argv);
     t->fdt = c->fdt;
     np->fsc = c->fsc;
     kfree(add_thread(np, t));
@@ -816,6 +856,8 @@ static __noreturn void thread_leave(int wstatus)
     t->fdt = NULL;
     spin_lock(&p->lock);
     list_remove(&t->group_link);
+    p->gone_utime += READ_ONCE(t->utime);
+    p->gone_stime += READ_ONCE(t->stime);
     main_changed(p);
     bool last = --p->nthreads == 0;
     if (!last) { // our children stay on our list; the next new thread takes it

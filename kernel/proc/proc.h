@@ -41,6 +41,8 @@ struct rlimit64 {
     uint64_t cur, max;
 };
 
+#define PROC_CMDLINE_MAX 256
+
 // A process is a thread group: an address space, signal actions and a pid shared
 // by its threads (struct thread.group_link on `threads`).
 //
@@ -105,7 +107,14 @@ struct proc {
     bool init;               // [i] the system's init: user signals it has no handler for,
                              // and the out-of-memory kill, pass it by (signal.c, proc.c)
     struct epoch_cb free_cb; // the reaper's
-    char name[16];           // [u]
+    char name[16];           // [u,r]
+    uint64_t start_nsec;     // [i] nsec_now() when made (/proc/PID/stat's starttime)
+    uint64_t gone_utime, gone_stime; // [l] ticks of threads that have left (thread.utime)
+    // argv of the running program as NUL-terminated strings, cut at
+    // PROC_CMDLINE_MAX bytes (/proc/PID/cmdline). Another process may read it
+    // while exec rewrites it, and see a mix (as racy as Linux's read of argv).
+    uint16_t cmdline_len;    // [u,r]
+    char cmdline[PROC_CMDLINE_MAX]; // [u,r]
 
     // Written when a neighbour on the group's member list joins or leaves: a
     // line of its own, away from what open/rlimit/getpgid read.
@@ -152,7 +161,21 @@ struct usig {
 
 struct exec_info {
     uintptr_t entry, sp, brk; // a loaded program's start (elf.c)
+    const char *const *argv;  // its arguments (the loader's caller's), for proc_set_cmdline
 };
+
+// p's cmdline from argv (NULL: p's name). The process itself at exec, or its
+// creator before anyone else can see it.
+void proc_set_cmdline(struct proc *p, const char *const argv[]);
+// Threads of p in state R, the pid of its parent (0: none), and the ticks its
+// threads, live and gone, spent in user and kernel mode (/proc). Inside an
+// epoch read section (p from pid_lookup or pid_for_each).
+struct proc_info {
+    char state;              // Linux's letter: R, S, T, Z
+    int ppid, nthreads;
+    uint64_t utime, stime;
+};
+void proc_info(struct proc *p, struct proc_info *out);
 
 // The process of the running thread, or NULL in a kernel thread.
 struct proc *proc_current(void);

@@ -46,7 +46,18 @@ struct sleepq {
     struct list threads;  // [l] struct thread.timer_link, by wake_ns
 };
 
+// What each CPU's tick finds: CPU time by mode (/proc/stat, top) and the load
+// average (/proc/loadavg). Only the CPU itself writes its copy; readers sum
+// every CPU's at read time, so ticks on different CPUs share no line.
+enum { TICK_USER, TICK_SYSTEM, TICK_IDLE };
+struct cpuload {
+    uint64_t ticks[3];    // [p,r] by TICK_*
+    uint64_t avg[3];      // [p,r] 1, 5, 15 minutes; SCHED_LOAD_SHIFT fraction bits
+    uint32_t since_avg;   // [p] ticks since avg was last updated
+} __cacheline_aligned;
+
 static DEFINE_PERCPU(struct runq, runq);
+static DEFINE_PERCPU(struct cpuload, cpuload);
 static DEFINE_PERCPU(struct sleepq, sleepq);
 static DEFINE_PERCPU(struct thread *, cur_thread);
 static DEFINE_PERCPU(struct thread *, prev_thread); // for sched_finish_switch
@@ -435,10 +446,60 @@ void sched_preempt_pending(void)
     sti();
 }
 
+// Linux's load average: every 5 s, avg = avg * e + n * (1 - e) with
+// e = exp(-5 s / 1, 5, 15 min) in SCHED_LOAD_SHIFT-bit fixed point, n the
+// threads running or queued. Each CPU averages its own n; the sum is the
+// machine's (the average is linear in n).
+#define LOAD_INTERVAL (5 * TIMER_HZ)
+static const uint64_t load_exp[3] = {1884, 2014, 2037};
+
+static void account_tick(struct trapframe *tf, struct thread *t)
+{
+    struct cpuload *l = this_cpu_ptr(&cpuload);
+    bool user = tf && (tf->cs & 3) == 3;
+    int mode = t->is_idle ? TICK_IDLE : user ? TICK_USER : TICK_SYSTEM;
+    WRITE_ONCE(l->ticks[mode], l->ticks[mode] + 1);
+    if (!t->is_idle) {
+        if (user)
+            WRITE_ONCE(t->utime, t->utime + 1);
+        else
+            WRITE_ONCE(t->stime, t->stime + 1);
+    }
+    if (++l->since_avg < LOAD_INTERVAL)
+        return;
+    l->since_avg = 0;
+    uint64_t n = (uint64_t)(READ_ONCE(this_cpu_ptr(&runq)->n) + !t->is_idle) << SCHED_LOAD_SHIFT;
+    for (int i = 0; i < 3; i++) {
+        uint64_t e = load_exp[i], one = 1u << SCHED_LOAD_SHIFT;
+        WRITE_ONCE(l->avg[i], (l->avg[i] * e + n * (one - e)) >> SCHED_LOAD_SHIFT);
+    }
+}
+
+void sched_cpu_ticks(int c, uint64_t out[3])
+{
+    struct cpuload *l = per_cpu_ptr(&cpuload, c);
+    for (int i = 0; i < 3; i++)
+        out[i] = READ_ONCE(l->ticks[i]);
+}
+
+void sched_loadavg(uint64_t avg[3], int *running)
+{
+    avg[0] = avg[1] = avg[2] = 0;
+    *running = 0;
+    for (int c = 0; c < NCPU_MAX; c++) {
+        if (!READ_ONCE(percpu_offset[c]))
+            continue;
+        struct cpuload *l = per_cpu_ptr(&cpuload, c);
+        for (int i = 0; i < 3; i++)
+            avg[i] += READ_ONCE(l->avg[i]);
+        bool idle = READ_ONCE(*per_cpu_ptr(&cpu_idle, c));
+        *running += READ_ONCE(per_cpu_ptr(&runq, c)->n) + !idle;
+    }
+}
+
 void sched_tick(struct trapframe *tf)
 {
-    (void)tf;
-    thread_current(); // adopt the idle context on first use
+    account_tick(tf, thread_current()); // adopts the idle context on first use
     wake_expired();
     maybe_preempt();
 }

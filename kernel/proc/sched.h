@@ -68,6 +68,7 @@ struct thread {
     void *arg;             // [i]
     char name[16];         // [t]
     int sleep_cpu;         // [z] whose sleep list timer_link is on
+    uint64_t utime, stime; // [t,r] ticks that found it running in user / kernel mode
     // User threads only (proc.c, signal.c, futex.c).
     struct list group_link; // [P] on proc->threads
     uint64_t clear_child_tid; // [t] CLONE_CHILD_CLEARTID / set_tid_address
@@ -126,6 +127,12 @@ void fpu_reset_current(struct thread *t); // exec: initial state, loaded now
 void sched_finish_switch(void);   // first thing a thread does after swtch
 uint64_t sched_switches(int c);   // context switches on CPU c (tests)
 uint64_t sched_steals(int c);     // threads CPU c stole while idle (tests)
+// Ticks (TIMER_HZ) CPU c spent in user mode, in the kernel, idle: out[0..2].
+void sched_cpu_ticks(int c, uint64_t out[3]);
+// Load averages over 1, 5 and 15 minutes, fixed point with SCHED_LOAD_SHIFT
+// fraction bits, summed over CPUs; and the threads running or runnable now.
+#define SCHED_LOAD_SHIFT 11
+void sched_loadavg(uint64_t avg[3], int *running);
 #define T_RESCHED 0xf1            // IPI: "your run queue got work"
 
 // waitq.c

@@ -9,6 +9,7 @@
 #include "file/file.h"
 #include "file/fs_context.h"
 #include "file/pipe.h"
+#include "file/procfs.h"
 #include "file/stat.h"
 #include "fs.h"
 #include "mm/mm.h"
@@ -300,7 +301,8 @@ long sys_getdents64(int fd, uint64_t udirp, size_t count)
     GET_FD(r, fd);
     long ret;
     struct dents_buf b = {.size = MIN(count, PGSIZE)};
-    if (!r.f->ip || !S_ISDIR(fs_mode(r.f->ip))) {
+    bool proc = procfs_is_dir(r.f);
+    if (!proc && (!r.f->ip || !S_ISDIR(fs_mode(r.f->ip)))) {
         ret = -ENOTDIR;
     } else if (!user_range_valid(udirp, count)) {
         ret = -EFAULT;
@@ -310,7 +312,8 @@ long sys_getdents64(int fd, uint64_t udirp, size_t count)
         sleeplock_acquire(&r.f->poslock);
         uint64_t pos = r.f->pos;
         b.pos = &pos;
-        ret = fs_readdir(r.f->ip, &pos, fill_dirent, &b);
+        ret = proc ? procfs_readdir(r.f, &pos, fill_dirent, &b)
+                   : fs_readdir(r.f->ip, &pos, fill_dirent, &b);
         if (b.last)
             b.last->d_off = (int64_t)pos;
         if (ret >= 0 && b.len == 0 && ret == 1)

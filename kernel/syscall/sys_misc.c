@@ -1,9 +1,14 @@
-// System information and randomness: uname, getrandom.
+// System information and randomness: uname, sysinfo, getrandom.
 #include "lib/random.h"
+#include "mm/mm.h"
 #include "mm/usercopy.h"
+#include "proc/proc.h"
+#include "proc/sched.h"
+#include "sync/atomic.h"
 #include "syscall/syscall.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
+#include "x86/smp.h"
 
 long sys_uname(uint64_t ubuf)
 {
@@ -16,6 +21,31 @@ long sys_uname(uint64_t ubuf)
         .domainname = "(none)",
     };
     return copy_to_user(ubuf, &u, sizeof u);
+}
+
+static void count_thread_group(struct proc *p, void *arg)
+{
+    *(int *)arg += READ_ONCE(p->nthreads);
+}
+
+// sysinfo (free, uptime): the same sums at read time as /proc's (procfs_text.c):
+// per-CPU load averages and page caches, the pid table's per-CPU buckets.
+long sys_sysinfo(uint64_t ubuf)
+{
+    struct sysinfo si = {.mem_unit = PGSIZE};
+    si.uptime = (int64_t)(nsec_now() / 1000000000);
+    uint64_t avg[3];
+    int running, threads = 0;
+    sched_loadavg(avg, &running);
+    for (int i = 0; i < 3; i++)
+        si.loads[i] = avg[i] << (SI_LOAD_SHIFT - SCHED_LOAD_SHIFT);
+    si.totalram = page_count_total();
+    si.freeram = page_count_free();
+    epoch_enter();
+    pid_for_each(count_thread_group, &threads);
+    epoch_exit();
+    si.procs = (uint16_t)MIN(threads, 65535);
+    return copy_to_user(ubuf, &si, sizeof si);
 }
 
 long sys_getrandom(uint64_t ubuf, size_t len, unsigned flags)

@@ -4,7 +4,8 @@
 // the *at ones with AT_FDCWD.
 //
 // Paths are copied into a kernel page first, then resolved by ScaleFS from the
-// directory dirfd names (fs_context.c); whether two calls commute is ScaleFS's
+// directory dirfd names (fs_context.c), or by /proc for its paths (procfs.h,
+// proc_route below); whether two calls commute is ScaleFS's
 // business (fs/README.md). stat asks ScaleFS only for what it will report:
 // statx without STATX_NLINK never reads the link count, so it commutes with
 // link and unlink of the same file.
@@ -12,6 +13,7 @@
 #include "file/fdtable.h"
 #include "file/file.h"
 #include "file/fs_context.h"
+#include "file/procfs.h"
 #include "file/stat.h"
 #include "fs.h"
 #include "mm/mm.h"
@@ -37,6 +39,86 @@ static long get_path(uint64_t upath, char **out)
     return 0;
 }
 
+// ---- /proc --------------------------------------------------------------------------------
+
+// Paths that /proc answers (procfs.h): an absolute path whose first component
+// is "proc", a relative one from a descriptor of a /proc directory, or from a
+// cwd that is /proc. Cheap for every other path: the first component is
+// compared, a dirfd looked at only when it is not AT_FDCWD, and the cwd
+// pointer compared (a line every relative lookup reads anyway). 1 and *abs (a
+// page: page_free it) for /proc's, 0 for ScaleFS's, or -ENOMEM.
+static bool proc_absolute(const char *path)
+{
+    const char *s = path;
+    while (*s == '/')
+        s++;
+    return strncmp(s, "proc", 4) == 0 && (!s[4] || s[4] == '/');
+}
+
+// path from base (a /proc directory's path; NULL: path is absolute) as /proc's.
+static int proc_route_base(const char *base, const char *path, char **abs)
+{
+    int ret = (*abs = page_alloc()) ? 0 : -ENOMEM;
+    if (*abs && (ret = procfs_path(base, path, *abs)) == 0)
+        page_free(*abs);
+    return ret;
+}
+
+static int proc_route(int dirfd, const char *path, char **abs)
+{
+    struct fd_ref r = {0};
+    const char *base = NULL;
+    if (path[0] == '/') {
+        if (!proc_absolute(path))
+            return 0;
+    } else if (!path[0]) {
+        return 0;
+    } else if (dirfd == AT_FDCWD) {
+        if (!fsctx_cwd_is(procfs_mountpoint()))
+            return 0;
+        base = "/proc";
+    } else {
+        if (!fdt_current())
+            return 0;
+        r = fd_get(fdt_current(), dirfd);
+        if (!r.f || !procfs_is_dir(r.f)) {
+            if (r.f)
+                fd_put(r);
+            return 0;
+        }
+        base = procfs_dir_path(r.f);
+    }
+    int ret = proc_route_base(base, path, abs);
+    if (r.f)
+        fd_put(r);
+    return ret;
+}
+
+// Calls that would make or remove names in /proc: EACCES (Linux: its
+// directories are 0555), before ScaleFS's empty /proc could take a name.
+static bool proc_refuses(int dirfd, const char *path)
+{
+    char *abs;
+    int r = proc_route(dirfd, path, &abs);
+    if (r > 0)
+        page_free(abs);
+    return r != 0;
+}
+
+static long proc_openat(struct fdtable *t, const char *abs, int flags)
+{
+    struct file *f;
+    long err = procfs_path_open(abs, flags, &f);
+    if (err)
+        return err;
+    struct proc *p = proc_current();
+    err = fd_install(t, f, (flags & O_CLOEXEC) ? FDI_CLOEXEC : 0, flags & O_ANYFD, 0,
+                     p ? proc_nofile(p) : FD_MAX);
+    if (err < 0)
+        file_put(f);
+    return err;
+}
+
 // ---- open -------------------------------------------------------------------------------
 
 // O_PATH: a descriptor that only names the file (fstat, fchdir, a dirfd);
@@ -60,10 +142,20 @@ int path_open_file(struct inode *dir, const char *path, int flags, uint32_t mode
         return -EOPNOTSUPP; // no unnamed files yet
     if (path[0] == 0)
         return -ENOENT;
+    // posix_spawn's open actions come here directly, from the child's cwd.
+    bool proc = path[0] == '/' ? proc_absolute(path) : dir == procfs_mountpoint();
+    char *abs;
+    int err = proc ? proc_route_base(path[0] == '/' ? NULL : "/proc", path, &abs) : 0;
+    if (err) {
+        if (err > 0) {
+            err = procfs_path_open(abs, flags, out);
+            page_free(abs);
+        }
+        return err;
+    }
     if (path[0] == '/')
         dir = fs_root();
     struct inode *ip;
-    int err;
     if (flags & O_CREAT) {
         int cf = (flags & O_EXCL ? FS_EXCL : 0) | (flags & O_NOFOLLOW ? FS_NOFOLLOW : 0);
         err = fs_create(dir, path, (mode & 07777) & ~umask, cf, &ip);
@@ -81,7 +173,16 @@ long path_openat(struct fdtable *t, int dirfd, const char *path, int flags, uint
 {
     struct inode *dir;
     struct file *f;
-    long err = dirfd_inode(dirfd, path, &dir);
+    char *abs;
+    long err = proc_route(dirfd, path, &abs);
+    if (err) {
+        if (err > 0) {
+            err = proc_openat(t, abs, flags);
+            page_free(abs);
+        }
+        return err;
+    }
+    err = dirfd_inode(dirfd, path, &dir);
     if (err)
         return err;
     err = path_open_file(dir, path, flags, mode, fsctx_umask(), &f);
@@ -117,7 +218,7 @@ long sys_creat(uint64_t upath, uint32_t mode)
 
 // memfd_create(name, flags): a read/write descriptor for a ScaleFS regular file
 // that has no name. The name (at most 249 bytes, as in Linux) is only checked:
-// there is no /proc to show it. Of the flags only MFD_CLOEXEC is supported
+// /proc/PID/fd shows the file by inode number, not by name. Of the flags only MFD_CLOEXEC is supported
 // (sealing and huge pages are not: EINVAL).
 #define MFD_CLOEXEC 0x1
 #define MFD_NAME_MAX 249
@@ -203,11 +304,18 @@ static long stat_at(int dirfd, uint64_t upath, int flags, uint32_t mask, struct 
         if (r.f)
             fd_put(r);
     } else {
-        struct inode *ip;
-        err = path_lookup_at(dirfd, path, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), &ip);
-        if (!err) {
-            err = fs_stat(ip, mask, st);
-            fs_iput(ip);
+        char *abs;
+        err = proc_route(dirfd, path, &abs);
+        if (err > 0) {
+            err = procfs_path_stat(abs, flags & AT_SYMLINK_NOFOLLOW, mask, st);
+            page_free(abs);
+        } else if (!err) {
+            struct inode *ip;
+            err = path_lookup_at(dirfd, path, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), &ip);
+            if (!err) {
+                err = fs_stat(ip, mask, st);
+                fs_iput(ip);
+            }
         }
     }
     page_free(path);
@@ -256,7 +364,9 @@ static long with_dir(int dirfd, uint64_t upath, long (*op)(struct inode *, const
     if (err)
         return err;
     struct inode *dir;
-    if (!(err = dirfd_inode(dirfd, path, &dir))) {
+    if (proc_refuses(dirfd, path))
+        err = -EACCES;
+    else if (!(err = dirfd_inode(dirfd, path, &dir))) {
         err = op(dir, path, arg);
         fs_iput(dir);
     }
@@ -323,10 +433,36 @@ static long op_readlink(struct inode *dir, const char *path, long arg)
     return n;
 }
 
+// A /proc link (procfs.h): /proc/self and /proc/self/fd/N.
+static long proc_readlink(const char *abs, uint64_t ubuf, size_t n)
+{
+    char *buf = page_alloc();
+    if (!buf)
+        return -ENOMEM;
+    long len = procfs_path_readlink(abs, buf, MIN(n, PGSIZE));
+    if (len > 0 && copy_to_user(ubuf, buf, len) < 0)
+        len = -EFAULT;
+    page_free(buf);
+    return len;
+}
+
 long sys_readlinkat(int dirfd, uint64_t upath, uint64_t ubuf, int bufsiz)
 {
     if (bufsiz <= 0)
         return -EINVAL;
+    char *path, *abs;
+    long err = get_path(upath, &path);
+    if (err)
+        return err;
+    err = proc_route(dirfd, path, &abs);
+    page_free(path);
+    if (err > 0) {
+        err = proc_readlink(abs, ubuf, (size_t)bufsiz);
+        page_free(abs);
+        return err;
+    }
+    if (err)
+        return err;
     struct { uint64_t ubuf; size_t n; } a = {ubuf, (size_t)bufsiz};
     return with_dir(dirfd, upath, op_readlink, (long)&a);
 }
@@ -345,6 +481,8 @@ static long two_paths(int olddirfd, uint64_t uold, int newdirfd, uint64_t unew,
     long err = get_path(uold, &oldp);
     if (!err)
         err = get_path(unew, &newp);
+    if (!err && (proc_refuses(olddirfd, oldp) || proc_refuses(newdirfd, newp)))
+        err = -EACCES;
     if (!err)
         err = dirfd_inode(olddirfd, oldp, &od);
     if (!err)
@@ -406,7 +544,9 @@ long sys_symlinkat(uint64_t utarget, int newdirfd, uint64_t ulink)
     char *path;
     if (!(err = get_path(ulink, &path))) {
         struct inode *dir;
-        if (!(err = dirfd_inode(newdirfd, path, &dir))) {
+        if (proc_refuses(newdirfd, path))
+            err = -EACCES;
+        else if (!(err = dirfd_inode(newdirfd, path, &dir))) {
             err = fs_symlink(dir, target, path);
             fs_iput(dir);
         }
@@ -420,13 +560,14 @@ long sys_symlink(uint64_t utarget, uint64_t ulink) { return sys_symlinkat(utarge
 // ---- attributes ---------------------------------------------------------------------------
 
 // Look up (dirfd, path) following symlinks unless nofollow; ip referenced.
+// /proc has no inodes: EACCES there (truncate, chdir, utimensat, chmod).
 static long lookup_user(int dirfd, uint64_t upath, int flags, struct inode **ip)
 {
     char *path;
     long err = get_path(upath, &path);
     if (err)
         return err;
-    err = path_lookup_at(dirfd, path, flags, ip);
+    err = proc_refuses(dirfd, path) ? -EACCES : path_lookup_at(dirfd, path, flags, ip);
     page_free(path);
     return err;
 }
@@ -448,10 +589,35 @@ long sys_truncate(uint64_t upath, int64_t len)
     return err;
 }
 
+// Into /proc itself (ScaleFS's mount point, whose relative paths proc_route
+// sends to procfs), not below it: EACCES.
+static long chdir_proc(const char *abs)
+{
+    long err = procfs_path_is_root(abs);
+    if (err <= 0)
+        return err ? err : -EACCES;
+    fs_iget(procfs_mountpoint());
+    fsctx_set_cwd(procfs_mountpoint());
+    return 0;
+}
+
 long sys_chdir(uint64_t upath)
 {
+    char *path, *abs;
+    long err = get_path(upath, &path);
+    if (err)
+        return err;
+    err = proc_route(AT_FDCWD, path, &abs);
+    page_free(path);
+    if (err > 0) {
+        err = chdir_proc(abs);
+        page_free(abs);
+        return err;
+    }
+    if (err)
+        return err;
     struct inode *ip;
-    long err = lookup_user(AT_FDCWD, upath, 0, &ip);
+    err = lookup_user(AT_FDCWD, upath, 0, &ip);
     if (err)
         return err;
     if (!S_ISDIR(fs_mode(ip))) {
@@ -480,9 +646,7 @@ static int match_ino(void *arg, const char *name, size_t len, uint64_t ino, unsi
     return 1;
 }
 
-// The absolute path of dir, built from the end of buf (size FS_PATH_MAX); its
-// start, or NULL with *err (ENOENT: dir was removed; ENAMETOOLONG).
-static char *path_of(struct inode *dir, char *buf, long *err)
+char *path_of_dir(struct inode *dir, char *buf, long *err)
 {
     char *p = buf + FS_PATH_MAX - 1;
     *p = 0;
@@ -531,7 +695,7 @@ long sys_getcwd(uint64_t ubuf, size_t size)
         return -ENOMEM;
     struct inode *cwd = fsctx_cwd();
     long err;
-    char *p = path_of(cwd, buf, &err);
+    char *p = path_of_dir(cwd, buf, &err);
     fs_iput(cwd);
     if (p) {
         size_t len = strlen(p) + 1;
@@ -554,8 +718,24 @@ static long access_at(int dirfd, uint64_t upath, int mode, int flags)
         return -EINVAL;
     if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
         return -EINVAL;
+    char *path, *abs;
+    long err = get_path(upath, &path);
+    if (err)
+        return err;
+    err = proc_route(dirfd, path, &abs);
+    page_free(path);
+    if (err > 0) { // /proc: exists, and only directories are searchable
+        struct fs_stat st;
+        err = procfs_path_stat(abs, flags & AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
+        if (!err && (mode & X_OK) && !S_ISDIR(st.mode))
+            err = -EACCES;
+        page_free(abs);
+        return err;
+    }
+    if (err)
+        return err;
     struct inode *ip;
-    long err = lookup_user(dirfd, upath, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), &ip);
+    err = lookup_user(dirfd, upath, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), &ip);
     if (err)
         return err;
     uint32_t m = fs_mode(ip);

@@ -100,6 +100,7 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
     SYS(mprotect),
     SYS(madvise),
     SYS(uname),
+    SYS(sysinfo),
     SYS(clock_gettime),
     SYS(gettimeofday),
     SYS(time),

@@ -162,6 +162,19 @@ struct utsname {
     char sysname[65], nodename[65], release[65], version[65], machine[65], domainname[65];
 };
 
+// sysinfo(2): loads in 16-bit fixed point, memory in mem_unit bytes
+#define SI_LOAD_SHIFT 16
+struct sysinfo {
+    int64_t uptime;
+    uint64_t loads[3];
+    uint64_t totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+    uint16_t procs, pad;
+    uint64_t totalhigh, freehigh;
+    uint32_t mem_unit;
+    char reserved[4];
+};
+_Static_assert(sizeof(struct sysinfo) == 112, "Linux x86-64's size");
+
 // terminal ioctls
 #define TCGETS 0x5401
 #define TIOCGWINSZ 0x5413

@@ -71,6 +71,7 @@
 #define __NR_gettimeofday 96
 #define __NR_getrlimit 97
 #define __NR_getrusage 98
+#define __NR_sysinfo 99
 #define __NR_getuid 102
 #define __NR_getgid 104
 #define __NR_setuid 105

@@ -367,6 +367,25 @@ kill: 999999999: No such process
 1
 1
 
+## ps lists processes from /proc: a background job, with our shell as its parent; /proc as a redirection and as the cwd
+sleep 5 &
+ps > out
+head -1 out
+grep -c "^ *$! *$$ S  *0:00:00 sleep 5$" out
+kill $!
+wait $!
+ps -x
+echo $?
+grep -c '^MemTotal:' < /proc/meminfo
+cd /proc && grep -c '^cpu ' stat
+-- out
+     PID     PPID S     TIME COMMAND
+1
+usage: ps
+2
+1
+1
+
 ## test and [: strings, numbers, files, ! -a -o
 touch f; mkdir d
 test a = a; echo $?

@@ -25,6 +25,7 @@
 // Per side, on lines of its own: the kernel writes some of it.
 static struct side_state {
     int fd, fd2, pipe[2];
+    pid_t child;
     char *map;
     struct stat st;
     char buf[8];
@@ -208,6 +209,35 @@ static void call_spawn_missing_or_open(int s)
         die("open /dev/null");
     }
 }
+// Two processes, each in a process group of its own, each posix_spawn a
+// child: pids come from per-CPU ranges and go into buckets in the creating
+// CPU's per-CPU area (kernel/proc/pid.c), so allocating and publishing them
+// shares nothing; /proc keeps no list that a spawn would have to update.
+// (In one group the two children would join its per-CPU partitions, whose
+// member lists share a line with the parents' pgrp pointers: pgrp.c's.)
+static void spawn_true(pid_t *pid)
+{
+    char *argv[] = {"true", NULL}, *envp[] = {NULL};
+    if (posix_spawn(pid, "/bin/true", NULL, NULL, argv, envp) != 0)
+        die("posix_spawn /bin/true");
+}
+// Once before: the first executor of a file sets up its write count
+// (fs/writecount.c), a one-time write both windows would see.
+static void spawn_once(void)
+{
+    pid_t pid;
+    spawn_true(&pid);
+    waitpid(pid, NULL, 0);
+}
+static void own_group(int s)
+{
+    (void)s;
+    if (setpgid(0, 0) != 0)
+        die("setpgid");
+}
+static void call_spawn_own_child(int s) { spawn_true(&side[s].child); }
+static void reap_own_child(int s) { waitpid(side[s].child, NULL, 0); }
+
 static void close_opened(int s)
 {
     if (s == 1)
@@ -345,6 +375,8 @@ static const struct pair pairs[] = {
       make_pipe_without_reader, NULL, call_write_epipe, close_widowed_pipe },
     { "spawn-missing-open-2thread", "spawn", "open", 1, "private",
       NULL, NULL, call_spawn_missing_or_open, close_opened },
+    { "spawn-own-child-2proc", "spawn", "spawn", 0, "private",
+      spawn_once, own_group, call_spawn_own_child, reap_own_child },
     { "lseek-one-file-2thread", "lseek", "lseek", 1, "shared",
       open_shared_fd, NULL, call_lseek_shared, NULL },
     { "write-one-pipe-2proc", "write", "write", 0, "shared",

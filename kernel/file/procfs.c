@@ -1,0 +1,552 @@
+// /proc's names: resolving a path to a node, opening, stat, readlink and
+// directory listings. The contents are procfs_text.c's.
+//
+// Commute: /proc keeps no state of its own, so reading it writes nothing any
+// other call reads. Its files are built at open, into a buffer private to the
+// open file description; listing /proc walks the pid table's per-CPU buckets at
+// read time (pid_for_each), and the process calls that /proc reports on (fork,
+// exit, exec) write only the per-process and per-CPU state they wrote before:
+// no global list of processes exists for /proc's sake.
+//
+// Positions: a directory's entries have stable positions (fs_readdir's
+// contract): "." 0, ".." 1, the fixed names from 2, then in /proc each process
+// at PID_POS + pid, and in fd/ each fd at 2 + fd, so a listing resumed after
+// processes or fds came and went neither repeats nor skips one that stayed.
+#include "file/procfs.h"
+#include "file/fdtable.h"
+#include "file/file.h"
+#include "fs.h"
+#include "mm/mm.h"
+#include "mm/usercopy.h"
+#include "proc/proc.h"
+#include "sync/atomic.h"
+#include "uapi/errno.h"
+#include "x86/smp.h"
+
+enum pkind {
+    PK_ROOT, PK_SELF, PK_TEXT, // /proc, /proc/self, /proc/NAME
+    PK_PID, PK_PID_TEXT, PK_FD_DIR, PK_FD, // /proc/PID, its files, fd/, fd/N
+};
+
+struct pnode {
+    enum pkind kind;
+    enum procfs_text text; // PK_TEXT, PK_PID_TEXT
+    int pid;               // PK_PID and below
+    int fd;                // PK_FD
+};
+
+static const struct {
+    const char *name;
+    enum procfs_text text;
+} root_files[] = {
+    {"cpuinfo", PT_CPUINFO}, {"meminfo", PT_MEMINFO}, {"uptime", PT_UPTIME},
+    {"loadavg", PT_LOADAVG}, {"mounts", PT_MOUNTS},   {"stat", PT_STAT},
+};
+
+static const struct {
+    const char *name;
+    enum procfs_text text;
+} pid_files[] = {
+    {"stat", PT_PID_STAT}, {"status", PT_PID_STATUS}, {"cmdline", PT_PID_CMDLINE},
+    {"comm", PT_PID_COMM},
+};
+
+#define PID_POS (1ULL << 32) // first position of a process in /proc's listing
+
+static int current_pid(void)
+{
+    struct proc *p = proc_current();
+    return p ? p->pid : 0;
+}
+
+static bool pid_exists(int pid)
+{
+    epoch_enter();
+    bool found = pid > 0 && pid_lookup(pid) != NULL;
+    epoch_exit();
+    return found;
+}
+
+// A decimal number without sign or leading zero, as in /proc's names; -1 if not.
+static long parse_num(const char *s, size_t n)
+{
+    if (n == 0 || n > 10 || (s[0] == '0' && n > 1))
+        return -1;
+    long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v <= INT32_MAX ? v : -1;
+}
+
+static bool name_is(const char *s, size_t n, const char *name)
+{
+    return strlen(name) == n && memcmp(s, name, n) == 0;
+}
+
+// The fd directory of pid: only the caller's own (another process's table may
+// be freed while we read it; Linux too refuses other users' with EACCES).
+static int fd_dir_check(int pid) { return pid == current_pid() ? 0 : -EACCES; }
+
+// One more component (s, n) below node. last: nothing follows; follow: a
+// final /proc/self is followed.
+static int step(struct pnode *nd, const char *s, size_t n, bool last, bool follow)
+{
+    switch (nd->kind) {
+    case PK_ROOT:
+        if (name_is(s, n, "self")) {
+            nd->kind = last && !follow ? PK_SELF : PK_PID;
+            nd->pid = current_pid();
+            return nd->pid ? 0 : -ENOENT; // kernel threads have no self
+        }
+        for (size_t i = 0; i < ARRAY_SIZE(root_files); i++)
+            if (name_is(s, n, root_files[i].name)) {
+                *nd = (struct pnode){.kind = PK_TEXT, .text = root_files[i].text};
+                return 0;
+            }
+        long pid = parse_num(s, n);
+        if (pid <= 0 || !pid_exists((int)pid))
+            return -ENOENT;
+        *nd = (struct pnode){.kind = PK_PID, .pid = (int)pid};
+        return 0;
+    case PK_PID:
+        if (name_is(s, n, "fd")) {
+            nd->kind = PK_FD_DIR;
+            return 0;
+        }
+        for (size_t i = 0; i < ARRAY_SIZE(pid_files); i++)
+            if (name_is(s, n, pid_files[i].name)) {
+                nd->kind = PK_PID_TEXT;
+                nd->text = pid_files[i].text;
+                return 0;
+            }
+        return -ENOENT;
+    case PK_FD_DIR: {
+        int err = fd_dir_check(nd->pid);
+        if (err)
+            return err;
+        long fd = parse_num(s, n);
+        struct fdtable *t = fdt_current();
+        if (fd < 0 || !t || fd_next_open(t, (int)fd) != fd)
+            return -ENOENT;
+        nd->kind = PK_FD;
+        nd->fd = (int)fd;
+        return 0;
+    }
+    default:
+        return -ENOTDIR;
+    }
+}
+
+// Resolve an absolute /proc path (procfs_path said yes).
+static int resolve(const char *path, bool follow, struct pnode *nd)
+{
+    *nd = (struct pnode){.kind = PK_ROOT};
+    const char *s = path;
+    while (*s == '/')
+        s++;
+    s += 4; // "proc"
+    for (;;) {
+        while (*s == '/')
+            s++;
+        if (!*s)
+            return 0;
+        size_t n = 0;
+        while (s[n] && s[n] != '/')
+            n++;
+        const char *rest = s + n;
+        while (*rest == '/')
+            rest++;
+        if (!(n == 1 && s[0] == '.')) {
+            int err = step(nd, s, n, *rest == 0, follow);
+            if (err)
+                return err;
+        }
+        s += n;
+    }
+}
+
+bool procfs_path(const char *base, const char *path, char *buf)
+{
+    if (path[0] != '/') {
+        if (!base || !path[0])
+            return false;
+        if (strlen(base) + 1 + strlen(path) + 1 > FS_PATH_MAX)
+            return false; // ScaleFS says ENAMETOOLONG
+        ksnprintf(buf, FS_PATH_MAX, "%s/%s", base, path);
+        path = buf;
+    } else {
+        strlcpy(buf, path, FS_PATH_MAX);
+    }
+    const char *s = buf;
+    while (*s == '/')
+        s++;
+    if (strncmp(s, "proc", 4) != 0 || (s[4] && s[4] != '/'))
+        return false;
+    // ".." leaves /proc's little tree: ScaleFS resolves such paths (its /proc is
+    // empty), which keeps ".." out of the resolver above.
+    for (const char *c = s; *c; c++)
+        if (c[0] == '.' && c[1] == '.' && (c[2] == '/' || !c[2]) && c[-1] == '/')
+            return false;
+    return true;
+}
+
+// ---- open files -------------------------------------------------------------------
+
+struct ptext {
+    size_t len;
+    char buf[];
+};
+
+static long text_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
+{
+    struct ptext *t = f->priv;
+    if (*pos >= t->len)
+        return 0;
+    size_t k = MIN(n, t->len - *pos);
+    if (copy_to_user(ubuf, t->buf + *pos, k) < 0)
+        return -EFAULT;
+    *pos += k;
+    return (long)k;
+}
+
+static void priv_release(struct file *f) { kfree(f->priv); }
+
+static int text_stat(struct file *f, uint32_t mask, struct fs_stat *st);
+static int dir_stat(struct file *f, uint32_t mask, struct fs_stat *st);
+
+static const struct file_ops text_ops = {
+    .read = text_read, .release = priv_release, .stat = text_stat, .seekable = true,
+};
+
+static long pdir_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
+{
+    (void)f, (void)ubuf, (void)n, (void)pos;
+    return -EISDIR;
+}
+
+// A directory's priv is its absolute path (relative opens, listings).
+static const struct file_ops pdir_ops = {
+    .read = pdir_read, .release = priv_release, .stat = dir_stat, .seekable = true,
+};
+
+bool procfs_is_dir(struct file *f) { return f->ops == &pdir_ops; }
+const char *procfs_dir_path(struct file *f) { return f->priv; }
+
+static int open_text(const struct pnode *nd, int flags, struct file **out)
+{
+    struct pbuf b = {0};
+    int err = procfs_text(nd->text, nd->pid, &b);
+    struct ptext *t = err ? NULL : kmalloc(sizeof *t + b.len);
+    if (!err && !t)
+        err = -ENOMEM;
+    if (t) {
+        t->len = b.len;
+        memcpy(t->buf, b.buf, b.len);
+    }
+    kfree(b.buf);
+    if (err)
+        return err;
+    uint32_t keep = (flags & ~(O_CLOEXEC | O_NOFOLLOW)) | O_LARGEFILE;
+    if (!(*out = file_alloc(&text_ops, keep, NULL, t))) {
+        kfree(t);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+static int open_dir(const char *path, int flags, struct file **out)
+{
+    size_t n = strlen(path) + 1;
+    char *p = kmalloc(n);
+    if (!p)
+        return -ENOMEM;
+    memcpy(p, path, n);
+    while (n > 2 && p[n - 2] == '/') // "/proc/1/" lists as "/proc/1"
+        p[--n - 1] = 0;
+    flags &= ~(O_CLOEXEC | O_NOFOLLOW | O_DIRECTORY);
+    if (!(*out = file_alloc(&pdir_ops, flags | O_LARGEFILE, NULL, p))) {
+        kfree(p);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+// Opening /proc/self/fd/N opens what fd N is open on again, as Linux does:
+// ScaleFS files with the new flags; pipes and the console have no inode to
+// reopen here (ENXIO).
+static int open_fd_target(const struct pnode *nd, int flags, struct file **out)
+{
+    struct fd_ref r = fd_get(fdt_current(), nd->fd);
+    if (!r.f)
+        return -ENOENT;
+    int err = -ENXIO;
+    if (r.f->ip) {
+        fs_iget(r.f->ip);
+        if ((err = file_open_inode(r.f->ip, flags, out)))
+            fs_iput(r.f->ip);
+    }
+    fd_put(r);
+    return err;
+}
+
+int procfs_path_is_root(const char *path)
+{
+    struct pnode nd;
+    int err = resolve(path, true, &nd);
+    return err ? err : nd.kind == PK_ROOT;
+}
+
+static bool is_dir(enum pkind k) { return k == PK_ROOT || k == PK_PID || k == PK_FD_DIR; }
+
+int procfs_path_open(const char *path, int flags, struct file **out)
+{
+    struct pnode nd;
+    int err = resolve(path, !(flags & O_NOFOLLOW), &nd);
+    if (err)
+        return (flags & O_CREAT) && err == -ENOENT ? -EACCES : err;
+    if ((flags & O_CREAT) && (flags & O_EXCL))
+        return -EEXIST;
+    if (nd.kind == PK_SELF)
+        return -ELOOP; // O_NOFOLLOW met the link
+    if (nd.kind == PK_FD)
+        return (flags & O_NOFOLLOW) ? -ELOOP : open_fd_target(&nd, flags, out);
+    int acc = flags & O_ACCMODE;
+    if (is_dir(nd.kind)) {
+        if (acc != O_RDONLY || (flags & (O_CREAT | O_TRUNC)))
+            return -EISDIR;
+        return open_dir(path, flags, out);
+    }
+    if (flags & O_DIRECTORY)
+        return -ENOTDIR;
+    if (acc != O_RDONLY || (flags & O_TRUNC))
+        return -EACCES; // read-only files (Linux: 0444)
+    return open_text(&nd, flags, out);
+}
+
+// ---- attributes ----------------------------------------------------------------------
+
+// Inode numbers of their own, out of ScaleFS's range (the top bit set).
+static uint64_t node_ino(const struct pnode *nd)
+{
+    uint64_t sub = nd->kind == PK_FD ? 64 + (uint64_t)nd->fd : (uint64_t)nd->text;
+    return 1ULL << 63 | (uint64_t)nd->pid << 24 | sub << 3 | nd->kind;
+}
+
+static void node_stat(const struct pnode *nd, uint32_t mask, struct fs_stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->mask = mask;
+    st->ino = node_ino(nd);
+    st->nlink = is_dir(nd->kind) ? 2 : 1;
+    st->mode = is_dir(nd->kind) ? S_IFDIR | 0555
+               : nd->kind == PK_SELF ? S_IFLNK | 0777
+               : nd->kind == PK_FD   ? S_IFLNK | 0700
+                                     : S_IFREG | 0444;
+    uint64_t now = realtime_nsec();
+    st->atime = st->mtime = st->ctime = (struct fs_timespec){now / 1000000000, now % 1000000000};
+}
+
+int procfs_path_stat(const char *path, bool nofollow, uint32_t mask, struct fs_stat *st)
+{
+    struct pnode nd;
+    int err = resolve(path, !nofollow, &nd);
+    if (err)
+        return err;
+    if (nd.kind == PK_FD && !nofollow) { // what the fd is open on
+        struct fd_ref r = fd_get(fdt_current(), nd.fd);
+        if (!r.f)
+            return -ENOENT;
+        err = file_stat(r.f, mask, st);
+        fd_put(r);
+        return err;
+    }
+    node_stat(&nd, mask, st);
+    return 0;
+}
+
+static int text_stat(struct file *f, uint32_t mask, struct fs_stat *st)
+{
+    (void)f;
+    struct pnode nd = {.kind = PK_TEXT};
+    node_stat(&nd, mask, st);
+    return 0;
+}
+
+static int dir_stat(struct file *f, uint32_t mask, struct fs_stat *st)
+{
+    struct pnode nd;
+    int err = resolve(f->priv, true, &nd);
+    if (err)
+        return err; // the process is gone
+    node_stat(&nd, mask, st);
+    return 0;
+}
+
+long procfs_path_readlink(const char *path, char *buf, size_t n)
+{
+    struct pnode nd;
+    int err = resolve(path, false, &nd);
+    if (err)
+        return err;
+    struct pbuf b = {0};
+    if (nd.kind == PK_SELF) {
+        pb_printf(&b, "%d", nd.pid);
+    } else if (nd.kind == PK_FD) {
+        struct fd_ref r = fd_get(fdt_current(), nd.fd);
+        if (!r.f)
+            return -ENOENT;
+        procfs_fd_target(r.f, &b);
+        fd_put(r);
+    } else {
+        return -EINVAL; // not a symbolic link
+    }
+    long len = b.nomem ? -ENOMEM : (long)MIN(n, b.len);
+    if (len > 0)
+        memcpy(buf, b.buf, len);
+    kfree(b.buf);
+    return len;
+}
+
+// ---- listings ---------------------------------------------------------------------------
+
+struct pidset {
+    int *pids;
+    int n, cap;
+};
+
+static void collect_pid(struct proc *p, void *arg)
+{
+    struct pidset *s = arg;
+    if (s->n < s->cap)
+        s->pids[s->n] = p->pid;
+    s->n++;
+}
+
+static void count_pid(struct proc *p, void *arg)
+{
+    (void)p;
+    (*(int *)arg)++;
+}
+
+static void sort_ints(int *a, int n) // Shell sort: no recursion, no allocation
+{
+    for (int gap = n / 2; gap > 0; gap /= 2)
+        for (int i = gap; i < n; i++)
+            for (int j = i; j >= gap && a[j - gap] > a[j]; j -= gap) {
+                int x = a[j];
+                a[j] = a[j - gap];
+                a[j - gap] = x;
+            }
+}
+
+// Every process's pid, sorted (kmalloc'ed into s->pids): 0 or -ENOMEM. A
+// process made between the count and the walk is left out, as one made just
+// after the walk would be.
+static int pid_snapshot(struct pidset *s)
+{
+    int n = 0;
+    epoch_enter();
+    pid_for_each(count_pid, &n);
+    epoch_exit();
+    *s = (struct pidset){.cap = n + 16};
+    if (!(s->pids = kmalloc(s->cap * sizeof(int))))
+        return -ENOMEM;
+    epoch_enter();
+    pid_for_each(collect_pid, s);
+    epoch_exit();
+    s->n = MIN(s->n, s->cap);
+    sort_ints(s->pids, s->n);
+    return 0;
+}
+
+static int list_root(uint64_t *pos, fs_filldir_t fill, void *arg)
+{
+    for (; *pos < 3 + ARRAY_SIZE(root_files); ++*pos) {
+        const char *name = *pos == 2 ? "self" : root_files[*pos - 3].name;
+        unsigned type = *pos == 2 ? DT_LNK : DT_REG;
+        if (fill(arg, name, strlen(name), 1ULL << 63 | *pos, type))
+            return 1;
+    }
+    if (*pos < PID_POS)
+        *pos = PID_POS;
+    struct pidset s;
+    if (pid_snapshot(&s))
+        return -ENOMEM;
+    int r = 0;
+    for (int i = 0; i < s.n && !r; i++) {
+        if ((uint64_t)s.pids[i] < *pos - PID_POS)
+            continue;
+        char name[12];
+        int len = ksnprintf(name, sizeof name, "%d", s.pids[i]);
+        struct pnode nd = {.kind = PK_PID, .pid = s.pids[i]};
+        if ((r = fill(arg, name, len, node_ino(&nd), DT_DIR)))
+            break;
+        *pos = PID_POS + s.pids[i] + 1;
+    }
+    kfree(s.pids);
+    return r;
+}
+
+static int list_pid(uint64_t *pos, fs_filldir_t fill, void *arg, int pid)
+{
+    for (; *pos < 2 + ARRAY_SIZE(pid_files) + 1; ++*pos) {
+        size_t i = *pos - 2;
+        bool fd = i == ARRAY_SIZE(pid_files);
+        const char *name = fd ? "fd" : pid_files[i].name;
+        struct pnode nd = {.kind = fd ? PK_FD_DIR : PK_PID_TEXT, .pid = pid,
+                           .text = fd ? 0 : pid_files[i].text};
+        if (fill(arg, name, strlen(name), node_ino(&nd), fd ? DT_DIR : DT_REG))
+            return 1;
+    }
+    return 0;
+}
+
+static int list_fds(uint64_t *pos, fs_filldir_t fill, void *arg, int pid)
+{
+    int err = fd_dir_check(pid);
+    struct fdtable *t = fdt_current();
+    if (err || !t)
+        return err ? err : -EACCES;
+    for (int fd; (fd = fd_next_open(t, (int)(*pos - 2))) >= 0;) {
+        char name[12];
+        int len = ksnprintf(name, sizeof name, "%d", fd);
+        struct pnode nd = {.kind = PK_FD, .pid = pid, .fd = fd};
+        if (fill(arg, name, len, node_ino(&nd), DT_LNK))
+            return 1;
+        *pos = 2 + (uint64_t)fd + 1;
+    }
+    return 0;
+}
+
+int procfs_readdir(struct file *f, uint64_t *pos, fs_filldir_t fill, void *arg)
+{
+    struct pnode nd;
+    int err = resolve(f->priv, true, &nd);
+    if (err)
+        return err == -ENOENT ? 0 : err; // the process is gone: an empty listing
+    for (; *pos < 2; ++*pos)
+        if (fill(arg, "..", *pos + 1, *pos ? 1ULL << 63 : node_ino(&nd), DT_DIR))
+            return 1;
+    switch (nd.kind) {
+    case PK_ROOT: return list_root(pos, fill, arg);
+    case PK_PID: return list_pid(pos, fill, arg, nd.pid);
+    case PK_FD_DIR: return list_fds(pos, fill, arg, nd.pid);
+    default: return -ENOTDIR;
+    }
+}
+
+static struct inode *mountpoint; // [i] set at boot
+
+struct inode *procfs_mountpoint(void) { return mountpoint; }
+
+void procfs_init(void)
+{
+    int err = fs_mkdir(NULL, "/proc", 0555);
+    if (err && err != -EEXIST)
+        kprintf("procfs: mkdir /proc: error %d\n", err);
+    if (fs_lookup(NULL, "/proc", 0, &mountpoint)) // a reference kept for good
+        mountpoint = NULL;
+}

@@ -1,0 +1,309 @@
+// /proc as Linux tools read it: /proc/self and /proc/PID/{stat, status,
+// cmdline, fd/}, /proc/meminfo, uptime, loadavg, cpuinfo, mounts, and
+// sysinfo(2), each checked against what the process knows of itself (getpid,
+// getppid, its own fds, argv). Only what Linux and ours both give is checked.
+#include "suite.h"
+#include <dirent.h>
+#include <sys/wait.h>
+
+// A /proc file read whole into buf (NUL-terminated); its length, or -1.
+static long slurp(const char *path, char *buf, size_t n)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    size_t len = 0;
+    long r;
+    while (len < n - 1 && (r = read(fd, buf + len, n - 1 - len)) > 0)
+        len += (size_t)r;
+    close(fd);
+    buf[len] = 0;
+    return (long)len;
+}
+
+// "Key:\tvalue" of a status file: the value as a number, or -1.
+static long status_field(const char *buf, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\n%s:", key);
+    const char *p = strncmp(buf, pat + 1, strlen(pat + 1)) == 0 ? buf - 1 : strstr(buf, pat);
+    return p ? strtol(p + strlen(pat), NULL, 10) : -1;
+}
+
+struct stat_fields {
+    int pid, ppid, pgrp, session, threads;
+    char comm[64], state;
+    unsigned long long starttime;
+    int nfields; // after comm
+};
+
+static int parse_stat(const char *buf, struct stat_fields *s)
+{
+    const char *l = strchr(buf, '('), *r = strrchr(buf, ')');
+    if (!l || !r || sscanf(buf, "%d", &s->pid) != 1)
+        return -1;
+    snprintf(s->comm, sizeof s->comm, "%.*s", (int)(r - l - 1), l + 1);
+    s->nfields = 0;
+    for (const char *p = r + 1; *p; p++)
+        if (*p == ' ' && p[1] && p[1] != '\n')
+            s->nfields++;
+    long dummy;
+    return sscanf(r + 2, "%c %d %d %d %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %d %ld %llu",
+                  &s->state, &s->ppid, &s->pgrp, &s->session, &dummy, &dummy, &dummy, &dummy,
+                  &dummy, &dummy, &dummy, &dummy, &dummy, &dummy, &dummy, &dummy, &dummy,
+                  &s->threads, &dummy, &s->starttime) == 20 ? 0 : -1;
+}
+
+static void test_self_stat(void)
+{
+    char buf[1024];
+    struct stat_fields s;
+    check(slurp("/proc/self/stat", buf, sizeof buf) > 0 && parse_stat(buf, &s) == 0,
+          "/proc/self/stat reads and parses");
+    check(s.pid == getpid() && s.ppid == getppid(), "stat: pid and ppid are getpid(), getppid()");
+    check(s.pgrp == getpgrp() && s.session == getsid(0), "stat: pgrp and session");
+    check(s.state == 'R' && s.threads == 1, "stat: state R (we are reading), 1 thread");
+    check(strcmp(s.comm, "test-procfs") == 0, "stat: comm is the program's name");
+    check(s.nfields == 50, "stat: proc(5)'s 52 fields (Linux 6.1)");
+    // Reading again from the start gives the same process.
+    int fd = open("/proc/self/stat", O_RDONLY);
+    char a[16] = {0}, b[16] = {0};
+    long n1 = read(fd, a, 8);
+    off_t off = lseek(fd, 0, SEEK_SET);
+    long n2 = read(fd, b, 8);
+    long n3 = pread(fd, b + 8, 4, 0);
+    close(fd);
+    check(n1 == 8 && off == 0 && n2 == 8 && n3 == 4 && memcmp(a, b, 8) == 0 &&
+              memcmp(a, b + 8, 4) == 0,
+          "stat: lseek and pread reread the same text");
+}
+
+static void test_self_status(void)
+{
+    char buf[4096];
+    check(slurp("/proc/self/status", buf, sizeof buf) > 0, "/proc/self/status reads");
+    check(strncmp(buf, "Name:\ttest-procfs\n", 18) == 0, "status: Name first");
+    check(status_field(buf, "Pid") == getpid() && status_field(buf, "Tgid") == getpid(),
+          "status: Pid and Tgid");
+    check(status_field(buf, "PPid") == getppid(), "status: PPid");
+    check(status_field(buf, "Threads") == 1, "status: Threads");
+    check(strstr(buf, "\nState:\tR (running)\n") != NULL, "status: State");
+    check(strstr(buf, "\nUid:\t") != NULL && strstr(buf, "\nGid:\t") != NULL, "status: Uid, Gid");
+}
+
+static void test_self_cmdline(int argc, char **argv)
+{
+    char buf[512], want[512];
+    size_t len = 0;
+    for (int i = 0; i < argc && len + strlen(argv[i]) + 1 <= 256; i++) {
+        memcpy(want + len, argv[i], strlen(argv[i]) + 1);
+        len += strlen(argv[i]) + 1;
+    }
+    long n = slurp("/proc/self/cmdline", buf, sizeof buf);
+    check(n >= (long)len && memcmp(buf, want, len) == 0, "cmdline: argv, NUL-separated");
+}
+
+static void test_self_link(void)
+{
+    char buf[64], want[64];
+    long n = readlink("/proc/self", buf, sizeof buf - 1);
+    snprintf(want, sizeof want, "%d", (int)getpid());
+    check(n == (long)strlen(want) && memcmp(buf, want, n) == 0, "/proc/self links to our pid");
+    struct stat st;
+    check(lstat("/proc/self", &st) == 0 && S_ISLNK(st.st_mode), "lstat /proc/self: a link");
+    check(stat("/proc/self", &st) == 0 && S_ISDIR(st.st_mode), "stat /proc/self: a directory");
+    CHECK_ERR(open("/proc/self/no-such-file", O_RDONLY), ENOENT, "a missing name: ENOENT");
+    CHECK_ERR(open("/proc/999999999/stat", O_RDONLY), ENOENT, "a missing process: ENOENT");
+    CHECK_ERR(open("/proc/self/stat", O_RDONLY | O_DIRECTORY), ENOTDIR, "a file with O_DIRECTORY: ENOTDIR");
+}
+
+// The fds /proc/self/fd lists (with the listing's own fd open) are exactly
+// those fcntl finds open. Our libc may open some with O_ANYFD, in the calling
+// CPU's partition far above the low fds: the scan reaches the highest listed.
+#define FDS_SEEN 65536
+static char listed[FDS_SEEN];
+
+static void test_self_fd_dir(void)
+{
+    int pfd[2];
+    if (pipe(pfd) != 0)
+        return;
+    int dfd = open(suite_dir, O_RDONLY | O_DIRECTORY);
+    DIR *d = opendir("/proc/self/fd");
+    check(d != NULL, "opendir /proc/self/fd");
+    if (!d)
+        return;
+    memset(listed, 0, sizeof listed);
+    int nlisted = 0, bad = 0, top = 1024;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        int fd = atoi(e->d_name);
+        if (fd >= 0 && fd < FDS_SEEN) {
+            listed[fd] = 1;
+            top = fd + 1 > top ? fd + 1 : top;
+        } else {
+            bad++;
+        }
+        nlisted++;
+    }
+    int nopen = 0, mismatch = 0;
+    for (int fd = 0; fd < top; fd++) {
+        int open_ = fcntl(fd, F_GETFD) >= 0;
+        nopen += open_;
+        if (open_ != listed[fd] && mismatch++ == 0)
+            printf("# fd %d: %s\n", fd, open_ ? "open, not listed" : "listed, not open");
+    }
+    closedir(d);
+    check(!bad && !mismatch && nlisted == nopen && listed[pfd[0]] && listed[dfd],
+          "fd/: lists exactly the open fds");
+    if (bad || nlisted != nopen)
+        printf("# %d listed (%d out of range), %d open below %d\n", nlisted, bad, nopen, top);
+
+    char buf[256], path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", pfd[0]);
+    long n = readlink(path, buf, sizeof buf - 1);
+    check(n > 6 && strncmp(buf, "pipe:[", 6) == 0, "fd/N of a pipe reads pipe:[ino]");
+    snprintf(path, sizeof path, "/proc/self/fd/%d", dfd);
+    n = readlink(path, buf, sizeof buf - 1);
+    check(n == (long)strlen(suite_dir) && memcmp(buf, suite_dir, n) == 0,
+          "fd/N of a directory reads its path");
+    struct stat a, b;
+    check(stat(path, &a) == 0 && fstat(dfd, &b) == 0 && a.st_ino == b.st_ino,
+          "stat fd/N follows to the open file");
+    close(pfd[0]);
+    snprintf(path, sizeof path, "/proc/self/fd/%d", pfd[0]);
+    CHECK_ERR(readlink(path, buf, sizeof buf), ENOENT, "fd/N of a closed fd: ENOENT");
+    close(pfd[1]);
+    close(dfd);
+}
+
+static int listed_in_proc(int pid)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return -1;
+    struct dirent *e;
+    int found = 0;
+    while ((e = readdir(d)))
+        found |= atoi(e->d_name) == pid;
+    closedir(d);
+    return found;
+}
+
+// A child: listed, its stat names us as parent, a zombie until reaped, then gone.
+static void test_child(void)
+{
+    int go[2];
+    if (pipe(go) != 0)
+        return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        char c;
+        close(go[1]);
+        _exit(read(go[0], &c, 1) == 1 ? 0 : 1);
+    }
+    close(go[0]);
+    char path[64], buf[1024];
+    struct stat_fields s = {0};
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    check(listed_in_proc(pid) == 1 && listed_in_proc(getpid()) == 1, "/proc lists us and our child");
+    check(slurp(path, buf, sizeof buf) > 0 && parse_stat(buf, &s) == 0 && s.pid == pid &&
+              s.ppid == getpid(),
+          "/proc/PID/stat of a child names us as its parent");
+    write(go[1], "x", 1);
+    close(go[1]);
+    // Wait for it to exit without reaping it (WNOWAIT): then it is a zombie.
+    siginfo_t si;
+    int w = waitid(P_PID, pid, &si, WEXITED | WNOWAIT);
+    check(w == 0 && slurp(path, buf, sizeof buf) > 0 && parse_stat(buf, &s) == 0 && s.state == 'Z',
+          "an exited child not yet reaped is Z");
+    waitpid(pid, NULL, 0);
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%d", (int)pid);
+    CHECK_ERR(stat(path, &st), ENOENT, "a reaped child is gone from /proc");
+    check(listed_in_proc(pid) == 0, "... and from its listing");
+}
+
+static void test_meminfo(void)
+{
+    char buf[8192];
+    check(slurp("/proc/meminfo", buf, sizeof buf) > 0, "/proc/meminfo reads");
+    long total = status_field(buf, "MemTotal"), free_ = status_field(buf, "MemFree");
+    long avail = status_field(buf, "MemAvailable");
+    check(strncmp(buf, "MemTotal:", 9) == 0 && total > 0 && free_ > 0 && free_ <= total &&
+              avail > 0 && avail <= total,
+          "meminfo: MemTotal, MemFree, MemAvailable");
+    check(status_field(buf, "Buffers") >= 0 && status_field(buf, "Cached") >= 0 &&
+              status_field(buf, "SwapTotal") >= 0,
+          "meminfo: Buffers, Cached, SwapTotal");
+    // sysinfo counts the same RAM.
+    struct {
+        long uptime;
+        unsigned long loads[3], totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+        unsigned short procs, pad;
+        unsigned long totalhigh, freehigh;
+        unsigned mem_unit;
+        char reserved[4];
+    } si;
+    check(syscall(SYS_sysinfo, &si) == 0 && si.mem_unit > 0 &&
+              si.totalram * si.mem_unit / 1024 == (unsigned long)total && si.procs > 0,
+          "sysinfo: totalram is MemTotal");
+}
+
+static void test_uptime_loadavg(void)
+{
+    char buf[256];
+    unsigned long up, upc, idle, idlec;
+    check(slurp("/proc/uptime", buf, sizeof buf) > 0 &&
+              sscanf(buf, "%lu.%2lu %lu.%2lu", &up, &upc, &idle, &idlec) == 4 && up * 100 + upc > 0,
+          "uptime: two figures in seconds, with hundredths");
+    char self[1024];
+    struct stat_fields s;
+    check(slurp("/proc/self/stat", self, sizeof self) > 0 && parse_stat(self, &s) == 0 &&
+              s.starttime <= (up + 1) * 100,
+          "stat: starttime (ticks after boot) before now");
+    double l1, l5, l15;
+    int running, total, last;
+    check(slurp("/proc/loadavg", buf, sizeof buf) > 0 &&
+              sscanf(buf, "%lf %lf %lf %d/%d %d", &l1, &l5, &l15, &running, &total, &last) == 6 &&
+              running >= 1 && total >= running && l1 >= 0,
+          "loadavg: averages, running/total, a pid");
+}
+
+static void test_cpuinfo_mounts(void)
+{
+    static char buf[1 << 20];
+    long n = slurp("/proc/cpuinfo", buf, sizeof buf);
+    int cpus = 0;
+    for (char *p = buf; (p = strstr(p, "processor\t: ")); p++)
+        cpus++;
+    check(n > 0 && strncmp(buf, "processor\t: 0\n", 14) == 0 && cpus >= 1 &&
+              strstr(buf, "\nmodel name\t: ") && strstr(buf, "\nflags\t\t: "),
+          "cpuinfo: a processor block per CPU");
+    check(slurp("/proc/mounts", buf, sizeof buf) > 0 && strstr(buf, " / ") &&
+              strstr(buf, " /proc proc "),
+          "mounts: / and /proc");
+    check(slurp("/proc/stat", buf, sizeof buf) > 0 && strncmp(buf, "cpu ", 4) == 0 &&
+              strstr(buf, "\ncpu0 ") && strstr(buf, "\nctxt "),
+          "stat: cpu lines and ctxt");
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    if (enter_scratch("procfs") != 0)
+        return 1;
+    test_self_stat();
+    test_self_status();
+    test_self_cmdline(argc, argv);
+    test_self_link();
+    test_self_fd_dir();
+    test_child();
+    test_meminfo();
+    test_uptime_loadavg();
+    test_cpuinfo_mounts();
+    rmdir(suite_dir);
+    return suite_end();
+}
