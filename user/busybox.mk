@@ -4,8 +4,9 @@
 # Linux program and runs unchanged on our kernel. $(PROG_DIR) gets the same
 # links, so that tests/cases/busybox.t runs on the host as in the guest.
 #
-# The applets: an editor and the tools students reach for, all of them ones
-# that need neither /proc, devices, networking nor mounts.
+# The applets: an editor and the tools students reach for, and top, free and
+# uptime, which read /proc (kernel/file/procfs); none needs devices, networking
+# or mounts. ps is our own (user/ps.c).
 BUSYBOX := /bin/busybox
 BUSYBOX_APPLETS := vi ed less more \
 	find xargs sort uniq sed awk tr cut paste tee diff cmp patch \
@@ -13,7 +14,8 @@ BUSYBOX_APPLETS := vi ed less more \
 	basename dirname readlink realpath mktemp mkfifo truncate unlink \
 	od hexdump xxd strings tac rev nl fold expand unexpand dos2unix base64 \
 	md5sum sha1sum sha256sum tar gzip gunzip zcat bc dc factor \
-	clear reset stty tty id whoami usleep getopt
+	clear reset stty tty id whoami usleep getopt \
+	top free uptime
 BUSYBOX_LINKS := $(filter-out $(PROG_NAMES) [,$(BUSYBOX_APPLETS))
 
 # The stamp stands for the binary and its links.
