@@ -58,6 +58,7 @@ KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
 
 KSRCS := $(wildcard kernel/*.c kernel/*/*.c kernel/*/*.S fs/*.c tests/kernel/*.c)
 KOBJS := $(patsubst %,$(BUILD)/%.o,$(KSRCS))
+include kernel/net/net.mk
 include libc/libc.mk
 include user/user.mk
 include user/progs.mk
