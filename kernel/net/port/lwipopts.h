@@ -6,8 +6,14 @@
 // (LWIP_TCPIP_CORE_LOCKING) instead of sending each call to that thread as a
 // message. IPv4 only, TCP, UDP, ICMP, raw and ARP over Ethernet; no DHCP, no
 // DNS, no lwIP sockets (the kernel's own system calls will use netconns).
-// Memory comes from kmalloc (MEM_LIBC_MALLOC, MEMP_MEM_MALLOC): no static
-// pools to size, and per-CPU slab caches instead of lwIP's global pool lists.
+//
+// Memory: lwIP's fixed-size objects (PCBs, segments, netbufs, messages, timers,
+// pool pbufs) come from its own static pools, whose exhaustion every caller
+// handles as ERR_MEM; variable-size buffers (PBUF_RAM) from kmalloc. Pools
+// rather than kmalloc for the fixed objects because lwIP allocates a timer
+// object each time a cyclic timer fires, and asserts that this never fails:
+// its pool is sized exactly, so kernel memory running out cannot stop (or
+// panic) the stack, and an idle stack allocates no kernel memory.
 #pragma once
 
 #define NO_SYS 0
@@ -15,11 +21,27 @@
 #define LWIP_TCPIP_CORE_LOCKING 1
 #define LWIP_TCPIP_CORE_LOCKING_INPUT 0
 
-// Memory: the kernel heap (port/arch/cc.h maps mem_clib_* to kmalloc/kfree).
+// Memory: the heap is the kernel's (port/arch/cc.h maps mem_clib_* to
+// kmalloc/kfree); the pools' sizes bound what the stack can hold at once.
 #define MEM_LIBC_MALLOC 1
-#define MEMP_MEM_MALLOC 1
+#define MEMP_MEM_MALLOC 0
 #define MEM_ALIGNMENT 16
-#define MEMP_NUM_TCP_SEG 1024 // only bounds TCP_SND_QUEUELEN's sanity check here
+#define MEMP_NUM_PBUF 256
+#define MEMP_NUM_RAW_PCB 16
+#define MEMP_NUM_UDP_PCB 64
+#define MEMP_NUM_TCP_PCB 128
+#define MEMP_NUM_TCP_PCB_LISTEN 32
+#define MEMP_NUM_TCP_SEG 1024
+#define MEMP_NUM_REASSDATA 8
+#define IP_REASS_MAX_PBUFS 64
+#define MEMP_NUM_FRAG_PBUF 32
+#define MEMP_NUM_ARP_QUEUE 64
+#define MEMP_NUM_NETBUF 256
+#define MEMP_NUM_NETCONN (MEMP_NUM_RAW_PCB + MEMP_NUM_UDP_PCB + MEMP_NUM_TCP_PCB + \
+                          MEMP_NUM_TCP_PCB_LISTEN)
+#define MEMP_NUM_TCPIP_MSG_API 64
+#define MEMP_NUM_TCPIP_MSG_INPKT 256
+#define PBUF_POOL_SIZE 256
 
 // Protocols.
 #define LWIP_IPV4 1
