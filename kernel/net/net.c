@@ -1,4 +1,5 @@
-// Starting the network stack once, on first use (net.h).
+// Starting the network stack once, on first use (net.h): lwIP, then the
+// network device if there is one.
 #include "net/net.h"
 #include "kernel.h"
 #include "sync/atomic.h"
@@ -33,6 +34,7 @@ int net_start(void)
             tcpip_init(tcpip_ready, &ready);
             sys_arch_sem_wait(&ready, 0);
             sys_sem_free(&ready);
+            virtio_net_start(); // no device (or a broken one): loopback only
             store_release(&started, true);
         } else {
             err = -ENOMEM;
