@@ -2,7 +2,7 @@
 # targets in `## target: what it does` lines, one per target; `make help` prints
 # them all (tests/README.md tells the kinds of tests apart).
 ## all: the kernel, loader and boot image, $(BUILD)/esp.img (the default)
-## qemu: boot it (CPUS=4 MEM=512M); CMDLINE='test=NAME' runs tests, RUN='cmd' one command
+## qemu: boot it (CPUS=4 MEM=512M); CMDLINE='test=NAME' runs tests, RUN='cmd' one command; NET=1 adds a NIC
 ## qemu-gdb: boot it stopped, waiting for gdb on this user's port (GDB_PORT); then `gdb` here (DEBUG=1: -Og)
 ## test: every suite (tests/README.md); ends with "N passed, N failed"
 ## bench: the benchmarks at BENCH_CPUS="1 2 4 8", as one table (scaling: bench-scale, tools/benchscale.mk)
@@ -24,6 +24,9 @@ endif
 CPUS ?= 4
 MEM ?= 512M
 CMDLINE ?=
+# NET=1: a virtio-net NIC on QEMU's user network, isolated from the host
+# (tools/runqemu --net); make test always has it.
+NET ?=
 
 # Quiet by default; `make V=1` shows full commands.
 ifeq ($(V),1)
@@ -58,6 +61,7 @@ KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
 
 KSRCS := $(wildcard kernel/*.c kernel/*/*.c kernel/*/*.S fs/*.c tests/kernel/*.c)
 KOBJS := $(patsubst %,$(BUILD)/%.o,$(KSRCS))
+include kernel/net/net.mk
 include libc/libc.mk
 include user/user.mk
 include user/progs.mk
@@ -96,7 +100,7 @@ $(BUILD)/esp.img: $(BOOT_EFI) $(BUILD)/kernel.elf $(BUILD)/initrd.cpio tools/mke
 	@echo "  ESP     $@"
 	$(Q)tools/mkesp $@ $(BOOT_EFI) $(BUILD)/kernel.elf $(BUILD)/initrd.cpio
 
-RUNQEMU := tools/runqemu --esp $(BUILD)/esp.img --cpus $(CPUS) --mem $(MEM)
+RUNQEMU := tools/runqemu --esp $(BUILD)/esp.img --cpus $(CPUS) --mem $(MEM) $(if $(filter 1,$(NET)),--net)
 
 # RUN='cmd args' runs one command in the guest instead (user/progs.mk).
 qemu: $(BUILD)/esp.img
@@ -149,7 +153,7 @@ HOST_TEST_DEPS += $(RUNQEMU_TEST)
 GUEST_RUNS ?= 2:/tests/cases/run 3:/tests/commuter-sample 2:/tests/fuzz
 
 test: $(BUILD)/esp.img $(HOST_TEST_DEPS)
-	tools/runtests --esp $(BUILD)/esp.img --cpus "$(TEST_CPUS)" \
+	tools/runtests --esp $(BUILD)/esp.img --net --cpus "$(TEST_CPUS)" \
 	  $(foreach t,$(HOST_TESTS),--host '$(t)') $(foreach r,$(GUEST_RUNS),--run '$(r)')
 
 # ---- benchmarks (figures for the README; never asserted) -------------------

@@ -228,13 +228,6 @@ void lapic_init(void)
 
 // ---- calibration ------------------------------------------------------------
 
-static inline uint32_t inl(uint16_t port)
-{
-    uint32_t v;
-    asm volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
-    return v;
-}
-
 #define CALIB_MS 15
 
 // A reference clock of known rate: the ACPI PM timer (counts up, 24 or 32 bits)

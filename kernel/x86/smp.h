@@ -65,5 +65,6 @@ void smp_boot(const struct bootinfo *bi);
 // Interrupt vectors.
 #define T_IRQ0 32          // legacy IRQ n arrives on T_IRQ0 + n
 #define T_TIMER 0x40
+#define T_NET 0x41         // the virtio-net device (MSI-X)
 #define T_XCALL 0xf0
 #define T_SPURIOUS 0xff

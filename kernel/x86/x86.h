@@ -10,6 +10,12 @@ static inline uint8_t inb(uint16_t port)
     return v;
 }
 static inline void outl(uint16_t port, uint32_t v) { asm volatile("outl %0, %1" : : "a"(v), "Nd"(port)); }
+static inline uint32_t inl(uint16_t port)
+{
+    uint32_t v;
+    asm volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
 
 static inline uint64_t rdmsr(uint32_t msr)
 {
