@@ -190,7 +190,14 @@ static void failed_maps(size_t keep)
     }
     for (uint64_t e = epoch_current(); epoch_current() < e + 2;)
         pause(); // ticks on this CPU, with the space loaded
-    KCHECK_EQ(fst_free_pages(), before);
+    // The leak this catches is thousands of pages (16 MiB of descriptors and
+    // nodes per GiB asked for); other CPUs may take a page meanwhile (seen at
+    // 8 CPUs with the network stack running: 6,143 of 6,144), so a few pages
+    // of slack.
+    size_t after = fst_free_pages();
+    KCHECK(after + 8 >= before);
+    if (after + 8 < before)
+        kprintf("# free pages: %zu before, %zu after\n", before, after);
     release(held);
     vmt_leave(vs);
     vmspace_put(vs);
