@@ -55,7 +55,7 @@ void fd_remember(int fd)
     unsigned i = __atomic_fetch_add(&fd_next, 1, __ATOMIC_RELAXED) % NFDS;
     int old = __atomic_exchange_n(&fds[i], fd, __ATOMIC_RELAXED);
     if (old > 2 && old != fd)
-        raw(SYS_close, old, 0, 0, 0, 0, 0);
+        raw6(SYS_close, old, 0, 0, 0, 0, 0);
 }
 
 int fd_pick(struct fz *z)
@@ -369,12 +369,12 @@ bool protected_pid(long pid)
 // A pid of this worker's own family, or of nobody.
 long gen_pid(struct fz *z)
 {
-    int self = (int)raw(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    int self = (int)raw6(SYS_getpid, 0, 0, 0, 0, 0, 0);
     int pid;
     switch (below(&z->rng, 9)) {
     case 0: pid = 0; break;
     case 1: case 2: pid = self; break;
-    case 3: pid = (int)raw(SYS_gettid, 0, 0, 0, 0, 0, 0); break;
+    case 3: pid = (int)raw6(SYS_gettid, 0, 0, 0, 0, 0, 0); break;
     case 4: pid = sibling_pid(z); break;
     case 5: pid = -self; break;
     case 6: pid = -sibling_pid(z); break;

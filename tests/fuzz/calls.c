@@ -20,38 +20,6 @@
 // whence, advice, resource, clock), a an address in the arena and L a length
 // there, P a pid of this worker's family, s a signal, S a sigset size, x anything.
 
-long raw(long nr, long a, long b, long c, long d, long e, long f)
-{
-    register long r10 __asm__("r10") = d;
-    register long r8 __asm__("r8") = e;
-    register long r9 __asm__("r9") = f;
-    long ret;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-                     : "rcx", "r11", "memory");
-    return ret;
-}
-
-// fork, vfork and clone whose child leaves at once, before it touches a stack
-// it may share with us (CLONE_VM with no stack of its own).
-static long raw_spawn(long nr, long a, long b, long c, long d, long e)
-{
-    register long r10 __asm__("r10") = d;
-    register long r8 __asm__("r8") = e;
-    long ret;
-    __asm__ volatile("syscall\n\t"
-                     "test %%rax, %%rax\n\t"
-                     "jnz 1f\n\t"
-                     "mov $60, %%eax\n\t" // exit(0): this thread only
-                     "xor %%edi, %%edi\n\t"
-                     "syscall\n"
-                     "1:"
-                     : "=a"(ret)
-                     : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
-                     : "rcx", "r11", "memory");
-    return ret;
-}
 
 // ---- memory ----------------------------------------------------------------------
 
@@ -67,7 +35,7 @@ void remember_far(long addr, long len)
     long old = __atomic_exchange_n(&far_addr[i], addr, __ATOMIC_RELAXED);
     long old_len = __atomic_exchange_n(&far_len[i], len, __ATOMIC_RELAXED);
     if (old)
-        raw(SYS_munmap, old, old_len, 0, 0, 0, 0);
+        raw6(SYS_munmap, old, old_len, 0, 0, 0, 0);
 }
 
 static long run_mmap(struct fz *z, long a[6])
@@ -110,7 +78,7 @@ static long run_mmap(struct fz *z, long a[6])
     a[5] = chance(&z->rng, 80) ? 0 : gen_arg(z, 'o');
     if (a[0] && !fixed && (flags & MAP_FIXED_NOREPLACE) && a[0] != -PG)
         a[0] = 0x10000000; // far from everything we own
-    long r = raw(SYS_mmap, a[0], a[1], a[2], a[3], a[4], a[5]);
+    long r = raw6(SYS_mmap, a[0], a[1], a[2], a[3], a[4], a[5]);
     if (r > 0 && !fixed)
         remember_far(r, a[1]);
     return r;
@@ -120,7 +88,7 @@ static long run_mmap(struct fz *z, long a[6])
 // use it, but nothing of ours may be under it).
 static long run_brk(struct fz *z, long a[6])
 {
-    long cur = raw(SYS_brk, 0, 0, 0, 0, 0, 0);
+    long cur = raw6(SYS_brk, 0, 0, 0, 0, 0, 0);
     static const long odd[] = {0, -1L, 0xffff800000000000L, 0x0000800000000000L, 1};
     switch (below(&z->rng, 4)) {
     case 0: a[0] = cur + (long)below(&z->rng, 16) * PG + (long)below(&z->rng, 2); break;
@@ -132,7 +100,7 @@ static long run_brk(struct fz *z, long a[6])
         a[0] = mem.brk0;
     if (!cfg.exhaust && a[0] > mem.brk0 + 1024 * PG && a[0] < 0x0000800000000000L)
         a[0] = mem.brk0 + 1024 * PG; // (each page of the heap costs a descriptor)
-    return raw(SYS_brk, a[0], 0, 0, 0, 0, 0);
+    return raw6(SYS_brk, a[0], 0, 0, 0, 0, 0);
 }
 
 // Only GS moves freely; FS (the thread pointer every errno goes through) only
@@ -150,7 +118,7 @@ static long run_arch_prctl(struct fz *z, long a[6])
         if (a[1] == mem.fs_base && z->thread != 0)
             a[1] = bad[0];
     }
-    return raw(SYS_arch_prctl, a[0], a[1], 0, 0, 0, 0);
+    return raw6(SYS_arch_prctl, a[0], a[1], 0, 0, 0, 0);
 }
 
 // ---- ends of threads and processes ---------------------------------------------------
@@ -159,13 +127,13 @@ static long run_exit(struct fz *z, long a[6])
 {
     a[0] = gen_arg(z, 'i');
     z->slot->state = SLOT_EXITED;
-    return raw(SYS_exit, a[0], 0, 0, 0, 0, 0);
+    return raw6(SYS_exit, a[0], 0, 0, 0, 0, 0);
 }
 
 static long run_exit_group(struct fz *z, long a[6])
 {
     a[0] = gen_arg(z, 'i');
-    return raw(SYS_exit_group, a[0], 0, 0, 0, 0, 0);
+    return raw6(SYS_exit_group, a[0], 0, 0, 0, 0, 0);
 }
 
 // With no signal frame on the stack the kernel restores whatever lies there:
@@ -173,7 +141,7 @@ static long run_exit_group(struct fz *z, long a[6])
 static long run_rt_sigreturn(struct fz *z, long a[6])
 {
     (void)z, (void)a;
-    return raw(SYS_rt_sigreturn, 0, 0, 0, 0, 0, 0);
+    return raw6(SYS_rt_sigreturn, 0, 0, 0, 0, 0, 0);
 }
 
 // reboot only with a wrong first magic number: it must do nothing.
@@ -185,7 +153,7 @@ static long run_reboot(struct fz *z, long a[6])
     a[1] = 672274793L;
     a[2] = gen_arg(z, 'x');
     a[3] = gen_arg(z, 'b');
-    return raw(SYS_reboot, a[0], a[1], a[2], a[3], 0, 0);
+    return raw6(SYS_reboot, a[0], a[1], a[2], a[3], 0, 0);
 }
 
 // ---- new processes -----------------------------------------------------------------------
@@ -208,7 +176,7 @@ static long run_fork(struct fz *z, long a[6])
 {
     if (chance(&z->rng, 60))
         return reaped_spawn(SYS_fork, a);
-    long r = raw(SYS_fork, 0, 0, 0, 0, 0, 0);
+    long r = raw6(SYS_fork, 0, 0, 0, 0, 0, 0);
     if (r == 0)
         fuzz_child(z); // does not return
     if (r > 0)
@@ -270,7 +238,7 @@ static long run_execve(struct fz *z, long a[6])
     a[0] = harmless_program(z);
     a[1] = gen_argv(z, a[0]);
     a[2] = chance(&z->rng, 50) ? 0 : gen_argv(z, a[0]);
-    return raw(SYS_execve, a[0], a[1], a[2], 0, 0, 0);
+    return raw6(SYS_execve, a[0], a[1], a[2], 0, 0, 0);
 }
 
 // posix_spawn (uapi/ext.h) of a harmless program with random file actions and
@@ -300,7 +268,7 @@ static long run_posix_spawn(struct fz *z, long a[6])
     a[4] = gen_argv(z, a[1]);
     a[5] = chance(&z->rng, 50) ? 0 : gen_argv(z, a[1]);
     pid = 0;
-    long r = raw(__NR_posix_spawn, a[0], a[1], a[2], a[3], a[4], a[5]);
+    long r = raw6(__NR_posix_spawn, a[0], a[1], a[2], a[3], a[4], a[5]);
     if (r == 0 && a[0] == (long)&pid && pid > 0)
         remember_child(pid);
     return r;
@@ -336,7 +304,7 @@ static long run_rt_sigaction(struct fz *z, long a[6])
     a[1] = chance(&z->rng, 70) ? (long)act : chance(&z->rng, 30) ? 0 : gen_pointer(z);
     a[2] = gen_arg(z, 'b');
     a[3] = gen_arg(z, 'S');
-    return raw(SYS_rt_sigaction, a[0], a[1], a[2], a[3], 0, 0);
+    return raw6(SYS_rt_sigaction, a[0], a[1], a[2], a[3], 0, 0);
 }
 
 // wait4 and waitid may also wait for any child (-1): only ours exist.
@@ -346,7 +314,7 @@ static long run_wait4(struct fz *z, long a[6])
     a[1] = gen_arg(z, 'b');
     a[2] = chance(&z->rng, 60) ? 1 /* WNOHANG */ : gen_arg(z, 'F');
     a[3] = gen_arg(z, 'b');
-    return raw(SYS_wait4, a[0], a[1], a[2], a[3], 0, 0);
+    return raw6(SYS_wait4, a[0], a[1], a[2], a[3], 0, 0);
 }
 
 static long make_pipe(struct fz *z, long nr, long a[6])
@@ -354,7 +322,7 @@ static long make_pipe(struct fz *z, long nr, long a[6])
     static __thread int pfd[2];
     a[0] = chance(&z->rng, 70) ? (long)pfd : gen_pointer(z);
     a[1] = nr == SYS_pipe2 ? gen_arg(z, 'O') : 0;
-    long r = raw(nr, a[0], a[1], 0, 0, 0, 0);
+    long r = raw6(nr, a[0], a[1], 0, 0, 0, 0);
     if (r == 0 && a[0] == (long)pfd) {
         fd_remember(pfd[0]);
         fd_remember(pfd[1]);
@@ -520,7 +488,7 @@ static void log_call(struct fz *z, int i, const long a[6], long ret, bool after)
     else
         n += snprintf(line + n, sizeof line - (size_t)n, " ...");
     line[n++] = '\n';
-    raw(SYS_write, LOG_FD, (long)line, n, 0, 0, 0);
+    raw6(SYS_write, LOG_FD, (long)line, n, 0, 0, 0);
 }
 
 bool call_allowed(long nr)
@@ -543,7 +511,7 @@ long do_call(struct fz *z, int i)
         a[k] = gen_arg(z, c->args[k]);
     if (cfg.verbose && !c->run)
         log_call(z, i, a, 0, false);
-    long r = c->run ? c->run(z, a) : raw(c->nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+    long r = c->run ? c->run(z, a) : raw6(c->nr, a[0], a[1], a[2], a[3], a[4], a[5]);
     if (cfg.verbose)
         log_call(z, i, a, r, true);
     if ((c->flags & RETFD) && r >= 0 && r < INT_MAX && (c->nr != SYS_fcntl || a[1] == 0 || a[1] == 1030))

@@ -109,9 +109,9 @@ static void make_tree(void)
         symlink(links[i][0], q);
     }
     at(p, "p0");
-    raw(SYS_mknod, (long)p, S_IFIFO | 0644, 0, 0, 0, 0); // (no mknod in our libc)
+    raw6(SYS_mknod, (long)p, S_IFIFO | 0644, 0, 0, 0, 0); // (no mknod in our libc)
     at(p, "n0");
-    raw(SYS_mknod, (long)p, S_IFCHR | 0666, (long)makedev(1, 3), 0, 0, 0);
+    raw6(SYS_mknod, (long)p, S_IFCHR | 0666, (long)makedev(1, 3), 0, 0, 0);
 }
 
 static int remove_tree(const char *path, int depth);

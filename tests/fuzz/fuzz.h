@@ -14,6 +14,7 @@
 // and the supervisor still knows how far each of its threads got.
 #pragma once
 #define _GNU_SOURCE
+#include "../kernel/progs/raw.h" // raw6, raw_spawn
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -135,6 +136,5 @@ enum {
 };
 extern const struct call calls[];
 extern const int ncalls;
-long raw(long nr, long a, long b, long c, long d, long e, long f);
 long do_call(struct fz *z, int i);
 bool call_allowed(long nr); // in the selection (-c, -x)

@@ -40,7 +40,7 @@ static long guarded(long n)
 {
     char *p = mmap(NULL, (size_t)(n + 1) * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
-        raw(SYS_exit_group, 3, 0, 0, 0, 0, 0);
+        raw6(SYS_exit_group, 3, 0, 0, 0, 0, 0);
     mprotect(p + n * PG, PG, PROT_NONE);
     return (long)p;
 }
@@ -53,8 +53,8 @@ static void setup_memory(void)
     mem.arena_len = ARENA_PAGES * PG;
     for (long i = 3; i < ARENA_PAGES; i += 4) // holes: buffers that straddle them
         munmap((void *)(mem.arena + i * PG), PG);
-    mem.brk0 = raw(SYS_brk, 0, 0, 0, 0, 0, 0);
-    raw(SYS_arch_prctl, 0x1003 /* ARCH_GET_FS */, (long)&mem.fs_base, 0, 0, 0, 0);
+    mem.brk0 = raw6(SYS_brk, 0, 0, 0, 0, 0, 0);
+    raw6(SYS_arch_prctl, 0x1003 /* ARCH_GET_FS */, (long)&mem.fs_base, 0, 0, 0, 0);
 }
 
 // The console stays the supervisor's: our 0, 1 and 2 are /dev/null, and only a
@@ -66,10 +66,10 @@ static void setup_fds(void)
     int null = open("/dev/null", O_RDWR);
     for (int fd = 0; fd < 3; fd++)
         dup2(null, fd);
-    raw(SYS_close_range, 3, LOG_FD - 1, 0, 0, 0, 0);
-    raw(SYS_close_range, LOG_FD + 1, ~0U, 0, 0, 0, 0);
+    raw6(SYS_close_range, 3, LOG_FD - 1, 0, 0, 0, 0);
+    raw6(SYS_close_range, LOG_FD + 1, ~0U, 0, 0, 0, 0);
     if (chdir(cfg.dir) != 0)
-        raw(SYS_exit_group, 3, 0, 0, 0, 0, 0);
+        raw6(SYS_exit_group, 3, 0, 0, 0, 0, 0);
     static const char *const start[] = {"f0", "f1", "d0", "d0/f0", "n0"};
     for (unsigned i = 0; i < sizeof start / sizeof start[0]; i++) {
         int fd = open(start[i], i == 2 ? O_RDONLY | O_DIRECTORY : O_RDWR);
@@ -97,7 +97,7 @@ static void setup_signals(void)
     for (unsigned i = 0; i < sizeof caught / sizeof caught[0]; i++)
         sigaction(caught[i], &sa, NULL);
     long old[4];
-    raw(SYS_rt_sigaction, SIGUSR1, 0, (long)old, 8, 0, 0);
+    raw6(SYS_rt_sigaction, SIGUSR1, 0, (long)old, 8, 0, 0);
     mem.restorer = old[2];
 }
 
@@ -142,12 +142,12 @@ static void check_result(struct fz *z, int i, long r)
 
 void fuzz_thread_loop(struct fz *z)
 {
-    z->slot->tid = (int)raw(SYS_gettid, 0, 0, 0, 0, 0, 0);
+    z->slot->tid = (int)raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
     z->slot->state = SLOT_USER;
     for (;;) {
         if (cfg.max_calls && z->slot->calls >= cfg.max_calls) {
             z->slot->state = SLOT_EXITED;
-            raw(SYS_exit, 0, 0, 0, 0, 0, 0);
+            raw6(SYS_exit, 0, 0, 0, 0, 0, 0);
         }
         int i = pick_call(z);
         z->slot->call = i;
@@ -157,7 +157,7 @@ void fuzz_thread_loop(struct fz *z)
         z->slot->state = SLOT_USER;
         check_result(z, i, r);
         if (z->slot->calls % 64 == 0) // reap what the calls left behind
-            while (raw(SYS_wait4, -1, 0, 1 /* WNOHANG */ | 0x40000000 /* __WALL */, 0, 0, 0) > 0)
+            while (raw6(SYS_wait4, -1, 0, 1 /* WNOHANG */ | 0x40000000 /* __WALL */, 0, 0, 0) > 0)
                 ;
         if (cfg.exhaust && chance(&z->rng, 1))
             exhaust(z);
@@ -177,7 +177,7 @@ void fuzz_child(struct fz *z)
         own.calls++;
         do_call(z, pick_call(z));
     }
-    raw(SYS_exit_group, 0, 0, 0, 0, 0, 0);
+    raw6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
 }
 
 static void *thread_start(void *arg)

@@ -53,39 +53,7 @@
 #define REBOOT_MAGIC1 0xfee1deadL
 #define REBOOT_MAGIC2 672274793L
 
-// One raw system call: the kernel's own return value, -errno on failure.
-static long raw(long nr, long a, long b, long c, long d, long e, long f)
-{
-    register long r10 __asm__("r10") = d;
-    register long r8 __asm__("r8") = e;
-    register long r9 __asm__("r9") = f;
-    long ret;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-                     : "rcx", "r11", "memory");
-    return ret;
-}
-
-// fork, vfork and clone: a child that the call makes leaves at once, before it
-// touches the stack it may share with us.
-static long raw_spawn(long nr, long a, long b, long c, long d, long e)
-{
-    register long r10 __asm__("r10") = d;
-    register long r8 __asm__("r8") = e;
-    long ret;
-    __asm__ volatile("syscall\n\t"
-                     "test %%rax, %%rax\n\t"
-                     "jnz 1f\n\t"
-                     "mov $60, %%eax\n\t" // exit(0): only this thread
-                     "xor %%edi, %%edi\n\t"
-                     "syscall\n"
-                     "1:"
-                     : "=a"(ret)
-                     : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
-                     : "rcx", "r11", "memory");
-    return ret;
-}
+#include "../kernel/progs/raw.h" // raw6, raw_spawn: the kernel's own values
 
 enum { CLOSE_RET = 1, UNMAP_RET = 2, SPAWN = 4 };
 
@@ -103,8 +71,8 @@ static bool on_ours; // our kernel, not Linux (uname's release says so)
 
 static int lowest_free_fd(void)
 {
-    int fd = (int)raw(SYS_dup, 0, 0, 0, 0, 0, 0);
-    raw(SYS_close, fd, 0, 0, 0, 0, 0);
+    int fd = (int)raw6(SYS_dup, 0, 0, 0, 0, 0, 0);
+    raw6(SYS_close, fd, 0, 0, 0, 0, 0);
     return fd;
 }
 
@@ -116,7 +84,7 @@ static void run_rows(const struct row *r, size_t n)
         memset((void *)straddle8, 'a', 8); // no NUL before the hole: a string runs into it
         int low = lowest_free_fd();
         long ret = r->after & SPAWN ? raw_spawn(r->nr, r->a[0], r->a[1], r->a[2], r->a[3], r->a[4])
-                                    : raw(r->nr, r->a[0], r->a[1], r->a[2], r->a[3], r->a[4], r->a[5]);
+                                    : raw6(r->nr, r->a[0], r->a[1], r->a[2], r->a[3], r->a[4], r->a[5]);
         bool failed = ret < 0 && ret >= -4095;
         int want = on_ours && r->ours ? (r->ours == OURS_OK ? 0 : r->ours) : r->err;
         bool leaked = failed && lowest_free_fd() != low;
@@ -136,7 +104,7 @@ static void run_rows(const struct row *r, size_t n)
         if (r->after & UNMAP_RET)
             munmap((void *)ret, (size_t)r->a[1]);
         if ((r->after & SPAWN) && ret > 0)
-            raw(SYS_wait4, ret, 0, 0x40000000 /* __WALL */, 0, 0, 0);
+            raw6(SYS_wait4, ret, 0, 0x40000000 /* __WALL */, 0, 0, 0);
     }
 }
 
@@ -708,7 +676,7 @@ static void process_calls(void)
 {
     static long rl_inverted[2] = {100, 10}, rl[2];
     static unsigned long zero_mask, mask;
-    const long pid = getpid(), tid = raw(SYS_gettid, 0, 0, 0, 0, 0, 0);
+    const long pid = getpid(), tid = raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
     const long G = 0x5a5a5a5a5a5aL; // garbage for calls without arguments
     const struct row rows[] = {
         {"wait4(-1) without children", SYS_wait4, {-1, buf, 0, 0}, ECHILD, 0},
@@ -814,7 +782,7 @@ static void process_calls(void)
         {"getsid(INT_MAX)", SYS_getsid, {INT_MAX}, ESRCH, 0},
         {"getsid(-1)", SYS_getsid, {-1}, ESRCH, 0},
     };
-    raw(SYS_sched_getaffinity, 0, 8, (long)&mask, 0, 0, 0);
+    raw6(SYS_sched_getaffinity, 0, 8, (long)&mask, 0, 0, 0);
     RUN(rows);
 }
 
@@ -996,12 +964,12 @@ static void deadly_calls(void)
 {
     pid_t pid = fork();
     if (pid == 0)
-        raw(SYS_exit_group, 0x1234, 0, 0, 0, 0, 0);
+        raw6(SYS_exit_group, 0x1234, 0, 0, 0, 0, 0);
     int st = child_status(pid);
     check(WIFEXITED(st) && WEXITSTATUS(st) == 0x34, "exit_group(0x1234): status 0x34");
     pid = fork();
     if (pid == 0)
-        raw(SYS_exit, -1, 0, 0, 0, 0, 0);
+        raw6(SYS_exit, -1, 0, 0, 0, 0, 0);
     st = child_status(pid);
     check(WIFEXITED(st) && WEXITSTATUS(st) == 255, "exit(-1): status 255");
 
@@ -1026,8 +994,8 @@ static void deadly_calls(void)
     // A child that exits with its clear_child_tid in the kernel exits normally.
     pid = fork();
     if (pid == 0) {
-        raw(SYS_set_tid_address, K1, 0, 0, 0, 0, 0);
-        raw(SYS_exit_group, 3, 0, 0, 0, 0, 0);
+        raw6(SYS_set_tid_address, K1, 0, 0, 0, 0, 0);
+        raw6(SYS_exit_group, 3, 0, 0, 0, 0, 0);
     }
     st = child_status(pid);
     check(WIFEXITED(st) && WEXITSTATUS(st) == 3, "set_tid_address(kernel), then exit");
@@ -1035,31 +1003,31 @@ static void deadly_calls(void)
     // wait4 and waitid with a bad status pointer: EFAULT, and the child is reaped.
     pid = fork();
     if (pid == 0)
-        raw(SYS_exit_group, 0, 0, 0, 0, 0, 0);
-    raw(SYS_waitid, P_PID, pid, 0, WEXITED | WNOWAIT, 0, 0);
-    check(raw(SYS_wait4, pid, K1, 0, 0, 0, 0) == -EFAULT, "wait4(child, kernel status) -> EFAULT");
-    check(raw(SYS_wait4, pid, 0, WNOHANG, 0, 0, 0) == -ECHILD, "... and the child was reaped");
+        raw6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
+    raw6(SYS_waitid, P_PID, pid, 0, WEXITED | WNOWAIT, 0, 0);
+    check(raw6(SYS_wait4, pid, K1, 0, 0, 0, 0) == -EFAULT, "wait4(child, kernel status) -> EFAULT");
+    check(raw6(SYS_wait4, pid, 0, WNOHANG, 0, 0, 0) == -ECHILD, "... and the child was reaped");
     pid = fork();
     if (pid == 0)
-        raw(SYS_exit_group, 0, 0, 0, 0, 0, 0);
-    raw(SYS_waitid, P_PID, pid, 0, WEXITED | WNOWAIT, 0, 0);
-    check(raw(SYS_waitid, P_PID, pid, K1, WEXITED, 0, 0) == -EFAULT, "waitid(child, kernel infop) -> EFAULT");
-    check(raw(SYS_wait4, pid, 0, WNOHANG, 0, 0, 0) == -ECHILD, "... and the child was reaped");
+        raw6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
+    raw6(SYS_waitid, P_PID, pid, 0, WEXITED | WNOWAIT, 0, 0);
+    check(raw6(SYS_waitid, P_PID, pid, K1, WEXITED, 0, 0) == -EFAULT, "waitid(child, kernel infop) -> EFAULT");
+    check(raw6(SYS_wait4, pid, 0, WNOHANG, 0, 0, 0) == -ECHILD, "... and the child was reaped");
 
     // setsid: a new session's leader may not make another.
     pid = fork();
     if (pid == 0) {
-        long a = raw(SYS_setsid, 0, 0, 0, 0, 0, 0), b = raw(SYS_setsid, 0, 0, 0, 0, 0, 0);
-        raw(SYS_exit_group, a > 0 && b == -EPERM ? 0 : 1, 0, 0, 0, 0, 0);
+        long a = raw6(SYS_setsid, 0, 0, 0, 0, 0, 0), b = raw6(SYS_setsid, 0, 0, 0, 0, 0, 0);
+        raw6(SYS_exit_group, a > 0 && b == -EPERM ? 0 : 1, 0, 0, 0, 0, 0);
     }
     st = child_status(pid);
     check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "setsid twice -> EPERM the second time");
     // setpgid into a group of another session: EPERM.
     pid = fork();
     if (pid == 0) {
-        raw(SYS_setsid, 0, 0, 0, 0, 0, 0);
-        long r = raw(SYS_setpgid, 0, getppid() == 1 ? 1 : raw(SYS_getpgid, getppid(), 0, 0, 0, 0, 0), 0, 0, 0, 0);
-        raw(SYS_exit_group, r == -EPERM ? 0 : 1, 0, 0, 0, 0, 0);
+        raw6(SYS_setsid, 0, 0, 0, 0, 0, 0);
+        long r = raw6(SYS_setpgid, 0, getppid() == 1 ? 1 : raw6(SYS_getpgid, getppid(), 0, 0, 0, 0, 0), 0, 0, 0, 0);
+        raw6(SYS_exit_group, r == -EPERM ? 0 : 1, 0, 0, 0, 0, 0);
     }
     st = child_status(pid);
     check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "setpgid into another session's group -> EPERM");
