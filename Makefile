@@ -71,6 +71,7 @@ include tools/mtrace/mtrace.mk
 include tools/commuter/commuter.mk
 include tools/benchscale.mk
 include tests/fuzz/fuzz.mk
+include tests/stress/stress.mk
 
 $(BUILD)/%.c.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -150,7 +151,7 @@ HOST_TESTS += $(RUNQEMU_TEST)
 HOST_TEST_DEPS += $(RUNQEMU_TEST)
 
 # User-space suites in the guest: N:PROGRAM boots N CPUs with RUN=PROGRAM.
-GUEST_RUNS ?= 2:/tests/cases/run 3:/tests/commuter-sample 2:/tests/fuzz
+GUEST_RUNS ?= 2:/tests/cases/run 3:/tests/commuter-sample 2:/tests/fuzz 2:/tests/fsstress
 
 test: $(BUILD)/esp.img $(HOST_TEST_DEPS)
 	tools/runtests --esp $(BUILD)/esp.img --net --cpus "$(TEST_CPUS)" \
