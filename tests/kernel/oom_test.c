@@ -5,7 +5,8 @@
 // page comes back once the processes are gone. The processes are
 // tests/kernel/progs/memhog.c; the rest holds pages in the test itself. Free
 // pages are counted exactly (fst_free_pages), with everything deferred done.
-// make test runs these at 1, 2 and 8 CPUs.
+// Fork, spawn and exec are tried with every amount of free memory from none up:
+// a failure must leave nothing behind. make test runs these at 1, 2 and 8 CPUs.
 #include "fstest.h"
 #include "ktest/ktest.h"
 #include "mm/mm.h"
@@ -205,3 +206,99 @@ static void failed_maps(size_t keep)
 
 KTEST(oom_failed_shared_mmap_leaves_nothing) { failed_maps(6144); } // 24 MiB left
 KTEST(oom_failed_mmap_lock_leaves_nothing) { failed_maps(1024); }   // 4 MiB left
+
+// ---- fork and spawn at every shortage ---------------------------------------------------
+
+// Free memory from none upward, doubling, until the call succeeds: what each
+// shortage leaves behind must be nothing.
+#define FOR_EACH_SHORTAGE(keep) for (size_t keep = 0; keep <= 4096; keep = keep ? 2 * keep : 1)
+
+// A copy-on-write copy of a space with written private pages and a shared
+// region fails (NULL) or succeeds at each shortage; either way, once the copy
+// is gone every page is back, and the parent still reads what it wrote (a
+// failed copy must not leave its pages marked shared with nobody).
+KTEST(oom_fork_at_every_shortage_leaves_nothing)
+{
+    struct vmspace *vs = vmspace_new();
+    KREQUIRE(vs);
+    long priv = uvm_map(vs, 0, 64 * PGSIZE, VM_READ | VM_WRITE, 0);
+    KREQUIRE(priv > 0 && uvm_map(vs, 0, 16 * PGSIZE, VM_READ | VM_WRITE, UVM_SHARED) > 0);
+    for (uint64_t i = 0; i < 64; i++)
+        KREQUIRE(uvm_write(vs, priv + i * PGSIZE, &i, sizeof i) == 0);
+    struct vmspace *c = vmspace_fork(vs); // what a first copy makes and keeps
+    KREQUIRE(c);
+    vmspace_put(c);
+    size_t before = fst_free_pages();
+    bool made = false;
+    int refused = 0;
+    FOR_EACH_SHORTAGE(keep) {
+        void *held = hold_all_but(keep);
+        c = vmspace_fork(vs);
+        release(held);
+        refused += c == NULL;
+        if (c) {
+            uint64_t v = 0;
+            KCHECK(uvm_read(c, priv + 5 * PGSIZE, &v, sizeof v) == 0 && v == 5);
+            vmspace_put(c);
+        }
+        size_t after = fst_free_pages();
+        if (after != before)
+            kprintf("# fork with %zu pages free: %zu pages free before, %zu after\n", keep,
+                    before, after);
+        KCHECK_EQ(after, before);
+        if ((made = c != NULL))
+            break;
+    }
+    KCHECK(refused > 0);
+    KCHECK(made);
+    for (uint64_t i = 0; i < 64; i++) {
+        uint64_t v = ~0ULL;
+        KCHECK(uvm_read(vs, priv + i * PGSIZE, &v, sizeof v) == 0 && v == i);
+    }
+    vmspace_put(vs);
+}
+
+// posix_spawn's kernel path (an embedded image) and exec's (a file in ScaleFS)
+// at each shortage: -ENOMEM, or a process that runs (and may be killed for
+// want of memory); either way every page comes back once it is gone.
+static int spawn_hello(bool from_file, int *status)
+{
+    const struct user_program *prog = user_program_find("hello");
+    const char *argv[] = {"hello", NULL};
+    struct proc *p;
+    caps[0] = (struct capture){.buf = outbuf[0], .cap = sizeof outbuf[0] - 1};
+    spin_init(&caps[0].lock, "capture");
+    int err = from_file ? proc_spawn_file("/bin/true", argv, NULL, 0, &p)
+                        : proc_spawn("hello", prog->start, prog->len, argv, NULL, NULL, &caps[0], &p);
+    *status = err ? -1 : proc_wait_kernel(p);
+    return err;
+}
+
+static void spawn_at_every_shortage(bool from_file)
+{
+    int st, refused = 0;
+    KREQUIRE(user_program_find("hello"));
+    KREQUIRE(spawn_hello(from_file, &st) == 0 && st == 0); // makes what is kept once made
+    size_t before = fst_free_pages();
+    bool ran = false;
+    FOR_EACH_SHORTAGE(keep) {
+        void *held = hold_all_but(keep);
+        int err = spawn_hello(from_file, &st);
+        release(held);
+        KCHECK(err == 0 || err == -ENOMEM);
+        KCHECK(err || st == 0 || st == OOM_KILLED);
+        refused += err == -ENOMEM;
+        size_t after = fst_free_pages();
+        if (after != before)
+            kprintf("# spawn with %zu pages free: %zu pages free before, %zu after\n", keep,
+                    before, after);
+        KCHECK_EQ(after, before);
+        if ((ran = err == 0 && st == 0))
+            break;
+    }
+    KCHECK(refused > 0); // with no page free, at least, the spawn itself fails
+    KCHECK(ran);
+}
+
+KTEST(oom_spawn_at_every_shortage_leaves_nothing) { spawn_at_every_shortage(false); }
+KTEST(oom_exec_at_every_shortage_leaves_nothing) { spawn_at_every_shortage(true); }
