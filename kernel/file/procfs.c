@@ -168,29 +168,73 @@ static int resolve(const char *path, bool follow, struct pnode *nd)
     }
 }
 
-bool procfs_path(const char *base, const char *path, char *buf)
+// Is the component ending before out[n] (out[0..n) a path being built) a link
+// other than self, which ".." cannot undo by dropping it? Those are fd/N:
+// /proc/PID/fd/N.
+static bool ends_in_fd_link(const char *out, size_t n)
+{
+    int depth = 0;
+    for (size_t i = 0; i < n; i++)
+        depth += out[i] == '/';
+    const char *last = out + n;
+    while (last > out && last[-1] != '/')
+        last--;
+    const char *prev = last - 1;
+    while (prev > out && prev[-1] != '/')
+        prev--;
+    return depth == 4 && last - prev == 3 && memcmp(prev, "fd/", 3) == 0;
+}
+
+// Rewrite the absolute path buf without "." and "..": each ".." drops the
+// component before it, as Linux's walk does in /proc, whose directories all
+// lie where their names say (self names a directory of /proc itself). A ".."
+// after an fd/N link stays: N names a file anywhere, and the walk refuses to
+// go below it (ENOTDIR). A path that ended in a directory keeps its final "/".
+static void collapse(char *buf)
+{
+    size_t len = strlen(buf);
+    bool dir = len > 0 && (buf[len - 1] == '/' ||
+                           (len >= 2 && strcmp(buf + len - 2, "/.") == 0) ||
+                           (len >= 3 && strcmp(buf + len - 3, "/..") == 0));
+    size_t n = 0; // out is buf[0..n): never ahead of the input
+    for (const char *s = buf; *s;) {
+        while (*s == '/')
+            s++;
+        size_t k = 0;
+        while (s[k] && s[k] != '/')
+            k++;
+        if (k == 0 || (k == 1 && s[0] == '.')) {
+            s += k;
+            continue;
+        }
+        if (k == 2 && s[0] == '.' && s[1] == '.' && !ends_in_fd_link(buf, n)) {
+            while (n > 0 && buf[n - 1] != '/')
+                n--;
+            n = n > 0 ? n - 1 : 0;
+            s += k;
+            continue;
+        }
+        buf[n++] = '/';
+        memmove(buf + n, s, k);
+        n += k;
+        s += k;
+    }
+    if (n == 0 || dir)
+        buf[n++] = '/';
+    buf[n] = 0;
+}
+
+int procfs_path(const char *base, const char *path, char *buf)
 {
     if (path[0] != '/') {
-        if (!base || !path[0])
-            return false;
         if (strlen(base) + 1 + strlen(path) + 1 > FS_PATH_MAX)
-            return false; // ScaleFS says ENAMETOOLONG
+            return -ENAMETOOLONG;
         ksnprintf(buf, FS_PATH_MAX, "%s/%s", base, path);
-        path = buf;
     } else {
         strlcpy(buf, path, FS_PATH_MAX);
     }
-    const char *s = buf;
-    while (*s == '/')
-        s++;
-    if (strncmp(s, "proc", 4) != 0 || (s[4] && s[4] != '/'))
-        return false;
-    // ".." leaves /proc's little tree: ScaleFS resolves such paths (its /proc is
-    // empty), which keeps ".." out of the resolver above.
-    for (const char *c = s; *c; c++)
-        if (c[0] == '.' && c[1] == '.' && (c[2] == '/' || !c[2]) && c[-1] == '/')
-            return false;
-    return true;
+    collapse(buf);
+    return strncmp(buf, "/proc", 5) == 0 && (!buf[5] || buf[5] == '/');
 }
 
 // ---- open files -------------------------------------------------------------------

@@ -2,8 +2,9 @@
 // made at open, in Linux's formats, for ps, top, free and uptime.
 //
 // The system calls on paths (sys_path.c) hand an absolute path whose first
-// component is "proc" (and which has no "..") to procfs_path_*, and a path
-// relative to a descriptor of a /proc directory as well; everything else goes
+// component is "proc" to procfs_path_*, and a path relative to a descriptor of
+// a /proc directory as well, once procfs_path has taken out "." and ".." (a
+// path that leaves /proc that way goes back to ScaleFS); everything else goes
 // to ScaleFS, where /proc is an empty directory (the mount point, so that `ls /`
 // shows it). getdents64 on a /proc directory asks procfs_readdir.
 //
@@ -20,10 +21,12 @@
 struct file;
 struct fs_stat;
 
-// Does path (absolute, or relative to the /proc directory whose absolute path
-// is base, which may be NULL) name something under /proc? Then the
-// procfs_path_* calls take it. buf (FS_PATH_MAX bytes) receives the absolute form.
-bool procfs_path(const char *base, const char *path, char *buf);
+// path (absolute, or relative to the /proc directory whose absolute path is
+// base) in buf (FS_PATH_MAX bytes) as an absolute path without "." and ".."
+// (procfs.c: collapse). 1 if that names something under /proc, which the
+// procfs_path_* calls then take; 0 if ".." led out of /proc, and ScaleFS
+// resolves buf; -ENAMETOOLONG.
+int procfs_path(const char *base, const char *path, char *buf);
 // The directory path of an open /proc directory (procfs_is_dir), for base.
 const char *procfs_dir_path(struct file *f);
 // ScaleFS's /proc, the mount point (borrowed; never freed). It may be the cwd

@@ -142,3 +142,12 @@ mkdir -p src && echo data > src/f
 tar -czf a.tgz src && rm -r src && tar -xzf a.tgz && cat src/f
 -- out
 data
+
+## id and whoami give names (/etc/passwd and /etc/group), not numbers
+id -un | grep -c '[^0-9]'
+id -gn | grep -c '[^0-9]'
+test "$(whoami)" = "$(id -un)" && echo same
+-- out
+1
+1
+same

@@ -6,20 +6,7 @@
 #include <dirent.h>
 #include <sys/wait.h>
 
-// A /proc file read whole into buf (NUL-terminated); its length, or -1.
-static long slurp(const char *path, char *buf, size_t n)
-{
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return -1;
-    size_t len = 0;
-    long r;
-    while (len < n - 1 && (r = read(fd, buf + len, n - 1 - len)) > 0)
-        len += (size_t)r;
-    close(fd);
-    buf[len] = 0;
-    return (long)len;
-}
+#include "../../user/slurp.h" // slurp
 
 // "Key:\tvalue" of a status file: the value as a number, or -1.
 static long status_field(const char *buf, const char *key)
@@ -179,6 +166,48 @@ static void test_self_fd_dir(void)
     close(dfd);
 }
 
+static int same_file(const char *a, const char *b)
+{
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_ino == y.st_ino && x.st_dev == y.st_dev;
+}
+
+// ".." inside /proc goes where the names say, as in any directory tree; out of
+// /proc it reaches the rest of the file system.
+static void test_dotdot(void)
+{
+    check(same_file("/proc/self/..", "/proc") && same_file("/proc/1/..", "/proc"),
+          "/proc/self/.. and /proc/1/.. are /proc");
+    check(same_file("/proc/self/fd/..", "/proc/self") && same_file("/proc/self/fd/../fd", "/proc/self/fd"),
+          "/proc/self/fd/.. is /proc/self");
+    check(same_file("/proc/..", "/") && same_file("/proc/self/../..", "/") &&
+              same_file("/proc/self/../../tmp", "/tmp"),
+          "/proc/.. and /proc/self/../.. are /");
+    char buf[256];
+    check(slurp("/proc/self/../self/./status", buf, sizeof buf) > 0 &&
+              strncmp(buf, "Name:\ttest-procfs\n", 18) == 0,
+          "open /proc/self/../self/./status");
+    int d = open("/proc/self/fd", O_RDONLY | O_DIRECTORY);
+    int f = openat(d, "../stat", O_RDONLY);
+    struct stat st, root;
+    check(f >= 0 && fstatat(d, "../../..", &st, 0) == 0 && stat("/", &root) == 0 &&
+              st.st_ino == root.st_ino,
+          "openat and fstatat with .. from a /proc directory");
+    close(f);
+    close(d);
+    char cwd[64];
+    check(chdir("/proc/self/..") == 0 && getcwd(cwd, sizeof cwd) && strcmp(cwd, "/proc") == 0 &&
+              chdir("..") == 0 && getcwd(cwd, sizeof cwd) && strcmp(cwd, "/") == 0,
+          "chdir /proc/self/.., then .. to /");
+    chdir(suite_dir);
+    // EACCES on ours (0555 directories), ENOENT on Linux for root.
+    check(mkdir("/proc/self/../x", 0755) == -1 && (errno == EACCES || errno == ENOENT),
+          "mkdir /proc/self/../x fails");
+    check(mkdir("/proc/self/../../tmp/procfs-dotdot", 0755) == 0 &&
+              rmdir("/tmp/procfs-dotdot") == 0,
+          "mkdir through /proc/self/../.. makes it in /tmp");
+}
+
 static int listed_in_proc(int pid)
 {
     DIR *d = opendir("/proc");
@@ -300,6 +329,7 @@ int main(int argc, char **argv)
     test_self_cmdline(argc, argv);
     test_self_link();
     test_self_fd_dir();
+    test_dotdot();
     test_child();
     test_meminfo();
     test_uptime_loadavg();
