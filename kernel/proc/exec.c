@@ -154,17 +154,20 @@ static char *exe_path(struct inode *cwd, const char *path)
 {
     while (path[0] == '.' && path[1] == '/')
         path += 2;
-    char *buf = page_alloc(), *out = NULL;
-    if (!buf)
-        return NULL;
-    long err;
-    const char *dir = path[0] == '/' ? "" : path_of_dir(cwd, buf, &err);
-    if (!dir)
-        dir = "?"; // the cwd was removed
+    char *buf = NULL, *out;
+    const char *dir = "";
+    if (path[0] != '/') {
+        long err;
+        if (!(buf = page_alloc()))
+            return NULL;
+        if (!(dir = path_of_dir(cwd, buf, &err)))
+            dir = "?"; // the cwd was removed
+    }
     size_t n = strlen(dir) + 1 + strlen(path) + 1;
     if ((out = kmalloc(n)))
         ksnprintf(out, n, "%s%s%s", dir, dir[0] && strcmp(dir, "/") ? "/" : "", path);
-    page_free(buf);
+    if (buf)
+        page_free(buf);
     return out;
 }
 

@@ -55,8 +55,8 @@ static bool proc_absolute(const char *path)
 }
 
 // path from base (a /proc directory's path; NULL: path is absolute) through
-// procfs_path, into *abs (a page): 1, /proc's path; 0, ScaleFS's (*abs its
-// absolute path when ".." left /proc, else NULL: path as it is); or -errno.
+// procfs_path, into *abs (a page): 1, /proc's path; 0, ScaleFS's (".." left
+// /proc: *abs is the absolute path it names); or -errno (*abs NULL).
 static int proc_route_base(const char *base, const char *path, char **abs)
 {
     if (!(*abs = page_alloc()))
