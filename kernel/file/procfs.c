@@ -212,7 +212,7 @@ static int resolve(const char *path, bool follow, struct pnode *nd)
 
 // Is the component ending before out[n] (out[0..n) a path being built) a link
 // other than self, which ".." cannot undo by dropping it? Those are fd/N:
-// /proc/PID/fd/N.
+// /proc/PID/fd/N; and a ".." kept after one stays too.
 static bool ends_in_fd_link(const char *out, size_t n)
 {
     int depth = 0;
@@ -224,6 +224,8 @@ static bool ends_in_fd_link(const char *out, size_t n)
     const char *prev = last - 1;
     while (prev > out && prev[-1] != '/')
         prev--;
+    if (n - (size_t)(last - out) == 2 && last[0] == '.' && last[1] == '.')
+        return true; // a ".." kept before: the walk stops there anyway
     return depth == 4 && last - prev == 3 && memcmp(prev, "fd/", 3) == 0;
 }
 

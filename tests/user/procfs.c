@@ -204,6 +204,17 @@ static void test_dotdot(void)
               chdir("..") == 0 && getcwd(cwd, sizeof cwd) && strcmp(cwd, "/") == 0,
           "chdir /proc/self/.., then .. to /");
     chdir(suite_dir);
+    int pfd[2];
+    if (pipe(pfd) == 0) {
+        char p1[64], p2[64];
+        struct stat x;
+        snprintf(p1, sizeof p1, "/proc/self/fd/%d/..", pfd[0]);
+        snprintf(p2, sizeof p2, "/proc/self/fd/%d/../..", pfd[0]);
+        check(stat(p1, &x) == -1 && errno == ENOTDIR && stat(p2, &x) == -1 && errno == ENOTDIR,
+              "fd/N/.. of a pipe: ENOTDIR (.. goes below the link, not back over it)");
+        close(pfd[0]);
+        close(pfd[1]);
+    }
     // EACCES on ours (0555 directories), ENOENT on Linux for root.
     check(mkdir("/proc/self/../x", 0755) == -1 && (errno == EACCES || errno == ENOENT),
           "mkdir /proc/self/../x fails");
@@ -362,15 +373,18 @@ static void test_self_memory(void)
 {
     struct vm_now a, b, c;
     long pg = sysconf(_SC_PAGESIZE);
+    // (stat is read after statm: the stack may have grown a page meanwhile.)
     check(vm_now(&a) == 0 && a.size > 0 && a.resident > 0 && a.resident <= a.size &&
-              a.vsize == a.size * pg && a.rss > 0,
+              a.vsize / pg >= a.size && a.vsize / pg <= a.size + 16,
           "statm size and resident; stat vsize is statm's size in bytes");
     char *m = mmap(NULL, 256 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     check(m != MAP_FAILED && vm_now(&b) == 0 && b.size >= a.size + 256 && b.resident < a.resident + 256,
           "mmap of 256 pages: size grows by 256, resident does not");
     for (int i = 0; i < 256; i++)
         m[i * pg] = 1;
-    check(vm_now(&c) == 0 && c.resident >= a.resident + 250 && c.rss >= a.rss + 250,
+    // (Linux counts resident pages per thread and adds them up every 64
+    // faults or so: allow for that lag.)
+    check(vm_now(&c) == 0 && c.resident >= a.resident + 192 && c.rss >= a.rss + 192,
           "touching them makes them resident (statm and stat)");
     char perms[8];
     check(maps_perms((unsigned long)m, (unsigned long)m + 256 * pg, perms) == 0 &&
@@ -459,7 +473,14 @@ static void test_exe(void)
           "open exe reads the ELF file");
     close(fd);
     snprintf(maps, sizeof maps, "/proc/%d/maps", (int)pid);
-    int r = check_maps(maps, 0, 0, exe);
+    // The shell may still be loading (its libraries, on Linux): look again
+    // until it has settled, a few seconds at most.
+    int r = -1;
+    for (int i = 0; i < 300 && (r < 0 || !(r & 1) || !(r & 8)); i++) {
+        if (i)
+            usleep(10000);
+        r = check_maps(maps, 0, 0, exe);
+    }
     check(r >= 0 && (r & 1) && (r & 8), "maps: the executable's code under its path, with its inode");
     close(in[1]);
     waitpid(pid, NULL, 0);
