@@ -1,5 +1,6 @@
 // ls [-la] [file...]: list directories (sorted, one name a line); -a: names
-// starting with '.' too; -l: long format (mode, links, uid, gid, size, mtime).
+// starting with '.' too; -l: long format (mode, links, owner and group by name
+// from /etc/passwd and /etc/group, or number, size, mtime).
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +22,26 @@ static void mode_string(mode_t m, char *s)
     s[10] = 0;
 }
 
+// The name /etc/passwd or /etc/group (db) gives id (the first field of the line
+// whose third is id), or the number itself.
+static void id_name(const char *db, unsigned id, char *out, size_t n)
+{
+    snprintf(out, n, "%u", id);
+    FILE *f = fopen(db, "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        char *end;
+        if (c2 && strtoul(c2 + 1, &end, 10) == id && end > c2 + 1 && *end == ':') {
+            snprintf(out, n, "%.*s", (int)(c1 - line), line);
+            break;
+        }
+    }
+    fclose(f);
+}
+
 // One entry: path is what to stat, name what to show.
 static int show(const char *path, const char *name)
 {
@@ -37,8 +58,11 @@ static int show(const char *path, const char *name)
     struct tm tm;
     mode_string(st.st_mode, mode);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M", gmtime_r(&st.st_mtime, &tm));
-    printf("%s %2lu %u %u %8lld %s %s", mode, (unsigned long)st.st_nlink, (unsigned)st.st_uid,
-           (unsigned)st.st_gid, (long long)st.st_size, when, name);
+    char user[64], group[64];
+    id_name("/etc/passwd", st.st_uid, user, sizeof user);
+    id_name("/etc/group", st.st_gid, group, sizeof group);
+    printf("%s %2lu %-8s %-8s %8lld %s %s", mode, (unsigned long)st.st_nlink, user, group,
+           (long long)st.st_size, when, name);
     char target[4096];
     ssize_t n;
     if (S_ISLNK(st.st_mode) && (n = readlink(path, target, sizeof target - 1)) >= 0) {

@@ -21,7 +21,7 @@ PROG_BINS := $(addprefix $(PROG_DIR)/,$(PROG_NAMES)) $(PROG_DIR)/abicheck-musl $
 SH_SRCS := $(wildcard user/sh/*.c)
 PROG_CASES := $(wildcard tests/cases/*.t)
 
-$(PROG_DIR)/%: user/%.c user/reboot.h kernel/uapi/ext.h $(PROG_DEPS) | $(DEPS_OK)
+$(PROG_DIR)/%: user/%.c user/reboot.h user/slurp.h kernel/uapi/ext.h $(PROG_DEPS) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@echo "  PROG    $@"
 	$(Q)$(PROG_CC) $(PROG_CFLAGS) -o $@ $< $(PROG_LINK)
@@ -57,15 +57,16 @@ $(PROG_DIR)/sh: $(SH_SRCS) user/sh/sh.h $(PROG_DEPS) | $(DEPS_OK)
 	$(Q)$(PROG_CC) $(PROG_CFLAGS) -o $@ $(SH_SRCS) $(PROG_LINK)
 
 # ---- the root file system ---------------------------------------------------
-# /sbin/init, the programs in /bin, the files under user/rootfs (/etc/rc),
-# empty /tmp, /dev (the kernel adds device nodes) and /home; then, with
+# /sbin/init, the programs in /bin, the files under user/rootfs (/etc/rc,
+# /etc/passwd, /etc/group), empty /tmp, /dev (the kernel adds device nodes),
+# /home and /root (root's home); then, with
 # EXTRA=<host dir>, that directory's contents on top. The initrd rule in the
 # top-level Makefile runs ROOT_STAGE in an empty $(BUILD)/root.
 # The shell and utility cases go in too, to run in the guest with
 #   make qemu RUN='/tests/cases/run'
 ROOT_DEPS += $(PROG_BINS) user/progs.mk $(shell find user/rootfs -type f) $(BUILD)/extra.txt \
 	$(BUILD)/tests/runcases $(PROG_CASES)
-ROOT_STAGE += mkdir -p bin sbin etc tmp dev home tests/cases && chmod 1777 tmp && \
+ROOT_STAGE += mkdir -p bin sbin etc tmp dev home root tests/cases && chmod 1777 tmp && \
 	cp $(abspath $(filter-out $(PROG_DIR)/init,$(PROG_BINS))) bin/ && \
 	cp $(abspath $(PROG_DIR)/init) sbin/init && cp bin/test 'bin/[' && \
 	cp -R $(CURDIR)/user/rootfs/. . && \

@@ -9,27 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "slurp.h"
+
 struct pinfo {
     int pid, ppid;
     char state;
     unsigned long ticks; // utime + stime
     char cmd[256];
 };
-
-// Read a small /proc file whole; bytes read, or -1.
-static long slurp(const char *path, char *buf, size_t n)
-{
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return -1;
-    size_t len = 0;
-    long r;
-    while (len < n - 1 && (r = read(fd, buf + len, n - 1 - len)) > 0)
-        len += (size_t)r;
-    close(fd);
-    buf[len] = 0;
-    return (long)len;
-}
 
 // /proc/PID/stat: "pid (comm) state ppid ...", comm may hold spaces and
 // parentheses, so it ends at the last ')'. Fields 14 and 15 are utime, stime.

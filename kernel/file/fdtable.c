@@ -116,6 +116,7 @@ struct fdtable {
     struct fddir *dir;               // [g,e] read by every operation; replaced on growth
     struct spinlock grow_lock __cacheline_aligned; // directory growth, chunk creation
     int users __cacheline_aligned;   // [a] holders (processes, threads)
+    struct epoch_cb free_cb;         // the last holder's: memory freed a grace period later
 };
 
 int fd_chunk_of(int fd) { return fd / CHUNK_FDS; }
@@ -464,21 +465,32 @@ void fdtable_hold(struct fdtable *t)
         lend_all(t);
 }
 
+// The table's memory, a grace period after its last holder let go: /proc
+// may still be reading it (fd_peek).
+static void fdtable_free(struct epoch_cb *cb)
+{
+    struct fdtable *t = container_of(cb, struct fdtable, free_cb);
+    struct fddir *d = t->dir;
+    for (uint32_t k = 0; k < d->made->n; k++)
+        page_free(d->ent[d->made->idx[k]].chunk);
+    kfree(d);
+    kfree(t);
+}
+
 void fdtable_release(struct fdtable *t)
 {
     if (sub_fetch(&t->users, 1) != 0)
         return;
-    // Nobody else holds the table, so nobody looks into it any more.
+    // Nobody else holds the table, so nobody uses its files any more; a
+    // reader peeking in (fd_peek) takes no reference from the slots.
     struct fddir *d = t->dir;
     for (uint32_t k = 0; k < d->made->n; k++) {
         struct fdchunk *c = d->ent[d->made->idx[k]].chunk;
         for (int j = 0; j < CHUNK_FDS; j++)
             if (c->slot[j].v)
                 slot_drop(c->slot[j].v);
-        page_free(c);
     }
-    kfree(d);
-    kfree(t);
+    epoch_defer(&t->free_cb, fdtable_free);
 }
 
 int fdtable_fill(struct fdtable *t, struct fdtable *src, bool (*skip)(int fd, void *arg), void *arg)
@@ -548,6 +560,12 @@ const void *fdtable_debug_dir(struct fdtable *t) { return load_acquire(&t->dir);
 
 // Reads the slots of the chunks made (in the order made, so the lowest open fd
 // above `from` is the least among every chunk's first); writes nothing.
+struct file *fd_peek(struct fdtable *t, int fd)
+{
+    uintptr_t *s = slot_of(t, fd, false);
+    return s ? slot_file(load_acquire(s)) : NULL;
+}
+
 int fd_next_open(struct fdtable *t, int from)
 {
     int best = -1, idx;

@@ -66,6 +66,11 @@ struct fd_ref {
     bool borrowed;
 };
 struct fd_ref fd_get(struct fdtable *t, int fd);
+// The file at fd without any reference taken, for a reader inside an epoch
+// read section (/proc reading another process's table): files, and tables
+// (fdtable_release), are freed a grace period after their last reference,
+// so f and t stay readable until the section ends. NULL if fd is not open.
+struct file *fd_peek(struct fdtable *t, int fd);
 void fd_put(struct fd_ref r);
 // A new reference to fd's file, for another slot (dup, dup2, a file action):
 // owned if `owned` and an owned one is left, else held (*how = FDI_HELD); NULL

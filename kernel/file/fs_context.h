@@ -53,9 +53,11 @@ char *path_of_dir(struct inode *dir, char *buf, long *err);
 
 // openat with a kernel-space path, installing the new fd in table t (which need
 // not be the current process's: posix_spawn's file actions build the child's).
-// The path is resolved from dirfd of the current process. The fd, or -errno.
+// The path is resolved from dirfd of the current process; kpath is a page of
+// FS_PATH_MAX bytes, which a /proc path leaving /proc by ".." rewrites. The fd,
+// or -errno.
 struct fdtable;
-long path_openat(struct fdtable *t, int dirfd, const char *kpath, int flags, uint32_t mode);
+long path_openat(struct fdtable *t, int dirfd, char *kpath, int flags, uint32_t mode);
 // The open file description openat would create, for kpath resolved from dir
 // (borrowed; ignored for an absolute path), creating with mode & ~umask. 0 and
 // *out referenced, or -errno. (posix_spawn's open action: the child's cwd.)

@@ -18,6 +18,7 @@
 #include "fs.h"
 #include "mm/mm.h"
 #include "mm/usercopy.h"
+#include "mm/uvm.h"
 #include "proc/proc.h"
 #include "sync/atomic.h"
 #include "uapi/errno.h"
@@ -26,13 +27,15 @@
 enum pkind {
     PK_ROOT, PK_SELF, PK_TEXT, // /proc, /proc/self, /proc/NAME
     PK_PID, PK_PID_TEXT, PK_FD_DIR, PK_FD, // /proc/PID, its files, fd/, fd/N
+    PK_EXE, PK_TASK_DIR, PK_TASK, PK_TASK_TEXT, // exe, task/, task/TID, task/TID/NAME
 };
 
 struct pnode {
     enum pkind kind;
-    enum procfs_text text; // PK_TEXT, PK_PID_TEXT
+    enum procfs_text text; // PK_TEXT, PK_PID_TEXT, PK_TASK_TEXT
     int pid;               // PK_PID and below
     int fd;                // PK_FD
+    int tid;               // PK_TASK, PK_TASK_TEXT
 };
 
 static const struct {
@@ -48,8 +51,17 @@ static const struct {
     enum procfs_text text;
 } pid_files[] = {
     {"stat", PT_PID_STAT}, {"status", PT_PID_STATUS}, {"cmdline", PT_PID_CMDLINE},
-    {"comm", PT_PID_COMM},
+    {"comm", PT_PID_COMM}, {"statm", PT_PID_STATM}, {"maps", PT_PID_MAPS},
 };
+
+// /proc/PID's directories and links, after pid_files in its listing.
+static const struct {
+    const char *name;
+    enum pkind kind;
+} pid_dirs[] = {{"fd", PK_FD_DIR}, {"task", PK_TASK_DIR}, {"exe", PK_EXE}};
+
+// A thread's files, task/TID/NAME (the first three of pid_files).
+#define TASK_FILES 3
 
 #define PID_POS (1ULL << 32) // first position of a process in /proc's listing
 
@@ -63,6 +75,27 @@ static bool pid_exists(int pid)
 {
     epoch_enter();
     bool found = pid > 0 && pid_lookup(pid) != NULL;
+    epoch_exit();
+    return found;
+}
+
+// The lowest fd >= from open in pid's table, or -1 (none, or pid is gone).
+static int fd_first_open(int pid, int from)
+{
+    epoch_enter();
+    struct proc *p = pid_lookup(pid);
+    struct fdtable *t = p ? proc_fdtable(p) : NULL;
+    int fd = t ? fd_next_open(t, from) : -1;
+    epoch_exit();
+    return fd;
+}
+
+static bool thread_exists(int pid, int tid)
+{
+    struct proc_thread_info ti;
+    epoch_enter();
+    struct proc *p = pid_lookup(pid);
+    bool found = p && proc_thread_info(p, tid, &ti);
     epoch_exit();
     return found;
 }
@@ -86,10 +119,6 @@ static bool name_is(const char *s, size_t n, const char *name)
     return strlen(name) == n && memcmp(s, name, n) == 0;
 }
 
-// The fd directory of pid: only the caller's own (another process's table may
-// be freed while we read it; Linux too refuses other users' with EACCES).
-static int fd_dir_check(int pid) { return pid == current_pid() ? 0 : -EACCES; }
-
 // One more component (s, n) below node. last: nothing follows; follow: a
 // final /proc/self is followed.
 static int step(struct pnode *nd, const char *s, size_t n, bool last, bool follow)
@@ -112,10 +141,11 @@ static int step(struct pnode *nd, const char *s, size_t n, bool last, bool follo
         *nd = (struct pnode){.kind = PK_PID, .pid = (int)pid};
         return 0;
     case PK_PID:
-        if (name_is(s, n, "fd")) {
-            nd->kind = PK_FD_DIR;
-            return 0;
-        }
+        for (size_t i = 0; i < ARRAY_SIZE(pid_dirs); i++)
+            if (name_is(s, n, pid_dirs[i].name)) {
+                nd->kind = pid_dirs[i].kind;
+                return 0;
+            }
         for (size_t i = 0; i < ARRAY_SIZE(pid_files); i++)
             if (name_is(s, n, pid_files[i].name)) {
                 nd->kind = PK_PID_TEXT;
@@ -123,13 +153,25 @@ static int step(struct pnode *nd, const char *s, size_t n, bool last, bool follo
                 return 0;
             }
         return -ENOENT;
+    case PK_TASK_DIR: {
+        long tid = parse_num(s, n);
+        if (tid <= 0 || !thread_exists(nd->pid, (int)tid))
+            return -ENOENT;
+        nd->kind = PK_TASK;
+        nd->tid = (int)tid;
+        return 0;
+    }
+    case PK_TASK:
+        for (size_t i = 0; i < TASK_FILES; i++)
+            if (name_is(s, n, pid_files[i].name)) {
+                nd->kind = PK_TASK_TEXT;
+                nd->text = pid_files[i].text;
+                return 0;
+            }
+        return -ENOENT;
     case PK_FD_DIR: {
-        int err = fd_dir_check(nd->pid);
-        if (err)
-            return err;
         long fd = parse_num(s, n);
-        struct fdtable *t = fdt_current();
-        if (fd < 0 || !t || fd_next_open(t, (int)fd) != fd)
+        if (fd < 0 || fd_first_open(nd->pid, (int)fd) != fd)
             return -ENOENT;
         nd->kind = PK_FD;
         nd->fd = (int)fd;
@@ -168,29 +210,75 @@ static int resolve(const char *path, bool follow, struct pnode *nd)
     }
 }
 
-bool procfs_path(const char *base, const char *path, char *buf)
+// Is the component ending before out[n] (out[0..n) a path being built) a link
+// other than self, which ".." cannot undo by dropping it? Those are fd/N:
+// /proc/PID/fd/N; and a ".." kept after one stays too.
+static bool ends_in_fd_link(const char *out, size_t n)
+{
+    int depth = 0;
+    for (size_t i = 0; i < n; i++)
+        depth += out[i] == '/';
+    const char *last = out + n;
+    while (last > out && last[-1] != '/')
+        last--;
+    const char *prev = last - 1;
+    while (prev > out && prev[-1] != '/')
+        prev--;
+    if (n - (size_t)(last - out) == 2 && last[0] == '.' && last[1] == '.')
+        return true; // a ".." kept before: the walk stops there anyway
+    return depth == 4 && last - prev == 3 && memcmp(prev, "fd/", 3) == 0;
+}
+
+// Rewrite the absolute path buf without "." and "..": each ".." drops the
+// component before it, as Linux's walk does in /proc, whose directories all
+// lie where their names say (self names a directory of /proc itself). A ".."
+// after an fd/N link stays: N names a file anywhere, and the walk refuses to
+// go below it (ENOTDIR). A path that ended in a directory keeps its final "/".
+static void collapse(char *buf)
+{
+    size_t len = strlen(buf);
+    bool dir = len > 0 && (buf[len - 1] == '/' ||
+                           (len >= 2 && strcmp(buf + len - 2, "/.") == 0) ||
+                           (len >= 3 && strcmp(buf + len - 3, "/..") == 0));
+    size_t n = 0; // out is buf[0..n): never ahead of the input
+    for (const char *s = buf; *s;) {
+        while (*s == '/')
+            s++;
+        size_t k = 0;
+        while (s[k] && s[k] != '/')
+            k++;
+        if (k == 0 || (k == 1 && s[0] == '.')) {
+            s += k;
+            continue;
+        }
+        if (k == 2 && s[0] == '.' && s[1] == '.' && !ends_in_fd_link(buf, n)) {
+            while (n > 0 && buf[n - 1] != '/')
+                n--;
+            n = n > 0 ? n - 1 : 0;
+            s += k;
+            continue;
+        }
+        buf[n++] = '/';
+        memmove(buf + n, s, k);
+        n += k;
+        s += k;
+    }
+    if (n == 0 || dir)
+        buf[n++] = '/';
+    buf[n] = 0;
+}
+
+int procfs_path(const char *base, const char *path, char *buf)
 {
     if (path[0] != '/') {
-        if (!base || !path[0])
-            return false;
         if (strlen(base) + 1 + strlen(path) + 1 > FS_PATH_MAX)
-            return false; // ScaleFS says ENAMETOOLONG
+            return -ENAMETOOLONG;
         ksnprintf(buf, FS_PATH_MAX, "%s/%s", base, path);
-        path = buf;
     } else {
         strlcpy(buf, path, FS_PATH_MAX);
     }
-    const char *s = buf;
-    while (*s == '/')
-        s++;
-    if (strncmp(s, "proc", 4) != 0 || (s[4] && s[4] != '/'))
-        return false;
-    // ".." leaves /proc's little tree: ScaleFS resolves such paths (its /proc is
-    // empty), which keeps ".." out of the resolver above.
-    for (const char *c = s; *c; c++)
-        if (c[0] == '.' && c[1] == '.' && (c[2] == '/' || !c[2]) && c[-1] == '/')
-            return false;
-    return true;
+    collapse(buf);
+    return strncmp(buf, "/proc", 5) == 0 && (!buf[5] || buf[5] == '/');
 }
 
 // ---- open files -------------------------------------------------------------------
@@ -238,7 +326,7 @@ const char *procfs_dir_path(struct file *f) { return f->priv; }
 static int open_text(const struct pnode *nd, int flags, struct file **out)
 {
     struct pbuf b = {0};
-    int err = procfs_text(nd->text, nd->pid, &b);
+    int err = procfs_text(nd->text, nd->pid, nd->kind == PK_TASK_TEXT ? nd->tid : 0, &b);
     struct ptext *t = err ? NULL : kmalloc(sizeof *t + b.len);
     if (!err && !t)
         err = -ENOMEM;
@@ -274,22 +362,42 @@ static int open_dir(const char *path, int flags, struct file **out)
     return 0;
 }
 
-// Opening /proc/self/fd/N opens what fd N is open on again, as Linux does:
+// Opening /proc/PID/fd/N opens what fd N is open on again, as Linux does:
 // ScaleFS files with the new flags; pipes and the console have no inode to
-// reopen here (ENXIO).
+// reopen here (ENXIO). /proc/PID/exe opens the executable.
+static int open_inode(struct inode *ip, int flags, struct file **out)
+{
+    int err = file_open_inode(ip, flags, out);
+    if (err)
+        fs_iput(ip);
+    return err;
+}
+
 static int open_fd_target(const struct pnode *nd, int flags, struct file **out)
 {
-    struct fd_ref r = fd_get(fdt_current(), nd->fd);
-    if (!r.f)
-        return -ENOENT;
-    int err = -ENXIO;
-    if (r.f->ip) {
-        fs_iget(r.f->ip);
-        if ((err = file_open_inode(r.f->ip, flags, out)))
-            fs_iput(r.f->ip);
-    }
-    fd_put(r);
-    return err;
+    struct fdinfo fi;
+    int err = procfs_fd_info(nd->pid, nd->fd, STATX_TYPE, &fi);
+    if (err)
+        return err;
+    return fi.ip ? open_inode(fi.ip, flags, out) : -ENXIO;
+}
+
+// The executable of pid (referenced), or NULL: a zombie has none.
+static struct inode *exe_inode(int pid)
+{
+    struct vmspace *vs = procfs_vm(pid);
+    struct inode *ip = vs ? vs->image : NULL;
+    if (ip)
+        fs_iget(ip);
+    if (vs)
+        vmspace_put(vs);
+    return ip;
+}
+
+static int open_exe(const struct pnode *nd, int flags, struct file **out)
+{
+    struct inode *ip = exe_inode(nd->pid);
+    return ip ? open_inode(ip, flags, out) : -ENOENT;
 }
 
 int procfs_path_is_root(const char *path)
@@ -299,7 +407,10 @@ int procfs_path_is_root(const char *path)
     return err ? err : nd.kind == PK_ROOT;
 }
 
-static bool is_dir(enum pkind k) { return k == PK_ROOT || k == PK_PID || k == PK_FD_DIR; }
+static bool is_dir(enum pkind k)
+{
+    return k == PK_ROOT || k == PK_PID || k == PK_FD_DIR || k == PK_TASK_DIR || k == PK_TASK;
+}
 
 int procfs_path_open(const char *path, int flags, struct file **out)
 {
@@ -313,6 +424,8 @@ int procfs_path_open(const char *path, int flags, struct file **out)
         return -ELOOP; // O_NOFOLLOW met the link
     if (nd.kind == PK_FD)
         return (flags & O_NOFOLLOW) ? -ELOOP : open_fd_target(&nd, flags, out);
+    if (nd.kind == PK_EXE)
+        return (flags & O_NOFOLLOW) ? -ELOOP : open_exe(&nd, flags, out);
     int acc = flags & O_ACCMODE;
     if (is_dir(nd.kind)) {
         if (acc != O_RDONLY || (flags & (O_CREAT | O_TRUNC)))
@@ -328,11 +441,13 @@ int procfs_path_open(const char *path, int flags, struct file **out)
 
 // ---- attributes ----------------------------------------------------------------------
 
-// Inode numbers of their own, out of ScaleFS's range (the top bit set).
+// Inode numbers of their own, out of ScaleFS's range (the top bit set): the
+// pid (a thread's nodes: the tid), the file or fd, the kind.
 static uint64_t node_ino(const struct pnode *nd)
 {
     uint64_t sub = nd->kind == PK_FD ? 64 + (uint64_t)nd->fd : (uint64_t)nd->text;
-    return 1ULL << 63 | (uint64_t)nd->pid << 24 | sub << 3 | nd->kind;
+    uint64_t id = nd->kind == PK_TASK || nd->kind == PK_TASK_TEXT ? nd->tid : nd->pid;
+    return 1ULL << 63 | id << 25 | sub << 4 | nd->kind;
 }
 
 static void node_stat(const struct pnode *nd, uint32_t mask, struct fs_stat *st)
@@ -342,7 +457,7 @@ static void node_stat(const struct pnode *nd, uint32_t mask, struct fs_stat *st)
     st->ino = node_ino(nd);
     st->nlink = is_dir(nd->kind) ? 2 : 1;
     st->mode = is_dir(nd->kind) ? S_IFDIR | 0555
-               : nd->kind == PK_SELF ? S_IFLNK | 0777
+               : nd->kind == PK_SELF || nd->kind == PK_EXE ? S_IFLNK | 0777
                : nd->kind == PK_FD   ? S_IFLNK | 0700
                                      : S_IFREG | 0444;
     uint64_t now = realtime_nsec();
@@ -356,11 +471,22 @@ int procfs_path_stat(const char *path, bool nofollow, uint32_t mask, struct fs_s
     if (err)
         return err;
     if (nd.kind == PK_FD && !nofollow) { // what the fd is open on
-        struct fd_ref r = fd_get(fdt_current(), nd.fd);
-        if (!r.f)
+        struct fdinfo fi;
+        if ((err = procfs_fd_info(nd.pid, nd.fd, mask, &fi)))
+            return err;
+        *st = fi.st;
+        if (fi.ip) {
+            err = fs_stat(fi.ip, mask, st);
+            fs_iput(fi.ip);
+        }
+        return err;
+    }
+    if (nd.kind == PK_EXE && !nofollow) {
+        struct inode *ip = exe_inode(nd.pid);
+        if (!ip)
             return -ENOENT;
-        err = file_stat(r.f, mask, st);
-        fd_put(r);
+        err = fs_stat(ip, mask, st);
+        fs_iput(ip);
         return err;
     }
     node_stat(&nd, mask, st);
@@ -395,11 +521,21 @@ long procfs_path_readlink(const char *path, char *buf, size_t n)
     if (nd.kind == PK_SELF) {
         pb_printf(&b, "%d", nd.pid);
     } else if (nd.kind == PK_FD) {
-        struct fd_ref r = fd_get(fdt_current(), nd.fd);
-        if (!r.f)
-            return -ENOENT;
-        procfs_fd_target(r.f, &b);
-        fd_put(r);
+        struct fdinfo fi;
+        if ((err = procfs_fd_info(nd.pid, nd.fd, STATX_TYPE | STATX_INO, &fi)))
+            return err;
+        procfs_fd_target(&fi, &b);
+        if (fi.ip)
+            fs_iput(fi.ip);
+    } else if (nd.kind == PK_EXE) {
+        struct vmspace *vs = procfs_vm(nd.pid);
+        if (!vs || !vs->exe) {
+            if (vs)
+                vmspace_put(vs);
+            return -ENOENT; // Linux too, for a zombie
+        }
+        pb_bytes(&b, vs->exe, strlen(vs->exe));
+        vmspace_put(vs);
     } else {
         return -EINVAL; // not a symbolic link
     }
@@ -492,31 +628,91 @@ static int list_root(uint64_t *pos, fs_filldir_t fill, void *arg)
 
 static int list_pid(uint64_t *pos, fs_filldir_t fill, void *arg, int pid)
 {
-    for (; *pos < 2 + ARRAY_SIZE(pid_files) + 1; ++*pos) {
+    size_t nfiles = ARRAY_SIZE(pid_files);
+    for (; *pos < 2 + nfiles + ARRAY_SIZE(pid_dirs); ++*pos) {
         size_t i = *pos - 2;
-        bool fd = i == ARRAY_SIZE(pid_files);
-        const char *name = fd ? "fd" : pid_files[i].name;
-        struct pnode nd = {.kind = fd ? PK_FD_DIR : PK_PID_TEXT, .pid = pid,
-                           .text = fd ? 0 : pid_files[i].text};
-        if (fill(arg, name, strlen(name), node_ino(&nd), fd ? DT_DIR : DT_REG))
+        struct pnode nd = {.kind = PK_PID_TEXT, .pid = pid};
+        const char *name;
+        unsigned type = DT_REG;
+        if (i < nfiles) {
+            name = pid_files[i].name;
+            nd.text = pid_files[i].text;
+        } else {
+            name = pid_dirs[i - nfiles].name;
+            nd.kind = pid_dirs[i - nfiles].kind;
+            type = nd.kind == PK_EXE ? DT_LNK : DT_DIR;
+        }
+        if (fill(arg, name, strlen(name), node_ino(&nd), type))
             return 1;
     }
     return 0;
 }
 
+// fd/ lists the fds open now from *pos - 2 on, a batch at a time: found
+// inside an epoch section, filled in outside it (fill may fault).
 static int list_fds(uint64_t *pos, fs_filldir_t fill, void *arg, int pid)
 {
-    int err = fd_dir_check(pid);
-    struct fdtable *t = fdt_current();
-    if (err || !t)
-        return err ? err : -EACCES;
-    for (int fd; (fd = fd_next_open(t, (int)(*pos - 2))) >= 0;) {
+    for (;;) {
+        int fds[32], n = 0;
+        epoch_enter();
+        struct proc *p = pid_lookup(pid);
+        struct fdtable *t = p ? proc_fdtable(p) : NULL;
+        for (int fd = (int)(*pos - 2); t && n < 32 && (fd = fd_next_open(t, fd)) >= 0; fd++)
+            fds[n++] = fd;
+        epoch_exit();
+        if (n == 0)
+            return 0;
+        for (int i = 0; i < n; i++) {
+            char name[12];
+            int len = ksnprintf(name, sizeof name, "%d", fds[i]);
+            struct pnode nd = {.kind = PK_FD, .pid = pid, .fd = fds[i]};
+            if (fill(arg, name, len, node_ino(&nd), DT_LNK))
+                return 1;
+            *pos = 2 + (uint64_t)fds[i] + 1;
+        }
+    }
+}
+
+// task/ lists the threads by tid (position 2 + tid), sorted.
+static int list_tasks(uint64_t *pos, fs_filldir_t fill, void *arg, int pid)
+{
+    int n;
+    int *tids = NULL;
+    for (int cap = 8;; cap = n + 8) { // a thread made meanwhile: count again
+        kfree(tids);
+        if (!(tids = kmalloc(cap * sizeof *tids)))
+            return -ENOMEM;
+        epoch_enter();
+        struct proc *p = pid_lookup(pid);
+        n = p ? proc_tids(p, tids, cap) : 0;
+        epoch_exit();
+        if (n <= cap)
+            break;
+    }
+    sort_ints(tids, n);
+    int r = 0;
+    for (int i = 0; i < n && !r; i++) {
+        if ((uint64_t)tids[i] + 2 < *pos)
+            continue;
         char name[12];
-        int len = ksnprintf(name, sizeof name, "%d", fd);
-        struct pnode nd = {.kind = PK_FD, .pid = pid, .fd = fd};
-        if (fill(arg, name, len, node_ino(&nd), DT_LNK))
+        int len = ksnprintf(name, sizeof name, "%d", tids[i]);
+        struct pnode nd = {.kind = PK_TASK, .pid = pid, .tid = tids[i]};
+        if ((r = fill(arg, name, len, node_ino(&nd), DT_DIR)))
+            break;
+        *pos = 2 + (uint64_t)tids[i] + 1;
+    }
+    kfree(tids);
+    return r;
+}
+
+static int list_task(uint64_t *pos, fs_filldir_t fill, void *arg, int pid, int tid)
+{
+    for (; *pos < 2 + TASK_FILES; ++*pos) {
+        const char *name = pid_files[*pos - 2].name;
+        struct pnode nd = {.kind = PK_TASK_TEXT, .pid = pid, .tid = tid,
+                           .text = pid_files[*pos - 2].text};
+        if (fill(arg, name, strlen(name), node_ino(&nd), DT_REG))
             return 1;
-        *pos = 2 + (uint64_t)fd + 1;
     }
     return 0;
 }
@@ -534,6 +730,8 @@ int procfs_readdir(struct file *f, uint64_t *pos, fs_filldir_t fill, void *arg)
     case PK_ROOT: return list_root(pos, fill, arg);
     case PK_PID: return list_pid(pos, fill, arg, nd.pid);
     case PK_FD_DIR: return list_fds(pos, fill, arg, nd.pid);
+    case PK_TASK_DIR: return list_tasks(pos, fill, arg, nd.pid);
+    case PK_TASK: return list_task(pos, fill, arg, nd.pid, nd.tid);
     default: return -ENOTDIR;
     }
 }

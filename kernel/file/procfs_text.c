@@ -11,6 +11,7 @@
 #include "file/file.h"
 #include "file/fs_context.h"
 #include "file/procfs.h"
+#include "file/stat.h"
 #include "mm/mm.h"
 #include "mm/uvm.h"
 #include "proc/proc.h"
@@ -203,7 +204,9 @@ static void text_loadavg(struct pbuf *b)
         uint64_t h = (avg[i] * 100 + (1 << (SCHED_LOAD_SHIFT - 1))) >> SCHED_LOAD_SHIFT;
         pb_printf(b, "%lu.%02lu ", h / 100, h % 100);
     }
-    pb_printf(b, "%d/%d %d\n", running, tc.threads, tc.newest_pid);
+    // A thread that has left its process (off the thread counts) may still be
+    // running its last instructions on its CPU: never more running than exist.
+    pb_printf(b, "%d/%d %d\n", MIN(running, tc.threads), tc.threads, tc.newest_pid);
 }
 
 static void text_mounts(struct pbuf *b)
@@ -246,20 +249,83 @@ static void text_stat(struct pbuf *b)
 
 // ---- a process's files ------------------------------------------------------------------
 
-// What the files of one process show, copied inside an epoch section.
-struct psnap {
-    int pid, pgid, sid;
-    struct proc_info info;
-    char name[16];
-    uint64_t start_ticks, rss_pages, rlim_nofile;
-    uint64_t sigpending, sigignore, sigcatch;
-    int exit_signal;
-    bool self;
-    char cmdline[PROC_CMDLINE_MAX];
-    uint16_t cmdline_len;
+// p's address space, held (vmspace_put it), or NULL: a zombie has none. In an
+// epoch read section: exec and exit let go of a space only after p->vm names
+// another (or NULL), and the struct outlives the section (vmspace_tryhold), so
+// the space read here is p's, or one about to be freed that refuses the hold.
+static struct vmspace *proc_vm(struct proc *p)
+{
+    struct vmspace *vs = READ_ONCE(p->vm);
+    return vs && vmspace_tryhold(vs) ? vs : NULL;
+}
+
+struct vmspace *procfs_vm(int pid)
+{
+    epoch_enter();
+    struct proc *p = pid > 0 ? pid_lookup(pid) : NULL;
+    struct vmspace *vs = p ? proc_vm(p) : NULL;
+    epoch_exit();
+    return vs;
+}
+
+// A process's memory in pages, measured at read time: the mapped regions
+// walked in its radix tree, the resident count summed over the CPUs that
+// used the space (uvm_resident), as Linux's statm and status report them.
+struct vmsize {
+    bool has;                    // false: no address space (a zombie)
+    uint64_t size, rss, data, stack, text;
+    uintptr_t stack_lo;          // the stack's region holds this page
 };
 
-static int snapshot(int pid, struct psnap *s)
+static void count_region(const struct uvm_region *r, void *arg)
+{
+    struct vmsize *m = arg;
+    uint64_t pages = (r->end - r->start) / PGSIZE;
+    m->size += pages;
+    if (m->stack_lo && r->start <= m->stack_lo && m->stack_lo < r->end && !r->ino)
+        m->stack += pages;
+    else if ((r->prot & VM_WRITE) && !r->shared)
+        m->data += pages;
+    if (r->image && (r->prot & VM_EXEC))
+        m->text += pages;
+}
+
+static void measure(struct vmspace *vs, struct vmsize *m)
+{
+    *m = (struct vmsize){.has = true, .stack_lo = READ_ONCE(vs->stack) & ~1UL};
+    uvm_regions(vs, count_region, m);
+    m->rss = uvm_resident(vs);
+}
+
+// What the files of one process show, copied inside an epoch section.
+struct psnap {
+    int pid, pgid, sid, tid;
+    struct proc_info info;
+    char name[16];
+    uint64_t start_ticks, rlim_nofile;
+    uint64_t sigpending, sigignore, sigcatch;
+    int exit_signal;
+    char cmdline[PROC_CMDLINE_MAX];
+    uint16_t cmdline_len;
+    struct vmspace *vs; // held, or NULL
+    struct vmsize mem;
+};
+
+// One thread's view (task/TID): its own id, state, times and name.
+static bool snapshot_thread(struct proc *p, int tid, struct psnap *s)
+{
+    struct proc_thread_info ti;
+    if (!proc_thread_info(p, tid, &ti))
+        return false;
+    s->tid = tid;
+    s->info.state = ti.state;
+    s->info.utime = ti.utime;
+    s->info.stime = ti.stime;
+    memcpy(s->name, ti.name, sizeof s->name);
+    return true;
+}
+
+static int snapshot(int pid, int tid, struct psnap *s)
 {
     epoch_enter();
     struct proc *p = pid_lookup(pid);
@@ -267,12 +333,16 @@ static int snapshot(int pid, struct psnap *s)
         epoch_exit();
         return -ESRCH;
     }
-    s->pid = pid;
+    s->pid = s->tid = pid;
     s->pgid = READ_ONCE(p->pgid);
     s->sid = READ_ONCE(p->sid);
     proc_info(p, &s->info);
     memcpy(s->name, p->name, sizeof s->name);
     s->name[sizeof s->name - 1] = 0;
+    if (tid && !snapshot_thread(p, tid, s)) {
+        epoch_exit();
+        return -ESRCH;
+    }
     s->start_ticks = p->start_nsec / (1000000000 / USER_HZ);
     s->rlim_nofile = READ_ONCE(p->rlim[RLIMIT_NOFILE].cur);
     s->sigpending = READ_ONCE(p->sigpending);
@@ -286,13 +356,13 @@ static int snapshot(int pid, struct psnap *s)
             s->sigcatch |= 1ULL << i;
     }
     s->exit_signal = p->exit_signal;
-    // Another process's address space may go away under us (exec frees the
-    // old one at once): only the caller's own is measured.
-    s->self = p == proc_current();
-    s->rss_pages = s->self && p->vm ? uvm_resident(p->vm) : 0;
     s->cmdline_len = MIN(READ_ONCE(p->cmdline_len), PROC_CMDLINE_MAX);
     memcpy(s->cmdline, p->cmdline, s->cmdline_len);
+    s->vs = proc_vm(p);
     epoch_exit();
+    s->mem = (struct vmsize){0};
+    if (s->vs)
+        measure(s->vs, &s->mem);
     return 0;
 }
 
@@ -300,9 +370,9 @@ static int snapshot(int pid, struct psnap *s)
 // several of them to other users).
 static void text_pid_stat(struct pbuf *b, const struct psnap *s)
 {
-    pb_printf(b, "%d (%s) %c %d %d %d 0 -1 4194304 0 0 0 0 %lu %lu 0 0 20 0 %d 0 %lu 0 %lu ",
-              s->pid, s->name, s->info.state, s->info.ppid, s->pgid, s->sid, s->info.utime,
-              s->info.stime, s->info.nthreads, s->start_ticks, s->rss_pages);
+    pb_printf(b, "%d (%s) %c %d %d %d 0 -1 4194304 0 0 0 0 %lu %lu 0 0 20 0 %d 0 %lu %lu %lu ",
+              s->tid, s->name, s->info.state, s->info.ppid, s->pgid, s->sid, s->info.utime,
+              s->info.stime, s->info.nthreads, s->start_ticks, s->mem.size * PGSIZE, s->mem.rss);
     pb_printf(b, "18446744073709551615 0 0 0 0 0 %lu 0 %lu %lu 0 0 0 %d 0 0 0 0 0 0 0 0 0 0 0 0 "
                  "0 0\n",
               s->sigpending, s->sigignore, s->sigcatch, s->exit_signal);
@@ -318,39 +388,98 @@ static const char *state_name(char st)
     }
 }
 
+static void vm_line(struct pbuf *b, const char *name, uint64_t pages)
+{
+    pb_printf(b, "%s:\t%8lu kB\n", name, pages * (PGSIZE / 1024));
+}
+
 static void text_pid_status(struct pbuf *b, const struct psnap *s)
 {
     pb_printf(b, "Name:\t%s\nState:\t%s\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\n", s->name,
-              state_name(s->info.state), s->pid, s->pid, s->info.ppid);
+              state_name(s->info.state), s->pid, s->tid, s->info.ppid);
     pb_printf(b, "TracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nFDSize:\t%lu\n",
               MIN(s->rlim_nofile, (uint64_t)FD_MAX));
     pb_printf(b, "NSpgid:\t%d\nNSsid:\t%d\n", s->pgid, s->sid);
-    if (s->self)
-        pb_printf(b, "VmRSS:\t%8lu kB\n", s->rss_pages * (PGSIZE / 1024));
+    if (s->mem.has) { // Linux too leaves them out for a zombie
+        vm_line(b, "VmSize", s->mem.size);
+        vm_line(b, "VmRSS", s->mem.rss);
+        vm_line(b, "VmData", s->mem.data);
+        vm_line(b, "VmStk", s->mem.stack);
+        vm_line(b, "VmExe", s->mem.text);
+    }
     pb_printf(b, "Threads:\t%d\nSigPnd:\t%016lx\nShdPnd:\t%016lx\n", s->info.nthreads, 0UL,
               s->sigpending);
     pb_printf(b, "SigIgn:\t%016lx\nSigCgt:\t%016lx\n", s->sigignore, s->sigcatch);
 }
 
-static int text_pid(enum procfs_text which, int pid, struct pbuf *b)
+// statm: size resident shared text lib data dt, in pages (shared: not
+// kept, 0; lib and dt are 0 on Linux too).
+static void text_pid_statm(struct pbuf *b, const struct psnap *s)
+{
+    pb_printf(b, "%lu %lu 0 %lu 0 %lu 0\n", s->mem.size, s->mem.rss, s->mem.text,
+              s->mem.data + s->mem.stack);
+}
+
+struct maps_ctx {
+    struct pbuf *b;
+    struct vmspace *vs;
+};
+
+// Linux's line: start-end perms offset dev inode, then from column 73 the
+// path: the executable's for its own pages, [heap] and [stack]. Other files'
+// paths are not known (ScaleFS keeps no name with a file): their inode shows.
+static void maps_line(const struct uvm_region *r, void *arg)
+{
+    struct maps_ctx *c = arg;
+    struct vmspace *vs = c->vs;
+    const char *name = NULL;
+    uintptr_t stack = READ_ONCE(vs->stack) & ~1UL;
+    if (r->image)
+        name = vs->exe;
+    else if (!r->ino && stack && r->start <= stack && stack < r->end)
+        name = "[stack]";
+    else if (!r->ino && r->start < vs->brk && r->end > vs->brk_start)
+        name = "[heap]";
+    char line[128];
+    ksnprintf(line, sizeof line, "%08lx-%08lx %c%c%c%c %08lx %02x:%02x %lu", r->start,
+                      r->end, r->prot & VM_READ ? 'r' : '-', r->prot & VM_WRITE ? 'w' : '-',
+                      r->prot & VM_EXEC ? 'x' : '-', r->shared ? 's' : 'p', r->offset,
+                      r->ino ? DEV_MAJOR(FS_DEV) : 0, r->ino ? DEV_MINOR(FS_DEV) : 0, r->ino);
+    if (name) {
+        pb_printf(c->b, "%-72s ", line);
+        pb_bytes(c->b, name, strlen(name));
+        pb_bytes(c->b, "\n", 1);
+    } else {
+        pb_printf(c->b, "%s\n", line);
+    }
+}
+
+static int text_pid(enum procfs_text which, int pid, int tid, struct pbuf *b)
 {
     struct psnap *s = kmalloc(sizeof *s);
     if (!s)
         return -ENOMEM;
-    int err = snapshot(pid, s);
+    int err = snapshot(pid, tid, s);
     if (!err) {
         switch (which) {
         case PT_PID_STAT: text_pid_stat(b, s); break;
         case PT_PID_STATUS: text_pid_status(b, s); break;
+        case PT_PID_STATM: text_pid_statm(b, s); break;
+        case PT_PID_MAPS:
+            if (s->vs)
+                uvm_regions(s->vs, maps_line, &(struct maps_ctx){b, s->vs});
+            break;
         case PT_PID_CMDLINE: pb_bytes(b, s->cmdline, s->cmdline_len); break;
         default: pb_printf(b, "%s\n", s->name); break;
         }
+        if (s->vs)
+            vmspace_put(s->vs);
     }
     kfree(s);
     return err;
 }
 
-int procfs_text(enum procfs_text which, int pid, struct pbuf *b)
+int procfs_text(enum procfs_text which, int pid, int tid, struct pbuf *b)
 {
     switch (which) {
     case PT_CPUINFO: text_cpuinfo(b); break;
@@ -360,7 +489,7 @@ int procfs_text(enum procfs_text which, int pid, struct pbuf *b)
     case PT_MOUNTS: text_mounts(b); break;
     case PT_STAT: text_stat(b); break;
     default: {
-        int err = text_pid(which, pid, b);
+        int err = text_pid(which, pid, tid, b);
         if (err)
             return err;
     }
@@ -368,32 +497,49 @@ int procfs_text(enum procfs_text which, int pid, struct pbuf *b)
     return b->nomem ? -ENOMEM : 0;
 }
 
-void procfs_fd_target(struct file *f, struct pbuf *b)
+int procfs_fd_info(int pid, int fd, uint32_t mask, struct fdinfo *out)
 {
-    struct fs_stat st;
-    if (!f->ip) {
-        if (f->ops == &tty_ops) {
+    int err = -ENOENT;
+    *out = (struct fdinfo){0};
+    epoch_enter();
+    struct proc *p = pid > 0 ? pid_lookup(pid) : NULL;
+    struct fdtable *t = p ? proc_fdtable(p) : NULL;
+    struct file *f = t ? fd_peek(t, fd) : NULL;
+    if (f && f->ip) { // f holds ip until a grace period after f goes
+        fs_iget(out->ip = f->ip);
+        err = 0;
+    } else if (f) {
+        out->tty = f->ops == &tty_ops;
+        err = file_stat(f, mask, &out->st);
+    }
+    epoch_exit();
+    return err;
+}
+
+void procfs_fd_target(const struct fdinfo *fi, struct pbuf *b)
+{
+    if (!fi->ip) {
+        if (fi->tty)
             pb_printf(b, "/dev/console");
-            return;
-        }
-        file_stat(f, STATX_TYPE | STATX_INO, &st);
-        pb_printf(b, "%s:[%lu]", S_ISFIFO(st.mode) ? "pipe" : "anon_inode", st.ino);
+        else
+            pb_printf(b, "%s:[%lu]", S_ISFIFO(fi->st.mode) ? "pipe" : "anon_inode", fi->st.ino);
         return;
     }
-    uint32_t mode = fs_mode(f->ip);
-    if (S_ISCHR(mode) && dev_name(fs_rdev(f->ip))) {
-        pb_printf(b, "%s", dev_name(fs_rdev(f->ip)));
+    struct inode *ip = fi->ip;
+    uint32_t mode = fs_mode(ip);
+    if (S_ISCHR(mode) && dev_name(fs_rdev(ip))) {
+        pb_printf(b, "%s", dev_name(fs_rdev(ip)));
     } else if (S_ISDIR(mode)) {
         char *buf = page_alloc();
         long err;
-        char *p = buf ? path_of_dir(f->ip, buf, &err) : NULL;
+        char *p = buf ? path_of_dir(ip, buf, &err) : NULL;
         if (p)
             pb_bytes(b, p, strlen(p));
         else
-            pb_printf(b, "scalefs:[%lu]", fs_ino(f->ip));
+            pb_printf(b, "scalefs:[%lu]", fs_ino(ip));
         if (buf)
             page_free(buf);
     } else {
-        pb_printf(b, "scalefs:[%lu]", fs_ino(f->ip));
+        pb_printf(b, "scalefs:[%lu]", fs_ino(ip));
     }
 }

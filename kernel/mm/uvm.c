@@ -42,6 +42,16 @@ struct vmspace *vmspace_new(void)
 
 void vmspace_hold(struct vmspace *vs) { fetch_add_relaxed(&vs->refs, 1); }
 
+bool vmspace_tryhold(struct vmspace *vs)
+{
+    int r = load_relaxed(&vs->refs);
+    while (r > 0)
+        if (__atomic_compare_exchange_n(&vs->refs, &r, r + 1, false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+            return true;
+    return false;
+}
+
 static void vmspace_free(struct vmspace *vs);
 
 // A truncate that finds a space's record holds it while it works in it
@@ -81,6 +91,8 @@ static void free_tree(void *node, int level, struct wrun *wr)
     page_free(node);
 }
 
+static void vmspace_kfree(struct epoch_cb *cb) { kfree(container_of(cb, struct vmspace, free_cb)); }
+
 static void vmspace_free(struct vmspace *vs)
 {
     // The pages this CPU's COW breaks still hold may be ours alone after this:
@@ -105,7 +117,8 @@ static void vmspace_free(struct vmspace *vs)
         fs_allow_write(vs->image);
         fs_iput(vs->image);
     }
-    kfree(vs);
+    kfree(vs->exe);
+    epoch_defer(&vs->free_cb, vmspace_kfree);
 }
 
 size_t uvm_resident(struct vmspace *vs)
@@ -119,6 +132,43 @@ size_t uvm_resident(struct vmspace *vs)
             n += READ_ONCE(vc->resident);
     }
     return n;
+}
+
+static bool region_extends(const struct uvm_region *a, const struct uvm_region *b)
+{
+    return a->end == b->start && a->prot == b->prot && a->shared == b->shared &&
+           a->ino == b->ino && (!a->ino || a->offset + (a->end - a->start) == b->offset);
+}
+
+// The descriptors are read as they are, unlocked: a page being changed shows
+// its old or its new state. The tree walk skips absent blocks.
+void uvm_regions(struct vmspace *vs, void (*fn)(const struct uvm_region *r, void *arg), void *arg)
+{
+    struct uvm_region cur = {0};
+    struct vpage *vp = NULL;
+    uintptr_t va = 0;
+    epoch_enter();
+    for (; (vp = vpage_iter(vs, vp, &va, USER_END)); va += PGSIZE) {
+        uint64_t w = load_acquire(&vp->word);
+        if (!(w & VP_MAPPED) || (w & VP_DEAD))
+            continue;
+        struct inode *ip = READ_ONCE(vp->ip); // alive: freed a grace period after
+        struct uvm_region r = {
+            .start = va, .end = va + PGSIZE, .prot = VP_PROT(w), .shared = w & VP_SHARED,
+            .image = ip && ip == vs->image, .ino = ip ? fs_ino(ip) : 0,
+            .offset = ip ? READ_ONCE(vp->pgoff) * PGSIZE : 0,
+        };
+        if (cur.end && region_extends(&cur, &r)) {
+            cur.end = r.end;
+            continue;
+        }
+        if (cur.end)
+            fn(&cur, arg);
+        cur = r;
+    }
+    if (cur.end)
+        fn(&cur, arg);
+    epoch_exit();
 }
 
 bool uvm_mapped(struct vmspace *vs, uintptr_t va, int *prot)

@@ -7,6 +7,7 @@
 #include "kernel.h"
 #include "mm/mmu.h"
 #include "sync/cpumask.h"
+#include "sync/epoch.h"
 #include "sync/spinlock.h"
 
 #define USER_MIN 0x10000UL             // nothing is mapped below (NULL dereferences fault)
@@ -50,7 +51,13 @@ struct vmspace {
     // The executable (exec.c): a reference and deny-write (fs_deny_write) held
     // as long as this address space exists; fork copies them. NULL if none.
     struct inode *image;
+    // The executable's absolute path as exec found it (kmalloc'ed; fork
+    // copies it; NULL if unknown): what /proc/PID/exe reads.
+    char *exe;
     int64_t truncated __cacheline_aligned; // resident pages truncate took (negative)
+    // The struct itself is freed a grace period after the last reference went
+    // (everything it held goes at once): vmspace_tryhold may look at refs.
+    struct epoch_cb free_cb;
 };
 
 // What a fault that cannot be resolved should deliver (Linux siginfo fields).
@@ -69,6 +76,10 @@ struct vmspace *vmspace_new(void);     // NULL if out of memory
 // writes; MAP_SHARED pages are shared. NULL if out of memory.
 struct vmspace *vmspace_fork(struct vmspace *parent);
 void vmspace_hold(struct vmspace *vs);
+// A reference to vs unless its last one is gone (false then). vs may be one
+// read from a process in an epoch read section: it stays readable until the
+// section ends (/proc reads other processes' spaces this way).
+bool vmspace_tryhold(struct vmspace *vs);
 // Drop a reference; the last frees the space, which must not be loaded on any
 // CPU then. The only way to let go of one, even one nobody else was given: a
 // truncate may hold any space that has recorded a file mapping.
@@ -112,7 +123,21 @@ int uvm_write(struct vmspace *vs, uintptr_t va, const void *src, size_t n);
 int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n); // tests
 // Is the page at va mapped? (tests, mmap checks)
 bool uvm_mapped(struct vmspace *vs, uintptr_t va, int *prot);
-size_t uvm_resident(struct vmspace *vs);  // pages present (tests)
+size_t uvm_resident(struct vmspace *vs);  // pages present: a sum over the CPUs' counts
+// A run of mapped pages alike: protection, MAP_SHARED, backing file with
+// consecutive offsets (ino 0: anonymous).
+struct uvm_region {
+    uintptr_t start, end;
+    int prot;        // VM_READ | VM_WRITE | VM_EXEC
+    bool shared;
+    bool image;      // its file is vs->image, the executable
+    uint64_t ino;    // the file's inode number, 0 for anonymous memory
+    uint64_t offset; // in the file, bytes
+};
+// fn(region, arg) for each such run, in address order, from inside an epoch
+// read section (fn must not sleep). A snapshot as racy as Linux's: the space
+// may change meanwhile.
+void uvm_regions(struct vmspace *vs, void (*fn)(const struct uvm_region *r, void *arg), void *arg);
 uintptr_t uvm_page_pa(struct vmspace *vs, uintptr_t va); // 0 if none (tests)
 void uvm_tick(void); // epoch tick (interrupts off): drop the page references COW breaks deferred
 

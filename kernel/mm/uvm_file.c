@@ -110,16 +110,6 @@ void fmap_forget_all(struct vmcore *vc, int c)
 
 // ---- truncate ----------------------------------------------------------------------
 
-static bool vmspace_hold_unless_zero(struct vmspace *vs)
-{
-    int r = load_relaxed(&vs->refs);
-    while (r > 0)
-        if (__atomic_compare_exchange_n(&vs->refs, &r, r + 1, false, __ATOMIC_ACQUIRE,
-                                        __ATOMIC_RELAXED))
-            return true;
-    return false;
-}
-
 // Drop vs's pages of ip from page `from` on within [lo, hi); the descriptors stay
 // mapped, so the next access faults and finds the file's end (SIGBUS) or, once
 // the file grew again, a fresh page.
@@ -174,7 +164,7 @@ static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_
                 spin_unlock(&l->lock);
                 return false;
             }
-            if (vmspace_hold_unless_zero(f->vs)) // (a dying space: its free waits for us)
+            if (vmspace_tryhold(f->vs)) // (a dying space: its free waits for us)
                 found[(*n)++] = *f;
         }
         spin_unlock(&l->lock);

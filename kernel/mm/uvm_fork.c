@@ -328,5 +328,12 @@ struct vmspace *vmspace_fork(struct vmspace *parent)
         fs_iget(parent->image);
         f.child->image = parent->image;
     }
+    size_t n = parent->exe ? strlen(parent->exe) + 1 : 0;
+    if (n && (f.child->exe = kmalloc(n)))
+        memcpy(f.child->exe, parent->exe, n);
+    if (n && !f.child->exe) {
+        vmspace_put(f.child);
+        return NULL;
+    }
     return f.child;
 }

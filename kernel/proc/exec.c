@@ -147,11 +147,41 @@ static void image_close(struct image *im)
     fs_iput(im->ip);
 }
 
-// Load the ELF executable im into a new address space (*vsp) and close im.
-static int image_load(struct image *im, const char *const argv[], const char *const envp[],
-                      const char *execfn, struct vmspace **vsp, struct exec_info *ei)
+// The executable's absolute path, for /proc/PID/exe: path itself, or the
+// cwd's path and path (leading "./" dropped). Symbolic links on the way stay
+// as they are (Linux names the final file). kmalloc'ed; NULL if out of memory.
+static char *exe_path(struct inode *cwd, const char *path)
+{
+    while (path[0] == '.' && path[1] == '/')
+        path += 2;
+    char *buf = NULL, *out;
+    const char *dir = "";
+    if (path[0] != '/') {
+        long err;
+        if (!(buf = page_alloc()))
+            return NULL;
+        if (!(dir = path_of_dir(cwd, buf, &err)))
+            dir = "?"; // the cwd was removed
+    }
+    size_t n = strlen(dir) + 1 + strlen(path) + 1;
+    if ((out = kmalloc(n)))
+        ksnprintf(out, n, "%s%s%s", dir, dir[0] && strcmp(dir, "/") ? "/" : "", path);
+    if (buf)
+        page_free(buf);
+    return out;
+}
+
+// Load the ELF executable im, found at path from cwd, into a new address
+// space (*vsp) and close im.
+static int image_load(struct image *im, struct inode *cwd, const char *path,
+                      const char *const argv[], const char *const envp[], const char *execfn,
+                      struct vmspace **vsp, struct exec_info *ei)
 {
     struct vmspace *vs = vmspace_new();
+    if (vs && !(vs->exe = exe_path(cwd, path))) {
+        vmspace_put(vs);
+        vs = NULL;
+    }
     int err = vs ? elf_exec_file(vs, im->ip, im->len, im->head, im->headlen, argv, envp,
                                  execfn, ei)
                  : -ENOMEM;
@@ -277,7 +307,7 @@ int exec_load(struct exec_args *a, struct inode *cwd, const char *path, struct v
                 return -ELOOP;
             continue;
         }
-        return image_load(&im, a->argv, a->envp, execfn, vsp, ei);
+        return image_load(&im, cwd, path, a->argv, a->envp, execfn, vsp, ei);
     }
 }
 
@@ -290,7 +320,7 @@ int proc_spawn_file(const char *path, const char *const argv[], const char *cons
         return err;
     struct vmspace *vs;
     struct exec_info ei;
-    err = image_load(&im, argv, envp, path, &vs, &ei);
+    err = image_load(&im, fs_root(), path, argv, envp, path, &vs, &ei);
     return err ? err : proc_start(path, vs, &ei, NULL, NULL, flags, out);
 }
 

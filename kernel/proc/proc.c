@@ -82,6 +82,59 @@ void proc_info(struct proc *p, struct proc_info *out)
     spin_unlock(&p->lock);
 }
 
+static char thread_letter(struct proc *p, struct thread *t) // p locked
+{
+    int st = READ_ONCE(t->state);
+    return p->state == P_ZOMBIE ? 'Z' : p->stopped ? 'T'
+           : st == T_RUNNING || st == T_RUNNABLE ? 'R' : 'S';
+}
+
+bool proc_thread_info(struct proc *p, int tid, struct proc_thread_info *out)
+{
+    assert(epoch_in_reader());
+    bool found = false;
+    spin_lock(&p->lock);
+    list_for_each(it, &p->threads) {
+        struct thread *t = list_entry(it, struct thread, group_link);
+        if (READ_ONCE(t->tid) != tid)
+            continue;
+        out->state = thread_letter(p, t);
+        out->utime = READ_ONCE(t->utime);
+        out->stime = READ_ONCE(t->stime);
+        memcpy(out->name, t->name, sizeof out->name);
+        out->name[sizeof out->name - 1] = 0;
+        found = true;
+        break;
+    }
+    spin_unlock(&p->lock);
+    return found;
+}
+
+struct fdtable *proc_fdtable(struct proc *p)
+{
+    assert(epoch_in_reader());
+    struct fdtable *t = NULL;
+    spin_lock(&p->lock);
+    if (!list_empty(&p->threads))
+        t = READ_ONCE(list_entry(p->threads.next, struct thread, group_link)->fdt);
+    spin_unlock(&p->lock);
+    return t;
+}
+
+int proc_tids(struct proc *p, int *tids, int max)
+{
+    assert(epoch_in_reader());
+    int n = 0;
+    spin_lock(&p->lock);
+    list_for_each(it, &p->threads) {
+        if (n < max)
+            tids[n] = READ_ONCE(list_entry(it, struct thread, group_link)->tid);
+        n++;
+    }
+    spin_unlock(&p->lock);
+    return n;
+}
+
 static struct proc *proc_alloc(const char *name)
 {
     struct proc *p = kzalloc(sizeof *p);
@@ -851,9 +904,11 @@ static __noreturn void thread_leave(int wstatus)
     // as it finds itself the only thread.
     drop_vm(t);
     // Each thread holds a reference on its fd table (fdtable.h); the last one
-    // closes every fd, so pipes see their end close now, not at reaping.
-    fdtable_release(t->fdt);
-    t->fdt = NULL;
+    // closes every fd, so pipes see their end close now, not at reaping. Out
+    // of t first: /proc finds a table through its threads (proc_fdtable).
+    struct fdtable *fdt = t->fdt;
+    WRITE_ONCE(t->fdt, NULL);
+    fdtable_release(fdt);
     spin_lock(&p->lock);
     list_remove(&t->group_link);
     p->gone_utime += READ_ONCE(t->utime);

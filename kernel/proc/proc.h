@@ -176,6 +176,21 @@ struct proc_info {
     uint64_t utime, stime;
 };
 void proc_info(struct proc *p, struct proc_info *out);
+// One thread of p (/proc/PID/task/TID): its state letter, CPU ticks and name.
+// Inside an epoch read section, as proc_info. False if p has no thread tid.
+struct proc_thread_info {
+    char state;
+    uint64_t utime, stime;
+    char name[16];
+};
+bool proc_thread_info(struct proc *p, int tid, struct proc_thread_info *out);
+// The tids of p's threads into tids[0 .. max); how many it has (may be more
+// than max). Inside an epoch read section.
+int proc_tids(struct proc *p, int *tids, int max);
+// The fd table of p's first thread (its threads share one; NULL for a
+// zombie), readable with fd_peek until the caller's epoch read section ends:
+// a thread takes its table out of its struct before letting go of it.
+struct fdtable *proc_fdtable(struct proc *p);
 
 // The process of the running thread, or NULL in a kernel thread.
 struct proc *proc_current(void);

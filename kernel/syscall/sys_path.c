@@ -5,7 +5,7 @@
 //
 // Paths are copied into a kernel page first, then resolved by ScaleFS from the
 // directory dirfd names (fs_context.c), or by /proc for its paths (procfs.h,
-// proc_route below); whether two calls commute is ScaleFS's
+// proc_call below); whether two calls commute is ScaleFS's
 // business (fs/README.md). stat asks ScaleFS only for what it will report:
 // statx without STATX_NLINK never reads the link count, so it commutes with
 // link and unlink of the same file.
@@ -45,8 +45,7 @@ static long get_path(uint64_t upath, char **out)
 // is "proc", a relative one from a descriptor of a /proc directory, or from a
 // cwd that is /proc. Cheap for every other path: the first component is
 // compared, a dirfd looked at only when it is not AT_FDCWD, and the cwd
-// pointer compared (a line every relative lookup reads anyway). 1 and *abs (a
-// page: page_free it) for /proc's, 0 for ScaleFS's, or -ENOMEM.
+// pointer compared (a line every relative lookup reads anyway).
 static bool proc_absolute(const char *path)
 {
     const char *s = path;
@@ -55,64 +54,108 @@ static bool proc_absolute(const char *path)
     return strncmp(s, "proc", 4) == 0 && (!s[4] || s[4] == '/');
 }
 
-// path from base (a /proc directory's path; NULL: path is absolute) as /proc's.
+// path from base (a /proc directory's path; NULL: path is absolute) through
+// procfs_path, into *abs (a page): 1, /proc's path; 0, ScaleFS's (".." left
+// /proc: *abs is the absolute path it names); or -errno (*abs NULL).
 static int proc_route_base(const char *base, const char *path, char **abs)
 {
-    int ret = (*abs = page_alloc()) ? 0 : -ENOMEM;
-    if (*abs && (ret = procfs_path(base, path, *abs)) == 0)
+    if (!(*abs = page_alloc()))
+        return -ENOMEM;
+    int ret = procfs_path(base, path, *abs);
+    if (ret < 0) {
         page_free(*abs);
+        *abs = NULL;
+    }
     return ret;
 }
 
-static int proc_route(int dirfd, const char *path, char **abs)
+// The /proc directory a relative path from dirfd starts in ("/proc" for a cwd
+// that is /proc; an open /proc directory's path, *r held until fd_put), or
+// NULL; *is_proc: the path is /proc's to look at.
+static const char *proc_base(int dirfd, const char *path, struct fd_ref *r, bool *is_proc)
 {
-    struct fd_ref r = {0};
-    const char *base = NULL;
+    *r = (struct fd_ref){0};
+    *is_proc = false;
     if (path[0] == '/') {
-        if (!proc_absolute(path))
-            return 0;
-    } else if (!path[0]) {
-        return 0;
-    } else if (dirfd == AT_FDCWD) {
-        if (!fsctx_cwd_is(procfs_mountpoint()))
-            return 0;
-        base = "/proc";
-    } else {
-        if (!fdt_current())
-            return 0;
-        r = fd_get(fdt_current(), dirfd);
-        if (!r.f || !procfs_is_dir(r.f)) {
-            if (r.f)
-                fd_put(r);
-            return 0;
-        }
-        base = procfs_dir_path(r.f);
+        *is_proc = proc_absolute(path);
+        return NULL;
     }
-    int ret = proc_route_base(base, path, abs);
+    if (!path[0])
+        return NULL;
+    if (dirfd == AT_FDCWD) {
+        *is_proc = fsctx_cwd_is(procfs_mountpoint());
+        return "/proc";
+    }
+    if (!fdt_current())
+        return NULL;
+    *r = fd_get(fdt_current(), dirfd);
+    if (!r->f || !procfs_is_dir(r->f)) {
+        if (r->f)
+            fd_put(*r);
+        *r = (struct fd_ref){0};
+        return NULL;
+    }
+    *is_proc = true;
+    return procfs_dir_path(r->f);
+}
+
+// Every call on a path asks this first: if (dirfd, path) is /proc's, *mine is
+// set and op's result on its absolute path returned (or the routing's -errno).
+// Otherwise ScaleFS resolves path, which a ".." out of /proc has rewritten in
+// place (path: a page from get_path) into the absolute path it names.
+static long proc_call(int dirfd, char *path, bool *mine,
+                      long (*op)(const char *abs, void *arg), void *arg)
+{
+    struct fd_ref r;
+    bool is_proc;
+    const char *base = proc_base(dirfd, path, &r, &is_proc);
+    *mine = false;
+    if (!is_proc)
+        return 0;
+    char *abs;
+    long ret = proc_route_base(base, path, &abs);
     if (r.f)
         fd_put(r);
+    if (ret == 0 && abs)
+        strlcpy(path, abs, FS_PATH_MAX);
+    else if (ret != 0)
+        *mine = true;
+    if (ret > 0)
+        ret = op(abs, arg);
+    if (abs)
+        page_free(abs);
     return ret;
+}
+
+static long op_refuse(const char *abs, void *arg)
+{
+    (void)abs, (void)arg;
+    return -EACCES;
 }
 
 // Calls that would make or remove names in /proc: EACCES (Linux: its
 // directories are 0555), before ScaleFS's empty /proc could take a name.
-static bool proc_refuses(int dirfd, const char *path)
+static bool proc_refuses(int dirfd, char *path)
 {
-    char *abs;
-    int r = proc_route(dirfd, path, &abs);
-    if (r > 0)
-        page_free(abs);
-    return r != 0;
+    bool mine;
+    proc_call(dirfd, path, &mine, op_refuse, NULL);
+    return mine;
 }
 
-static long proc_openat(struct fdtable *t, const char *abs, int flags)
+struct open_args {
+    struct fdtable *t;
+    int flags;
+};
+
+static long op_open(const char *abs, void *arg)
 {
+    struct open_args *a = arg;
     struct file *f;
-    long err = procfs_path_open(abs, flags, &f);
+    long err = procfs_path_open(abs, a->flags, &f);
     if (err)
         return err;
     struct proc *p = proc_current();
-    err = fd_install(t, f, (flags & O_CLOEXEC) ? FDI_CLOEXEC : 0, flags & O_ANYFD, 0,
+    err = fd_install(a->t, f, (a->flags & O_CLOEXEC) ? FDI_CLOEXEC : 0, a->flags & O_ANYFD, 0,
                      p ? proc_nofile(p) : FD_MAX);
     if (err < 0)
         file_put(f);
@@ -144,15 +187,17 @@ int path_open_file(struct inode *dir, const char *path, int flags, uint32_t mode
         return -ENOENT;
     // posix_spawn's open actions come here directly, from the child's cwd.
     bool proc = path[0] == '/' ? proc_absolute(path) : dir == procfs_mountpoint();
-    char *abs;
+    char *abs = NULL;
     int err = proc ? proc_route_base(path[0] == '/' ? NULL : "/proc", path, &abs) : 0;
+    if (err > 0)
+        err = procfs_path_open(abs, flags, out);
     if (err) {
-        if (err > 0) {
-            err = procfs_path_open(abs, flags, out);
+        if (abs)
             page_free(abs);
-        }
         return err;
     }
+    if (abs) // ".." led out of /proc: the absolute path it names
+        path = abs;
     if (path[0] == '/')
         dir = fs_root();
     struct inode *ip;
@@ -162,6 +207,8 @@ int path_open_file(struct inode *dir, const char *path, int flags, uint32_t mode
     } else {
         err = fs_lookup(dir, path, flags & O_NOFOLLOW ? FS_NOFOLLOW : 0, &ip);
     }
+    if (abs)
+        page_free(abs);
     if (err)
         return err;
     if ((err = (flags & O_PATH) ? open_path(ip, flags, out) : file_open_inode(ip, flags, out)))
@@ -169,19 +216,14 @@ int path_open_file(struct inode *dir, const char *path, int flags, uint32_t mode
     return err;
 }
 
-long path_openat(struct fdtable *t, int dirfd, const char *path, int flags, uint32_t mode)
+long path_openat(struct fdtable *t, int dirfd, char *path, int flags, uint32_t mode)
 {
     struct inode *dir;
     struct file *f;
-    char *abs;
-    long err = proc_route(dirfd, path, &abs);
-    if (err) {
-        if (err > 0) {
-            err = proc_openat(t, abs, flags);
-            page_free(abs);
-        }
+    bool mine;
+    long err = proc_call(dirfd, path, &mine, op_open, &(struct open_args){t, flags});
+    if (mine)
         return err;
-    }
     err = dirfd_inode(dirfd, path, &dir);
     if (err)
         return err;
@@ -290,6 +332,18 @@ long statx_copyout(const struct fs_stat *st, uint64_t ubuf)
     return copy_to_user(ubuf, &s, sizeof s);
 }
 
+struct stat_args {
+    bool nofollow;
+    uint32_t mask;
+    struct fs_stat *st;
+};
+
+static long op_stat(const char *abs, void *arg)
+{
+    struct stat_args *a = arg;
+    return procfs_path_stat(abs, a->nofollow, a->mask, a->st);
+}
+
 // Attributes of what (dirfd, path, flags) names; with AT_EMPTY_PATH and an
 // empty path, of the open file dirfd itself (pipes included).
 static long stat_at(int dirfd, uint64_t upath, int flags, uint32_t mask, struct fs_stat *st)
@@ -304,12 +358,10 @@ static long stat_at(int dirfd, uint64_t upath, int flags, uint32_t mask, struct 
         if (r.f)
             fd_put(r);
     } else {
-        char *abs;
-        err = proc_route(dirfd, path, &abs);
-        if (err > 0) {
-            err = procfs_path_stat(abs, flags & AT_SYMLINK_NOFOLLOW, mask, st);
-            page_free(abs);
-        } else if (!err) {
+        bool mine;
+        struct stat_args a = {flags & AT_SYMLINK_NOFOLLOW, mask, st};
+        err = proc_call(dirfd, path, &mine, op_stat, &a);
+        if (!mine) {
             struct inode *ip;
             err = path_lookup_at(dirfd, path, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), &ip);
             if (!err) {
@@ -420,9 +472,14 @@ long sys_unlinkat(int dirfd, uint64_t upath, int flags)
 long sys_unlink(uint64_t upath) { return sys_unlinkat(AT_FDCWD, upath, 0); }
 long sys_rmdir(uint64_t upath) { return sys_unlinkat(AT_FDCWD, upath, AT_REMOVEDIR); }
 
+struct readlink_args {
+    uint64_t ubuf;
+    size_t n;
+};
+
 static long op_readlink(struct inode *dir, const char *path, long arg)
 {
-    struct { uint64_t ubuf; size_t n; } *a = (void *)arg;
+    struct readlink_args *a = (void *)arg;
     char *buf = page_alloc();
     if (!buf)
         return -ENOMEM;
@@ -433,14 +490,15 @@ static long op_readlink(struct inode *dir, const char *path, long arg)
     return n;
 }
 
-// A /proc link (procfs.h): /proc/self and /proc/self/fd/N.
-static long proc_readlink(const char *abs, uint64_t ubuf, size_t n)
+// A /proc link (procfs.h): /proc/self, /proc/PID/exe and /proc/PID/fd/N.
+static long op_proc_readlink(const char *abs, void *arg)
 {
+    struct readlink_args *a = arg;
     char *buf = page_alloc();
     if (!buf)
         return -ENOMEM;
-    long len = procfs_path_readlink(abs, buf, MIN(n, PGSIZE));
-    if (len > 0 && copy_to_user(ubuf, buf, len) < 0)
+    long len = procfs_path_readlink(abs, buf, MIN(a->n, PGSIZE));
+    if (len > 0 && copy_to_user(a->ubuf, buf, len) < 0)
         len = -EFAULT;
     page_free(buf);
     return len;
@@ -450,20 +508,16 @@ long sys_readlinkat(int dirfd, uint64_t upath, uint64_t ubuf, int bufsiz)
 {
     if (bufsiz <= 0)
         return -EINVAL;
-    char *path, *abs;
+    char *path;
     long err = get_path(upath, &path);
     if (err)
         return err;
-    err = proc_route(dirfd, path, &abs);
+    bool mine;
+    struct readlink_args a = {ubuf, (size_t)bufsiz};
+    err = proc_call(dirfd, path, &mine, op_proc_readlink, &a);
     page_free(path);
-    if (err > 0) {
-        err = proc_readlink(abs, ubuf, (size_t)bufsiz);
-        page_free(abs);
+    if (mine)
         return err;
-    }
-    if (err)
-        return err;
-    struct { uint64_t ubuf; size_t n; } a = {ubuf, (size_t)bufsiz};
     return with_dir(dirfd, upath, op_readlink, (long)&a);
 }
 long sys_readlink(uint64_t upath, uint64_t ubuf, int bufsiz)
@@ -589,10 +643,11 @@ long sys_truncate(uint64_t upath, int64_t len)
     return err;
 }
 
-// Into /proc itself (ScaleFS's mount point, whose relative paths proc_route
+// Into /proc itself (ScaleFS's mount point, whose relative paths proc_call
 // sends to procfs), not below it: EACCES.
-static long chdir_proc(const char *abs)
+static long op_chdir(const char *abs, void *arg)
 {
+    (void)arg;
     long err = procfs_path_is_root(abs);
     if (err <= 0)
         return err ? err : -EACCES;
@@ -603,18 +658,14 @@ static long chdir_proc(const char *abs)
 
 long sys_chdir(uint64_t upath)
 {
-    char *path, *abs;
+    char *path;
     long err = get_path(upath, &path);
     if (err)
         return err;
-    err = proc_route(AT_FDCWD, path, &abs);
+    bool mine;
+    err = proc_call(AT_FDCWD, path, &mine, op_chdir, NULL);
     page_free(path);
-    if (err > 0) {
-        err = chdir_proc(abs);
-        page_free(abs);
-        return err;
-    }
-    if (err)
+    if (mine)
         return err;
     struct inode *ip;
     err = lookup_user(AT_FDCWD, upath, 0, &ip);
@@ -712,27 +763,37 @@ long sys_getcwd(uint64_t ubuf, size_t size)
 
 // Everyone is root: read and write are always allowed, execute needs an x bit
 // somewhere (or a directory), as for Linux's root.
+struct access_args {
+    int mode;
+    bool nofollow;
+};
+
+// /proc: exists, and only directories are searchable.
+static long op_access(const char *abs, void *arg)
+{
+    struct access_args *a = arg;
+    struct fs_stat st;
+    long err = procfs_path_stat(abs, a->nofollow, STATX_TYPE | STATX_MODE, &st);
+    if (!err && (a->mode & X_OK) && !S_ISDIR(st.mode) && !(st.mode & 0111))
+        err = -EACCES;
+    return err;
+}
+
 static long access_at(int dirfd, uint64_t upath, int mode, int flags)
 {
     if (mode & ~(R_OK | W_OK | X_OK))
         return -EINVAL;
     if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
         return -EINVAL;
-    char *path, *abs;
+    char *path;
     long err = get_path(upath, &path);
     if (err)
         return err;
-    err = proc_route(dirfd, path, &abs);
+    bool mine;
+    struct access_args a = {mode, flags & AT_SYMLINK_NOFOLLOW};
+    err = proc_call(dirfd, path, &mine, op_access, &a);
     page_free(path);
-    if (err > 0) { // /proc: exists, and only directories are searchable
-        struct fs_stat st;
-        err = procfs_path_stat(abs, flags & AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st);
-        if (!err && (mode & X_OK) && !S_ISDIR(st.mode))
-            err = -EACCES;
-        page_free(abs);
-        return err;
-    }
-    if (err)
+    if (mine)
         return err;
     struct inode *ip;
     err = lookup_user(dirfd, upath, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), &ip);

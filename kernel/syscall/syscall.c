@@ -114,6 +114,7 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
     SYS(geteuid),
     SYS(getgid),
     SYS(getegid),
+    SYS(getgroups),
     SYS(getrandom),
     SYS(reboot),
     SYS(rt_sigtimedwait),

@@ -51,6 +51,7 @@ long sys_getuid(void);
 long sys_geteuid(void);
 long sys_getgid(void);
 long sys_getegid(void);
+long sys_getgroups(int size, uint64_t ulist);
 long sys_getrandom(uint64_t buf, size_t len, unsigned flags);
 long sys_rt_sigtimedwait(uint64_t set, uint64_t info, uint64_t ts, size_t size);
 long sys_reboot(unsigned magic1, unsigned magic2, unsigned cmd, uint64_t arg);

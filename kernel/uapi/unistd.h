@@ -80,6 +80,7 @@
 #define __NR_getegid 108
 #define __NR_setpgid 109
 #define __NR_getppid 110
+#define __NR_getgroups 115
 #define __NR_getpgrp 111
 #define __NR_setsid 112
 #define __NR_getpgid 121

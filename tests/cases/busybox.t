@@ -142,3 +142,34 @@ mkdir -p src && echo data > src/f
 tar -czf a.tgz src && rm -r src && tar -xzf a.tgz && cat src/f
 -- out
 data
+
+## id and whoami give names (/etc/passwd and /etc/group), not numbers
+id -un | grep -c '[^0-9]'
+id -gn | grep -c '[^0-9]'
+test "$(whoami)" = "$(id -un)" && echo same
+-- out
+1
+1
+same
+
+## /proc/self/maps: the program's code under its path, its stack as [stack]
+grep -q '^[0-9a-f]*-[0-9a-f]* r-xp [0-9a-f]* [0-9a-f]*:[0-9a-f]* [1-9][0-9]* *\/.*\/grep$' /proc/self/maps && echo code
+grep '\[stack\]$' /proc/self/maps | grep -c '^[0-9a-f]*-[0-9a-f]* rw-p '
+-- out
+code
+1
+
+## ls -l /proc/self/exe shows a link to the program; readlink reads it
+ls -l /proc/self/exe | grep -c '^l.* /proc/self/exe -> /.*/ls$'
+test -f "$(readlink /proc/self/exe)" && echo file
+-- out
+1
+file
+
+## busybox ps shows a background job with the shell as its parent, and memory
+sleep 5 &
+busybox ps -o pid,ppid,vsz,comm > out
+kill $!
+grep -c "^ *$! *$$ *[1-9][0-9]* sleep$" out
+-- out
+1

@@ -441,6 +441,7 @@ const struct call calls[] = {
     C(geteuid, "", 0),
     C(getgid, "", 0),
     C(getegid, "", 0),
+    C(getgroups, "ib", 0),
     C(getrandom, "blF", 0),
     X(reboot, run_reboot, 0),
     C(rt_sigtimedwait, "bbtS", BLOCKS),
