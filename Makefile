@@ -71,6 +71,7 @@ include tools/mtrace/mtrace.mk
 include tools/commuter/commuter.mk
 include tools/benchscale.mk
 include tests/fuzz/fuzz.mk
+include labs/labs.mk
 
 $(BUILD)/%.c.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
