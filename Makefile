@@ -72,6 +72,7 @@ include tools/commuter/commuter.mk
 include tools/benchscale.mk
 include tests/fuzz/fuzz.mk
 include tests/stress/stress.mk
+include labs/labs.mk
 
 $(BUILD)/%.c.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)

@@ -57,6 +57,7 @@ struct rename_ctx {
 #define RENAME_NOOP 1      // the same file under both names: nothing to do
 #define RENAME_NEED_LOCK 2 // a directory moves across directories: take rename_lock
 
+// LAB rename BEGIN
 // rename_check for FS_EXCHANGE (src exists): both names must exist, and
 // either type may go to either place, but no directory into its own subtree.
 static int exchange_check(struct rename_ctx *c, const struct dent *src, const struct dent *tgt,
@@ -76,6 +77,7 @@ static int exchange_check(struct rename_ctx *c, const struct dent *src, const st
         return RENAME_NOOP;
     return 0;
 }
+// LAB rename END
 
 // What the two entries decide, in Linux's order of checks: an error,
 // RENAME_NOOP, RENAME_NEED_LOCK, or 0 to go on. With have_lock (rename_lock
@@ -88,8 +90,10 @@ static int rename_check(struct rename_ctx *c, const struct dent *src, const stru
     bool cross = o->dir != n->dir, isdir = src && src->type == DT_DIR;
     if (!src)
         return -ENOENT;
+    // LAB rename BEGIN
     if (c->flags & FS_EXCHANGE)
         return exchange_check(c, src, tgt, have_lock);
+    // LAB rename END
     if (tgt && (c->flags & FS_NOREPLACE))
         return -EEXIST;         // even another name of the same file (Linux)
     if (isdir && cross && !have_lock)
@@ -120,6 +124,7 @@ static void reparent(struct inode *ip, struct inode *from, struct inode *to, str
     iput_later(l, from); // readers may still be following the old ".."
 }
 
+// LAB rename BEGIN
 // Swap the files of two checked entries: each name gets a new entry naming the
 // other's inode. Nothing can fail here: both directories hold an entry, so
 // neither is dead. Link counts of the files stay; directories changing parent
@@ -144,6 +149,7 @@ static void exchange_locked(struct rename_ctx *c, struct dbucket *b1, struct den
     }
     c->ne = c->oe = NULL;
 }
+// LAB rename END
 
 // Move src's file to the target name, replacing tgt if any. Only the insert
 // can fail (the new parent is dead: ENOENT), and it comes before any change
@@ -201,9 +207,13 @@ static int rename_locked(struct rename_ctx *c, bool have_lock, bool *retry, bool
         dent_retire(src);
         if (tgt)
             dent_retire(tgt);
+        // LAB rename BEGIN
         if (exchange)
             exchange_locked(c, &b1, src, &b2, tgt);
         else if ((err = move_locked(c, &b1, src, &b2, tgt))) {
+        // LAB rename SKELETON
+        // if ((err = move_locked(c, &b1, src, &b2, tgt))) {
+        // LAB rename END
             dent_unretire(src);
             if (tgt)
                 dent_unretire(tgt);
@@ -288,6 +298,12 @@ int fs_rename_flags(struct inode *oldcwd, const char *oldpath, struct inode *new
         return err;
     if ((flags & FS_EXCHANGE) && (flags & FS_NOREPLACE))
         return -EINVAL;
+    // LAB rename BEGIN
+    // LAB rename SKELETON
+    // // TODO (labs/rename): exchange_check and exchange_locked, then remove this.
+    // if (flags & FS_EXCHANGE)
+    //     return -EINVAL;
+    // LAB rename END
     struct rename_ctx *c = kzalloc(sizeof *c); // two nameidata: 1.5 KiB, not on the stack
     if (!c)
         return -ENOMEM;

@@ -281,6 +281,7 @@ static int claim_lowest(struct fdtable *t, uintptr_t v, int minfd, int limit)
     return -EMFILE;
 }
 
+// LAB anyfd BEGIN
 // O_ANYFD: a free fd in the calling CPU's partition, holding v; -EMFILE if the
 // part of it the limit allows is full. Round r of the partitions is chunks
 // 1 + r * ncpu ... ncpu + r * ncpu (one per CPU); only rounds that begin below
@@ -303,6 +304,7 @@ static int claim_in_partition(struct fdtable *t, uintptr_t v, int limit)
     }
     return -EMFILE;
 }
+// LAB anyfd END
 
 // Files in a table that threads share may be borrowed (fd_get): say so now
 // (file_lend), so that borrowers only read it. A table that becomes shared
@@ -332,12 +334,17 @@ int fd_install(struct fdtable *t, struct file *f, unsigned how, bool anyfd, int 
     limit = MIN(limit, FD_MAX);
     lend_if_shared(t, f);
     uintptr_t v = slot_value(f, how);
+    // LAB anyfd BEGIN
     if (anyfd) {
         int fd = claim_in_partition(t, v, limit);
         if (fd != -EMFILE)
             return fd;
         // The partition is full (or the limit leaves none): any free fd will do.
     }
+    // LAB anyfd SKELETON
+    // // TODO (labs/anyfd): an O_ANYFD fd from this CPU's own partition.
+    // (void)anyfd;
+    // LAB anyfd END
     return claim_lowest(t, v, minfd, limit);
 }
 

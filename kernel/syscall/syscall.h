@@ -33,7 +33,9 @@ long sys_mprotect(uint64_t addr, size_t len, int prot);
 long sys_madvise(uint64_t addr, size_t len, int advice);
 long sys_kstats(uint64_t ubuf, uint64_t n);
 long sys_uname(uint64_t buf);
+// LAB sysinfo BEGIN
 long sys_sysinfo(uint64_t buf);
+// LAB sysinfo END
 long sys_clock_gettime(int clock, uint64_t ts);
 long sys_gettimeofday(uint64_t tv, uint64_t tz);
 long sys_time(uint64_t tloc);
