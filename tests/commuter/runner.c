@@ -1,5 +1,9 @@
-// The pairwise conformance runner: runs the generated commutativity suite
-// (suite.h, built from tests/commuter/data) against the kernel it runs on.
+// The pairwise conformance runner: runs a generated commutativity suite
+// (suite.h: the page suite, built from tests/commuter/data, or with -S bytes
+// the byte suite, from tests/commuter/data-bytes) against the kernel it runs on.
+// The suite's unit is the size of one data value (4096 or 1 bytes): the model's
+// offsets, lengths and counts are multiplied by it, and its values expanded to
+// whole units (pattern.h) when written and compared whole when read.
 //
 // Per test and per order (both orders for a commuting test, A then B for a
 // sequential one): the runner, pinned to the setup CPU, builds the initial
@@ -20,8 +24,9 @@
 // tests start commuter-child (tests/commuter/child.c) and wait for it inside
 // the call; on Linux (-L) MADV_UNMAP_ASYNC tests call munmap instead.
 //
-// usage: commuter [-n SHARDS -p SHARD] [-f PAIR,...] [-t NAME-SUBSTRING]
+// usage: commuter [-S page|bytes] [-n SHARDS -p SHARD] [-f PAIR,...] [-t NAME-SUBSTRING]
 //                 [-s PER-PAIR] [-L] [-J summary.json] [-d DIR] [-l] [-x CHILD]
+//   -S     the suite (default page)
 //   -n/-p  run shard p of n (tests whose id % n == p)
 //   -f     only these pairs (open/link,...); -t only names containing NAME
 //   -s     a sample: about PER-PAIR tests spread over each pair's tests
@@ -54,6 +59,7 @@
 
 #include "../../kernel/uapi/ext.h"
 #include "../../tools/mtrace/markers.h"
+#include "pattern.h"
 #include "suite.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -66,13 +72,20 @@
 
 static void *page_va(int k) { return (void *)(TEST_VA + (unsigned long)k * PAGE); }
 
+// The suite (-S) and its unit, the bytes of one data value.
+static const struct ct_suite *S = &ct_suite_page;
+static long unit;
+// The most units a file (model DATA) or a pipe (PIPEMAX) holds, and one more
+// unit, so that reading it all shows whether there is more.
+#define MAX_UNITS 9
+
 // What one call did, written by the process that ran it into shared memory.
 struct outcome {
     int done;
     long ret;
     int err;
     int sig, code;              // a memory access's signal and its si_code
-    unsigned char data[2];
+    int vals[2];                // the values of the units read (CT_GARBLED: none)
     ino_t ino;
     nlink_t nlink;
     off_t size;
@@ -89,15 +102,15 @@ struct file_obs {
     int8_t ino;         // which inode: see canonical_inodes
     ino_t raw;          // its number (a freed inode's may be reused: not compared)
     int8_t mode;        // O_ACCMODE bits
-    int8_t n;           // bytes of data[] (file contents, or what the pipe held)
-    int16_t off, size;
+    int32_t n;          // bytes read: the file's contents, or what the pipe held
+    int32_t off, size;
     int16_t nlink;
-    uint8_t data[8];
+    uint64_t sum;       // a hash of those bytes
 };
 struct proc_obs {
     struct file_obs fd[OBS_FDS];
     int8_t sig[2], code[2];
-    uint8_t page[2][4];
+    uint64_t page[2];   // a hash of the modelled units of each test page
 };
 
 struct shared {
@@ -170,9 +183,9 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
     _exit(3);
 }
 
-// Reads *p into *v, or writes v to *p: 0, or the signal the access raised
-// (its si_code in *code).
-static int guarded(volatile unsigned char *p, unsigned char *v, bool write, int *code)
+// Copies n bytes from p to v, or from v to p if write: 0, or the signal the
+// first faulting access raised (its si_code in *code).
+static int guarded(volatile unsigned char *p, unsigned char *v, size_t n, bool write, int *code)
 {
     sigjmp_buf jb;
     int sig = sigsetjmp(jb, 1);
@@ -183,22 +196,49 @@ static int guarded(volatile unsigned char *p, unsigned char *v, bool write, int 
         return sig;
     }
     fault_jb = &jb;
-    if (write)
-        *p = *v;
-    else
-        *v = *p;
+    for (size_t i = 0; i < n; i++) {
+        if (write)
+            p[i] = v[i];
+        else
+            v[i] = p[i];
+    }
     fault_jb = NULL;
     return 0;
 }
 
-static int guarded_read(volatile unsigned char *p, unsigned char *v, int *code)
+// 64-bit FNV-1a: observations compare contents of up to MAX_UNITS pages by it.
+static uint64_t hash(const unsigned char *b, size_t n)
 {
-    return guarded(p, v, false, code);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
 }
 
-static int guarded_write(volatile unsigned char *p, unsigned char v, int *code)
+// Call c's transfer buffer: written (so faulted in, and a write's patterns
+// filled) by prepare_call before the calls start, so that a call's window
+// holds its system call and no page fault of the runner's own memory.
+static unsigned char iobuf[2][2 * PAGE];
+
+static void prepare_call(const struct ct_call *c, int k)
 {
-    return guarded(p, &v, true, code);
+    const int16_t *a = c->args;
+    unsigned char *b = iobuf[k];
+    memset(b, 0xee, sizeof iobuf[k]);
+    if (c->op == OP_WRITE || c->op == OP_PWRITE) {
+        int v0 = c->op == OP_WRITE ? 2 : 3;
+        ct_fill(b, a[v0], unit);
+        ct_fill(b + unit, a[v0 + 1], unit);
+    } else if (c->op == OP_MEMWRITE) {
+        ct_fill(b, a[2], unit);
+    }
+}
+
+// The values of the n bytes at b, one per whole unit read.
+static void values(const unsigned char *b, long n, int vals[2])
+{
+    for (long k = 0; k < 2; k++)
+        vals[k] = (k + 1) * unit <= n ? ct_value(b + k * unit, unit) : 0;
 }
 
 // ---- the calls -------------------------------------------------------------------
@@ -218,11 +258,12 @@ static void record_stat(struct outcome *o, const struct stat *st)
 // the signal that killed it), or -1 with errno set if there is no child.
 static long do_spawn(const int16_t *a)
 {
-    char name[8], fd[8], byte[8];
+    char name[8], fd[8], val[8], units[8];
     name_of(name, a[2]);
     snprintf(fd, sizeof fd, "%d", a[3]);
-    snprintf(byte, sizeof byte, "%d", a[5]);
-    char *argv[] = {"commuter-child", a[0] == SPAWN_WRITE ? "w" : "r", fd, byte, NULL};
+    snprintf(val, sizeof val, "%d", a[5]);
+    snprintf(units, sizeof units, "%ld", unit);
+    char *argv[] = {"commuter-child", a[0] == SPAWN_WRITE ? "w" : "r", fd, val, units, NULL};
     char *envp[] = {NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -256,11 +297,11 @@ static long do_spawn(const int16_t *a)
                                                                           : 512;
 }
 
-static void do_call(const struct ct_call *c, struct outcome *o)
+static void do_call(const struct ct_call *c, int k, struct outcome *o)
 {
     const int16_t *a = c->args;
     char p1[8], p2[8];
-    unsigned char buf[2] = {0, 0};
+    unsigned char *buf = iobuf[k];
     struct stat st;
     void *addr;
     long r = 0;
@@ -297,7 +338,7 @@ static void do_call(const struct ct_call *c, struct outcome *o)
             record_stat(o, &st);
         break;
     case OP_LSEEK:
-        r = lseek(a[0], a[1], a[2]);
+        r = lseek(a[0], a[1] * unit, a[2]);
         break;
     case OP_CLOSE:
         r = close(a[0]);
@@ -306,20 +347,18 @@ static void do_call(const struct ct_call *c, struct outcome *o)
         r = pipe(o->fds);
         break;
     case OP_READ:
-        r = read(a[0], buf, a[1]);
+        r = read(a[0], buf, a[1] * unit);
+        values(buf, r, o->vals);
         break;
     case OP_WRITE:
-        buf[0] = a[2];
-        buf[1] = a[3];
-        r = write(a[0], buf, a[1]);
+        r = write(a[0], buf, a[1] * unit);
         break;
     case OP_PREAD:
-        r = pread(a[0], buf, a[1], a[2]);
+        r = pread(a[0], buf, a[1] * unit, a[2] * unit);
+        values(buf, r, o->vals);
         break;
     case OP_PWRITE:
-        buf[0] = a[3];
-        buf[1] = a[4];
-        r = pwrite(a[0], buf, a[1], a[2]);
+        r = pwrite(a[0], buf, a[1] * unit, a[2] * unit);
         break;
     case OP_MMAP:
         addr = mmap(a[2] ? page_va(a[0]) : NULL, PAGE, PROT_READ | (a[3] ? PROT_WRITE : 0),
@@ -335,11 +374,11 @@ static void do_call(const struct ct_call *c, struct outcome *o)
                      a[1] == 1 ? PROT_READ : PROT_READ | PROT_WRITE);
         break;
     case OP_MEMREAD:
-        o->sig = guarded_read((unsigned char *)page_va(a[0]) + a[1], &buf[0], &o->code);
-        r = buf[0];
+        o->sig = guarded((unsigned char *)page_va(a[0]) + a[1] * unit, buf, unit, false, &o->code);
+        r = ct_value(buf, unit);
         break;
     case OP_MEMWRITE:
-        o->sig = guarded_write((unsigned char *)page_va(a[0]) + a[1], a[2], &o->code);
+        o->sig = guarded((unsigned char *)page_va(a[0]) + a[1] * unit, buf, unit, true, &o->code);
         break;
     case OP_SPAWN:
         r = do_spawn(a);
@@ -351,7 +390,6 @@ static void do_call(const struct ct_call *c, struct outcome *o)
     }
     o->err = r == -1 ? errno : 0;
     o->ret = r;
-    memcpy(o->data, buf, 2);
 }
 
 // ---- one order of one test ----------------------------------------------------------
@@ -375,7 +413,7 @@ static void *execute(void *arg)
     wait_turn(e->pos);
     __sync_synchronize();
     mtrace_open(e->call);
-    do_call(&e->t->calls[e->call], &shm->out[e->call]);
+    do_call(&e->t->calls[e->call], e->call, &shm->out[e->call]);
     mtrace_close(e->call);
     shm->out[e->call].done = 1;
     // Park on the setup CPU until the other call is done too. Not on this CPU:
@@ -388,6 +426,18 @@ static void *execute(void *arg)
     shm->turn = e->pos + 1;
     wait_turn(2);
     return NULL;
+}
+
+// Writes the patterns of n values to fd, as one write: 0, or -1 with errno.
+static int write_units(int fd, const uint8_t *vals, int n)
+{
+    static unsigned char b[MAX_UNITS * PAGE];
+    for (int k = 0; k < n; k++)
+        ct_fill(b + k * unit, vals[k], unit);
+    long r = write(fd, b, n * unit);
+    if (r >= 0 && r != n * unit)
+        errno = EIO;
+    return r == n * unit ? 0 : -1;
 }
 
 // Moves fd to a high number so that the low ones can be placed exactly.
@@ -411,7 +461,7 @@ static void setup_fds(const struct ct_proc *p)
         pipefd[p->pipes[k].pipe][0] = high(pf[0]);
         pipefd[p->pipes[k].pipe][1] = high(pf[1]);
         int w = pipefd[p->pipes[k].pipe][1];
-        if (p->pipes[k].len && write(w, p->pipes[k].data, p->pipes[k].len) != p->pipes[k].len)
+        if (p->pipes[k].len && write_units(w, p->pipes[k].data, p->pipes[k].len) < 0)
             setup_fail("setup: pipe write: %s", strerror(errno));
     }
     for (int k = 0; k < p->nfds; k++) {
@@ -419,7 +469,7 @@ static void setup_fds(const struct ct_proc *p)
         if (f->kind == FD_FILE) {
             tmp_of(b, f->ino);
             tmpfd[k] = high(open(b, accmode[f->mode]));
-            if (lseek(tmpfd[k], f->off, SEEK_SET) != f->off)
+            if (lseek(tmpfd[k], f->off * unit, SEEK_SET) != f->off * unit)
                 setup_fail("setup: lseek: %s", strerror(errno));
         } else {
             tmpfd[k] = pipefd[f->pipe][f->kind == FD_PIPE_W];
@@ -443,7 +493,8 @@ static void setup_pages(const struct ct_proc *p)
             m = mmap(va, PAGE, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
             if (m == va) {
-                memcpy(va, g->data, sizeof g->data);
+                for (unsigned u = 0; u < S->pageb; u++)
+                    ct_fill((unsigned char *)va + u * unit, g->data[u], unit);
                 if (mprotect(va, PAGE, prots[g->prot]) < 0)
                     setup_fail("setup: mprotect: %s", strerror(errno));
             }
@@ -459,6 +510,7 @@ static void setup_pages(const struct ct_proc *p)
 }
 
 static ino_t initial_ino[2];
+static unsigned char obsbuf[MAX_UNITS * PAGE];
 
 // A file's or pipe's observable state through descriptor fd (or a path).
 static void observe_file(int fd, struct file_obs *o)
@@ -473,8 +525,9 @@ static void observe_file(int fd, struct file_obs *o)
         o->kind = 2;
         if (o->mode == O_RDONLY) {
             fcntl(fd, F_SETFL, O_NONBLOCK);
-            long n = read(fd, o->data, sizeof o->data);
+            long n = read(fd, obsbuf, MAX_UNITS * unit);
             o->n = n > 0 ? n : 0;
+            o->sum = hash(obsbuf, o->n);
         }
         return;
     }
@@ -496,11 +549,12 @@ static void observe_process(const struct ct_test *t, int p)
         if (!any)
             observe_file(fd, &o->fd[fd]);
     }
-    for (int k = 0; k < 2; k++)
-        for (int b = 0, code; b < 4 && !o->sig[k]; b++) {
-            o->sig[k] = guarded_read((unsigned char *)page_va(k) + b, &o->page[k][b], &code);
-            o->code[k] = code;
-        }
+    for (int k = 0; k < 2; k++) {
+        int code;
+        o->sig[k] = guarded((unsigned char *)page_va(k), obsbuf, S->pageb * unit, false, &code);
+        o->code[k] = code;
+        o->page[k] = o->sig[k] ? 0 : hash(obsbuf, S->pageb * unit);
+    }
 }
 
 // The names, observed by the runner once the processes are gone.
@@ -515,8 +569,9 @@ static void observe_names(struct file_obs names[3])
             continue;
         observe_file(fd, &names[n]);
         names[n].mode = names[n].off = 0;
-        long r = pread(fd, names[n].data, sizeof names[n].data, 0);
+        long r = pread(fd, obsbuf, MAX_UNITS * unit, 0);
         names[n].n = r > 0 ? r : 0;
+        names[n].sum = hash(obsbuf, names[n].n);
         close(fd);
     }
 }
@@ -542,6 +597,9 @@ static void process_main(const struct ct_test *t, int p, const struct ct_proc *p
         setup_fds(pr);
         setup_pages(pr);
     }
+    for (int c = 0; c < 2; c++)
+        if (t->calls[c].proc == p)
+            prepare_call(&t->calls[c], c);
     // Fault in the shared pages now, not inside a call's window.
     (void)*(volatile char *)MTRACE_BASE;
     __sync_fetch_and_add(&shm->ready, 1);
@@ -580,7 +638,7 @@ static int run_order(const struct ct_test *t, int order, char *why, size_t whyle
         struct stat st;
         tmp_of(b, in->ino);
         int fd = open(b, O_CREAT | O_EXCL | O_RDWR, 0666);
-        if (fd < 0 || write(fd, in->data, in->len) != in->len || fstat(fd, &st) < 0) {
+        if (fd < 0 || (in->len && write_units(fd, in->data, in->len) < 0) || fstat(fd, &st) < 0) {
             snprintf(why, whylen, "setup: file %s: %s", b, strerror(errno));
             return -1;
         }
@@ -678,13 +736,25 @@ static int in_setup(const struct ct_test *t, int proc, long fd)
     return 0;
 }
 
+// What a call returns, in bytes, for the model's `ret` in units.
+static long scaled(int op, long ret)
+{
+    switch (op) {
+    case OP_LSEEK: case OP_READ: case OP_WRITE: case OP_PREAD: case OP_PWRITE:
+        return ret * unit;
+    }
+    return ret;
+}
+
 static int check(const struct ct_test *t, int c, const struct outcome *o, char *why, size_t n)
 {
     const struct ct_result *e = &t->expect[c];
+    const int op = t->calls[c].op;
+    long want = scaled(op, e->ret);
     int ok = 1;
     if (e->kind != R_ERR && o->ret == -1 && o->sig == 0) {
         snprintf(why, n, "call %d (%s): expected success, got errno %d (%s)", c,
-                 ct_opnames[t->calls[c].op], o->err, strerror(o->err));
+                 S->opnames[op], o->err, strerror(o->err));
         return 0;
     }
     switch (e->kind) {
@@ -692,16 +762,19 @@ static int check(const struct ct_test *t, int c, const struct outcome *o, char *
         ok = o->ret == -1 && o->err == e->err;
         break;
     case R_RET:
-        ok = o->ret == e->ret && o->sig == 0;
+        ok = o->ret == want && o->sig == 0;
         break;
     case R_ANYFD:
         ok = o->ret >= 0 && !in_setup(t, t->calls[c].proc, o->ret);
         break;
     case R_DATA:
-        ok = o->ret == e->ret && memcmp(o->data, e->data, e->ret) == 0;
+        ok = o->ret == want;
+        for (int k = 0; k < e->ret; k++)
+            ok = ok && o->vals[k] == e->data[k];
         break;
     case R_STAT:
-        ok = o->ret == 0 && S_ISREG(o->mode) && (long)o->nlink == e->nlink && o->size == e->size;
+        ok = o->ret == 0 && S_ISREG(o->mode) && (long)o->nlink == e->nlink &&
+             o->size == e->size * unit;
         if (e->ino < 2)
             ok = ok && o->ino == initial_ino[e->ino];
         else
@@ -732,9 +805,10 @@ static int check(const struct ct_test *t, int c, const struct outcome *o, char *
     }
     if (!ok)
         snprintf(why, n, "call %d (%s): got ret %ld errno %d sig %d code %d data %d,%d nlink %ld "
-                 "size %ld; expected kind %d ret %d err %d code %d", c, ct_opnames[t->calls[c].op],
-                 o->ret, o->err, o->sig, o->code, o->data[0], o->data[1], (long)o->nlink,
-                 (long)o->size, e->kind, e->ret, e->err, e->code);
+                 "size %ld; expected kind %d ret %ld err %d code %d data %d,%d", c,
+                 S->opnames[op], o->ret, o->err, o->sig, o->code, o->vals[0], o->vals[1],
+                 (long)o->nlink, (long)o->size, e->kind, want, e->err, e->code, e->data[0],
+                 e->data[1]);
     return ok;
 }
 
@@ -877,8 +951,14 @@ int main(int argc, char **argv)
     int list = 0;
     const char *child = NULL;
     map_text();
-    while ((opt = getopt(argc, argv, "n:p:f:t:s:LJ:d:lx:")) != -1) {
+    while ((opt = getopt(argc, argv, "S:n:p:f:t:s:LJ:d:lx:")) != -1) {
         switch (opt) {
+        case 'S':
+            if (strcmp(optarg, ct_suite_bytes.name) == 0)
+                S = &ct_suite_bytes;
+            else if (strcmp(optarg, ct_suite_page.name) != 0)
+                opt = '?';
+            break;
         case 'n': shards = atoi(optarg); break;
         case 'p': shard = atoi(optarg); break;
         case 'f': pairs = optarg; break;
@@ -890,15 +970,19 @@ int main(int argc, char **argv)
         case 'l': list = 1; break;
         case 'x': child = optarg; break;
         default:
-            fprintf(stderr, "usage: %s [-n SHARDS -p SHARD] [-f PAIR,...] [-t NAME] [-s PER-PAIR] "
-                            "[-L] [-J FILE] [-d DIR] [-l] [-x CHILD]\n", argv[0]);
+            opt = '?';
+        }
+        if (opt == '?') {
+            fprintf(stderr, "usage: %s [-S page|bytes] [-n SHARDS -p SHARD] [-f PAIR,...] [-t NAME] "
+                            "[-s PER-PAIR] [-L] [-J FILE] [-d DIR] [-l] [-x CHILD]\n", argv[0]);
             return 2;
         }
     }
+    unit = S->unit;
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (list) {
-        for (unsigned i = 0; i < ct_ntests; i++)
-            printf("%u %s %s\n", i, ct_tests[i].name, ct_tests[i].commute ? "commute" : "sequential");
+        for (unsigned i = 0; i < S->ntests; i++)
+            printf("%u %s %s\n", i, S->tests[i].name, S->tests[i].commute ? "commute" : "sequential");
         return 0;
     }
 
@@ -949,16 +1033,16 @@ int main(int argc, char **argv)
     // Select: the shard, the pairs, the name, and a per-pair sample spread
     // evenly over each pair's tests.
     static unsigned char chosen[1 << 20];
-    unsigned *pair_count = calloc(ct_npairs, sizeof *pair_count);
-    unsigned *pair_seen = calloc(ct_npairs, sizeof *pair_seen);
+    unsigned *pair_count = calloc(S->npairs, sizeof *pair_count);
+    unsigned *pair_seen = calloc(S->npairs, sizeof *pair_seen);
     unsigned total = 0;
-    for (unsigned i = 0; i < ct_ntests; i++)
-        pair_count[ct_tests[i].pair]++;
-    for (unsigned i = 0; i < ct_ntests; i++) {
-        const struct ct_test *t = &ct_tests[i];
+    for (unsigned i = 0; i < S->ntests; i++)
+        pair_count[S->tests[i].pair]++;
+    for (unsigned i = 0; i < S->ntests; i++) {
+        const struct ct_test *t = &S->tests[i];
         unsigned k = pair_seen[t->pair]++, cnt = pair_count[t->pair];
         int pick = i % shards == (unsigned)shard;
-        pick = pick && (!pairs || listed(pairs, ct_pairs[t->pair]));
+        pick = pick && (!pairs || listed(pairs, S->pairs[t->pair]));
         pick = pick && (!name || strstr(t->name, name));
         if (per_pair && cnt > (unsigned)per_pair)
             pick = pick && (k * per_pair) / cnt != ((k + 1) * per_pair) / cnt;
@@ -966,13 +1050,13 @@ int main(int argc, char **argv)
         total += pick;
     }
 
-    unsigned *tests = calloc(ct_npairs, sizeof *tests), *passed = calloc(ct_npairs, sizeof *passed);
-    unsigned *skipped = calloc(ct_npairs, sizeof *skipped);
+    unsigned *tests = calloc(S->npairs, sizeof *tests), *passed = calloc(S->npairs, sizeof *passed);
+    unsigned *skipped = calloc(S->npairs, sizeof *skipped);
     unsigned n = 0, npass = 0, nfail = 0, nskip = 0;
-    for (unsigned i = 0; i < ct_ntests; i++) {
+    for (unsigned i = 0; i < S->ntests; i++) {
         if (!chosen[i])
             continue;
-        const struct ct_test *t = &ct_tests[i];
+        const struct ct_test *t = &S->tests[i];
         char why[320] = "";
         n++;
         tests[t->pair]++;
@@ -983,7 +1067,7 @@ int main(int argc, char **argv)
             continue;
         }
         // For the mtrace analysis: which pair this test id belongs to.
-        printf("# mtrace-test %u %s %s\n", i, ct_pairs[t->pair], t->name);
+        printf("# mtrace-test %u %s %s\n", i, S->pairs[t->pair], t->name);
         int ok = run_test(i, t, why, sizeof why);
         passed[t->pair] += ok;
         npass += ok;
@@ -1000,9 +1084,9 @@ int main(int argc, char **argv)
     chdir("/");
     rmdir(path);
 
-    for (unsigned p = 0; p < ct_npairs; p++)
+    for (unsigned p = 0; p < S->npairs; p++)
         if (tests[p])
-            printf("# pair %-18s tests %5u passed %5u skipped %4u\n", ct_pairs[p], tests[p],
+            printf("# pair %-18s tests %5u passed %5u skipped %4u\n", S->pairs[p], tests[p],
                    passed[p], skipped[p]);
     if (jf) {
         FILE *f = jf;
@@ -1010,11 +1094,11 @@ int main(int argc, char **argv)
             fprintf(f, "{\"tests\": %u, \"passed\": %u, \"failed\": %u, \"skipped\": %u,\n"
                        " \"per_pair\": {", n, npass, nfail, nskip);
             int first = 1;
-            for (unsigned p = 0; p < ct_npairs; p++) {
+            for (unsigned p = 0; p < S->npairs; p++) {
                 if (!tests[p])
                     continue;
                 fprintf(f, "%s\n  \"%s\": {\"tests\": %u, \"passed\": %u, \"skipped\": %u}",
-                        first ? "" : ",", ct_pairs[p], tests[p], passed[p], skipped[p]);
+                        first ? "" : ",", S->pairs[p], tests[p], passed[p], skipped[p]);
                 first = 0;
             }
             fprintf(f, "}}\n");

@@ -1,6 +1,9 @@
-// The pairwise commutativity suite as C data: one struct per test, generated
-// from tests/commuter/data/*.json by tools/commuter/gen_c.py. Field meanings
-// follow the model (tools/commuter/model.py, bounds in tools/commuter/ops.py).
+// The pairwise commutativity suites as C data: one struct per test, generated
+// from tests/commuter/data/*.json (the page suite) and data-bytes/*.json (the
+// byte suite) by tools/commuter/gen_c.py. Field meanings follow the model
+// (tools/commuter/model.py, bounds in tools/commuter/ops.py). Offsets, lengths,
+// counts and sizes are in the suite's units (ct_suite.unit bytes), and data
+// values are a unit's pattern (pattern.h).
 #pragma once
 #include <stdint.h>
 
@@ -17,19 +20,19 @@ enum ct_rkind {
     R_ERR = 1,   // -1 with errno `err`
     R_RET,       // `ret`
     R_ANYFD,     // some descriptor not open at setup (O_ANYFD)
-    R_DATA,      // `ret` bytes, equal to data[]
+    R_DATA,      // `ret` units, whose patterns are data[]
     R_STAT,      // a regular file: inode `ino` (0..1 initial, 2+c created by call c), nlink, size
     R_FIFO,      // fstat of a pipe
     R_PIPE,      // 0 and descriptors fds[0], fds[1]
     R_ADDR,      // mmap: the test page `ret`, or any other address when ret < 0
-    R_VAL,       // a memory read that returned byte `ret`
+    R_VAL,       // a memory read that returned the unit of value `ret`
     R_SIG,       // a memory access that faulted with signal `ret`, si_code `code`
     R_STATUS,    // posix_spawn: the child ended with `ret` (exit status 0..255, or
                  // 256 + the signal that killed it)
 };
 
 // posix_spawn's arguments (tools/commuter/ops.py): args[0] the program,
-// args[1] the file action, then name, cfd, src, the byte to write.
+// args[1] the file action, then name, cfd, src, the value to write.
 enum { SPAWN_EXEC, SPAWN_READ, SPAWN_WRITE };
 enum { FA_NONE, FA_OPEN, FA_CREAT, FA_CLOSE, FA_DUP2 };
 
@@ -63,8 +66,15 @@ struct ct_test {
     struct ct_result expect[2];
 };
 
-extern const struct ct_test ct_tests[];
-extern const unsigned ct_ntests;
-extern const char *const ct_pairs[];
-extern const unsigned ct_npairs;
-extern const char *const ct_opnames[];
+struct ct_suite {
+    const char *name;
+    unsigned unit;              // bytes of one data value: 4096 (page) or 1 (bytes)
+    unsigned pageb;             // units of a test page the model holds
+    const struct ct_test *tests;
+    unsigned ntests;
+    const char *const *pairs;   // "a/b", by ct_test.pair
+    unsigned npairs;
+    const char *const *opnames; // by enum ct_op
+};
+
+extern const struct ct_suite ct_suite_page, ct_suite_bytes;

@@ -1,5 +1,5 @@
 # The pairwise commutativity suite (tools/commuter/, tests/commuter/).
-## testgen: regenerate tests/commuter/data/ from the model (python3-z3; 10-20 min)
+## testgen: regenerate the suite's data from the model (SUITE=page: tests/commuter/data/, SUITE=bytes: data-bytes/; python3-z3; 5-15 min)
 ## conformance: the whole suite in our guest (CONFORMANCE_ARGS="-f open/link": one pair; JOBS=N: N guests at once; SHARD=I/N: one shard)
 ## conformance-linux-host: the whole suite on this Linux host
 ## conformance-linux-qemu: the whole suite in Debian's Linux 6.1 under QEMU (LINUX_QEMU_ARGS="-s 6": a sample)
@@ -9,47 +9,62 @@
 # it into C tables. The runner is built against our libc, so the very same
 # static binary runs on the Linux host, in Linux under QEMU and in our guest.
 # Results go to $(BUILD)/conformance/<ours|linux-host|linux-qemu>/.
+#
+# Two suites (tools/commuter/ops.py): SUITE=page (the default: a data value is
+# a 4096-byte page, as in Commuter's model) and SUITE=bytes (a byte, with small
+# files and unaligned offsets). The one runner holds both (-S picks one); each
+# target here and in tools/mtrace/mtrace.mk runs SUITE's, and the byte suite's
+# results go to directories named with -bytes (e.g. conformance/ours-bytes).
+SUITE ?= page
+SUITE_TAG = $(if $(filter page,$(SUITE)),,-$(SUITE))
+# suite -> its data directory (testgen.py's SUITE_FILES)
+COMMUTER_DATA_page := tests/commuter/data
+COMMUTER_DATA_bytes := tests/commuter/data-bytes
+COMMUTER_SUITES := page bytes
 
 COMMUTER_CC := $(LIBC_CC)
 COMMUTER_CFLAGS := $(LIBC_CFLAGS) -O2 -Wall -Wextra -Werror -Itests/commuter -I$(BUILD)/commuter
-COMMUTER_DATA := $(wildcard tests/commuter/data/*.json)
 COMMUTER_GEN := tools/commuter/gen_c.py tools/commuter/ops.py
+COMMUTER_TABLES := $(foreach s,$(COMMUTER_SUITES),$(BUILD)/commuter/tests-$(s).o)
 COMMUTER_BIN := $(BUILD)/commuter/commuter
 # What the posix_spawn tests start; the runner looks for it next to itself.
 COMMUTER_CHILD := $(BUILD)/commuter/commuter-child
 CONFORMANCE := $(BUILD)/conformance
 
-$(BUILD)/commuter/tests.c: $(COMMUTER_DATA) $(COMMUTER_GEN) | $(DEPS_OK)
-	@mkdir -p $(@D)
-	@echo "  GEN     $@"
-	$(Q)python3 tools/commuter/gen_c.py tests/commuter/data $@
+define commuter_tables
+$(BUILD)/commuter/tests-$(1).c: $(wildcard $(COMMUTER_DATA_$(1))/*.json) $(COMMUTER_GEN) | $(DEPS_OK)
+	@mkdir -p $$(@D)
+	@echo "  GEN     $$@"
+	$(Q)python3 tools/commuter/gen_c.py --suite $(1) $(COMMUTER_DATA_$(1)) $$@
+endef
+$(foreach s,$(COMMUTER_SUITES),$(eval $(call commuter_tables,$(s))))
 
 # The tables are large and flat: compile them without optimisation.
-$(BUILD)/commuter/tests.o: $(BUILD)/commuter/tests.c tests/commuter/suite.h $(LIBC_DEPS)
+$(BUILD)/commuter/tests-%.o: $(BUILD)/commuter/tests-%.c tests/commuter/suite.h $(LIBC_DEPS)
 	@echo "  LIBCC   $@"
 	$(Q)$(COMMUTER_CC) $(filter-out -O2,$(COMMUTER_CFLAGS)) -O0 -c -o $@ $<
 
-$(COMMUTER_BIN): tests/commuter/runner.c tests/commuter/suite.h $(BUILD)/commuter/tests.o \
-		tools/mtrace/markers.h kernel/uapi/ext.h $(LIBC_DEPS)
+$(COMMUTER_BIN): tests/commuter/runner.c tests/commuter/suite.h tests/commuter/pattern.h \
+		$(COMMUTER_TABLES) tools/mtrace/markers.h kernel/uapi/ext.h $(LIBC_DEPS)
 	@echo "  LIBCC   $@"
 	$(Q)$(COMMUTER_CC) $(COMMUTER_CFLAGS) -c -o $@.o tests/commuter/runner.c
-	$(Q)$(call LIBC_LINK,$@,$@.o $(BUILD)/commuter/tests.o)
+	$(Q)$(call LIBC_LINK,$@,$@.o $(COMMUTER_TABLES))
 
-$(COMMUTER_CHILD): tests/commuter/child.c $(LIBC_DEPS)
+$(COMMUTER_CHILD): tests/commuter/child.c tests/commuter/pattern.h $(LIBC_DEPS)
 	@echo "  LIBCC   $@"
 	$(Q)$(COMMUTER_CC) $(COMMUTER_CFLAGS) -c -o $@.o $<
 	$(Q)$(call LIBC_LINK,$@,$@.o)
 
 testgen: | $(DEPS_OK)
-	/usr/bin/python3 tools/commuter/testgen.py -j 2
+	/usr/bin/python3 tools/commuter/testgen.py --suite $(SUITE) -j 2
 
 # -L: Linux ignores O_ANYFD, so tests whose results depend on it are skipped.
 # Writes log.txt (every result), summary.txt (per pair: tests, passed) and
 # summary.json; prints the failures, the per-pair summary and the closing line.
 conformance-linux-host: $(COMMUTER_BIN) $(COMMUTER_CHILD)
-	@mkdir -p $(CONFORMANCE)/linux-host
-	$(Q)d=$(CONFORMANCE)/linux-host; status=0; \
-	  $(COMMUTER_BIN) -L -J $$d/summary.json > $$d/log.txt || status=$$?; \
+	@mkdir -p $(CONFORMANCE)/linux-host$(SUITE_TAG)
+	$(Q)d=$(CONFORMANCE)/linux-host$(SUITE_TAG); status=0; \
+	  $(COMMUTER_BIN) -S $(SUITE) -L -J $$d/summary.json > $$d/log.txt || status=$$?; \
 	  grep '^# pair' $$d/log.txt | sed 's/^# pair //' > $$d/summary.txt; \
 	  grep -v '^ok ' $$d/log.txt; exit $$status
 
@@ -66,7 +81,7 @@ $(BUILD)/commuter/linux_init: tests/commuter/linux_init.c | $(DEPS_OK)
 conformance-linux-qemu: $(COMMUTER_BIN) $(COMMUTER_CHILD) $(BUILD)/commuter/linux_init
 	tools/commuter/linux-qemu --runner $(COMMUTER_BIN) --child $(COMMUTER_CHILD) \
 	  --init $(BUILD)/commuter/linux_init \
-	  --work $(BUILD)/linux --out $(CONFORMANCE)/linux-qemu -- -L $(LINUX_QEMU_ARGS)
+	  --work $(BUILD)/linux --out $(CONFORMANCE)/linux-qemu$(SUITE_TAG) -- -S $(SUITE) -L $(LINUX_QEMU_ARGS)
 
 conformance-linux: conformance-linux-host conformance-linux-qemu
 
@@ -82,13 +97,13 @@ conformance-linux: conformance-linux-host conformance-linux-qemu
 #                               $(CONFORMANCE)/ours (the same summary as one run)
 # (JOBS, SHARD, SHARDS: tools/shards.mk.)
 CONFORMANCE_ARGS ?=
-CONF_OURS := $(CONFORMANCE)/ours
+CONF_OURS = $(CONFORMANCE)/ours$(SUITE_TAG)
 
 # $(call conformance_run,DIR,RUNNER-ARGS): the suite in our guest into DIR/log.txt;
 # prints what is not an ok line, exits with the runner's status.
 conformance_run = d=$(1); mkdir -p $$d; status=0; \
 	  tools/runqemu --esp $(BUILD)/esp.img --cpus 3 --mem 1G --timeout 14400 \
-	    --cmdline 'RUN="/tests/bin/commuter $(2)"' > $$d/log.txt 2>&1 || status=$$?; \
+	    --cmdline 'RUN="/tests/bin/commuter -S $(SUITE) $(2)"' > $$d/log.txt 2>&1 || status=$$?; \
 	  tools/commuter/summarize.py $$d; grep -v '^ok ' $$d/log.txt | grep -v '^\# progress\|^\# mtrace-test'; exit $$status
 
 conformance-shard-%: $(BUILD)/esp.img

@@ -27,7 +27,7 @@ it.
 """
 from symex import And, Or, Not, If, Min, Max, eq, Prune
 import ops
-from ops import NNAMES, NINODES, NFDS, FDARGS, NPIPES, NPAGES, DATA, PIPEMAX, PAGEB
+from ops import NNAMES, NINODES, NFDS, FDARGS, NPIPES, NPAGES, DATA, PIPEMAX, PAGEB, PAGE_UNITS
 from ops import SPAWN_EXEC, SPAWN_READ, FA_OPEN, FA_CREAT, FA_CLOSE, FA_DUP2
 from ops import ST_EOF, ST_EBADF, ST_EPIPE
 import z3
@@ -586,7 +586,17 @@ def op_mprotect(ex, st, c, p, a):
 
 def file_page_ok(ex, st, pg):
     """Whether a file page is inside the file (else an access gets SIGBUS)."""
-    return ex.branch(And(eq(pg['fpage'], 0), st['inodes'][pg['ino']]['len'] > 0))
+    ln = st['inodes'][pg['ino']]['len']
+    if PAGE_UNITS >= DATA:          # bytes: page 1 lies past any modelled file
+        return ex.branch(And(eq(pg['fpage'], 0), ln > 0))
+    return ex.branch(pg['fpage'] * PAGE_UNITS < ln)
+
+
+def file_unit(pg, off):
+    """The file unit that unit off of a mapped file page shows."""
+    if PAGE_UNITS >= DATA:          # bytes: only page 0 can be inside the file
+        return off
+    return pg['fpage'] * PAGE_UNITS + off
 
 
 def op_memread(ex, st, c, p, a):
@@ -600,7 +610,7 @@ def op_memread(ex, st, c, p, a):
         return ('val', sel(pg['data'], a['off']))
     if not file_page_ok(ex, st, pg):
         return ('sig', 'SIGBUS', 'BUS_ADRERR')
-    return ('val', sel(st['inodes'][pg['ino']]['data'], a['off']))
+    return ('val', sel(st['inodes'][pg['ino']]['data'], file_unit(pg, a['off'])))
 
 
 def op_memwrite(ex, st, c, p, a):
@@ -617,8 +627,9 @@ def op_memwrite(ex, st, c, p, a):
     if not file_page_ok(ex, st, pg):
         return ('sig', 'SIGBUS', 'BUS_ADRERR')
     ino = st['inodes'][pg['ino']]
-    ex.assume(off < ino['len'])     # a store past EOF in the last page: unspecified
-    ino['data'] = [If(eq(off, j), b, ino['data'][j]) for j in range(DATA)]
+    pos = file_unit(pg, off)
+    ex.assume(pos < ino['len'])     # a store past EOF in the last page: unspecified
+    ino['data'] = [If(eq(pos, j), b, ino['data'][j]) for j in range(DATA)]
     return ('ok',)
 
 

@@ -11,9 +11,11 @@ model's results). Each test is a concrete z3 model of the path condition;
 further tests of a path block the earlier ones' values of the variables the
 path depends on.
 
-usage: testgen.py [-j JOBS] [--out DIR] [--pairs open/link,...] [--sample N [--seed S]]
-                  [--check]
-Writes DIR/<a>_<b>.json (one test per line) and DIR/../summary.json.
+usage: testgen.py [--suite page|bytes] [-j JOBS] [--out DIR] [--pairs open/link,...]
+                  [--sample N [--seed S]] [--check]
+--suite picks the model's unit (ops.py): page (the default) writes
+tests/commuter/data/ and summary.json, bytes data-bytes/ and summary-bytes.json.
+Writes DIR/<a>_<b>.json (one test per line) and the summary beside DIR.
 --check regenerates the given pairs and compares with the files in DIR.
 --sample N takes N pairs drawn at random over all pairs (seed S, printed), so
 that repeated checks with different seeds cover every pair in time.
@@ -27,7 +29,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import ops  # noqa: E402
 from ops import pairs  # noqa: E402
+
+# suite -> (data directory under tests/commuter, summary file beside it)
+SUITE_FILES = {'page': ('data', 'summary.json'), 'bytes': ('data-bytes', 'summary-bytes.json')}
 
 MAX_PATHS = 500              # paths explored per pair
 COMMUTE_PER_PAIR = 150       # commuting tests per pair
@@ -362,13 +368,18 @@ def dump_pair(a, b, info, tests):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--suite', choices=sorted(SUITE_FILES), default='page')
     ap.add_argument('-j', type=int, default=2)
-    ap.add_argument('--out', default=os.path.join(HERE, '..', '..', 'tests', 'commuter', 'data'))
+    ap.add_argument('--out', help='data directory (default: the suite\'s)')
     ap.add_argument('--pairs', default='', help='comma-separated a/b (default: all)')
     ap.add_argument('--sample', type=int, default=0)
     ap.add_argument('--seed', type=int, default=0)
     ap.add_argument('--check', action='store_true')
     args = ap.parse_args()
+    ops.configure(args.suite)       # before the workers start: they inherit it
+    data_dir, summary_name = SUITE_FILES[args.suite]
+    if not args.out:
+        args.out = os.path.join(HERE, '..', '..', 'tests', 'commuter', data_dir)
     todo = pairs()
     if args.pairs:
         want = args.pairs.split(',')
@@ -406,11 +417,11 @@ def main():
         return 1 if failed else 0
     if not args.pairs and not args.sample:
         per_pair = {f'{a}/{b}': results[a, b][0] for a, b in todo}
-        summary = {'pairs': len(todo),
+        summary = {'suite': args.suite, 'unit': ops.UNIT, 'pairs': len(todo),
                    'commuting': sum(i['commuting'] for i in per_pair.values()),
                    'sequential': sum(i['sequential'] for i in per_pair.values()),
                    'per_pair': per_pair}
-        with open(os.path.join(args.out, '..', 'summary.json'), 'w') as f:
+        with open(os.path.join(args.out, '..', summary_name), 'w') as f:
             json.dump(summary, f, indent=1, sort_keys=True)
             f.write('\n')
         print(f'# {summary["pairs"]} pairs, {summary["commuting"]} commuting and '

@@ -58,7 +58,9 @@ HOST_TEST_DEPS += $(MTRACE_SO) $(MTRACE_VALIDATE) $(MTRACE_VALIDATE_CMD)
 # CPUs: the runner sets tests up on CPU 2 when there is one, away from the two
 # calls' CPUs.
 MTRACE_RUNNER ?= $(BUILD)/commuter/commuter
-MTRACE_RUNNER_ARGS ?= -L
+MTRACE_RUNNER_ARGS ?= -S $(SUITE) -L
+# SUITE (tools/commuter/commuter.mk) picks the suite; the byte suite's runs go
+# to $(BUILD)/mtrace/<kernel>-bytes.
 # Runner options in our guest, e.g. -s 6 for the sample.
 MTRACE_OURS_ARGS ?=
 MTRACE_CPUS ?= 3
@@ -66,23 +68,24 @@ MTRACE_TIMEOUT ?= 3600
 MTRACE_ANALYZE := /usr/bin/python3 tools/mtrace/analyze.py
 LINUXGUEST := tools/linuxguest/linuxguest --build $(BUILD)
 
+MTRACE_LINUX = $(BUILD)/mtrace/linux$(SUITE_TAG)
 mtrace-linux: $(MTRACE_SO) $(MTRACE_RUNNER) $(BUILD)/commuter/commuter-child | $(DEPS_OK)
 	tools/deps mtrace
 	$(LINUXGUEST) --kallsyms >/dev/null
-	@mkdir -p $(BUILD)/mtrace/linux
-	tools/mtrace/entries.py --kallsyms $(BUILD)/linux/kallsyms > $(BUILD)/mtrace/linux/entries
+	@mkdir -p $(MTRACE_LINUX)
+	tools/mtrace/entries.py --kallsyms $(BUILD)/linux/kallsyms > $(MTRACE_LINUX)/entries
 	-$(LINUXGUEST) --cpus $(MTRACE_CPUS) --timeout $(MTRACE_TIMEOUT) \
-	  --log $(BUILD)/mtrace/linux/console.log \
-	  --plugin $(MTRACE_SO),out=$(BUILD)/mtrace/linux/trace,entries=$(BUILD)/mtrace/linux/entries \
+	  --log $(MTRACE_LINUX)/console.log \
+	  --plugin $(MTRACE_SO),out=$(MTRACE_LINUX)/trace,entries=$(MTRACE_LINUX)/entries \
 	  --file $(BUILD)/commuter/commuter-child $(MTRACE_RUNNER) $(MTRACE_RUNNER_ARGS) >/dev/null
-	$(MTRACE_ANALYZE) $(BUILD)/mtrace/linux/trace --log $(BUILD)/mtrace/linux/console.log \
-	  --kallsyms $(BUILD)/linux/kallsyms --kernel linux --out $(BUILD)/mtrace/linux
+	$(MTRACE_ANALYZE) $(MTRACE_LINUX)/trace --log $(MTRACE_LINUX)/console.log \
+	  --kallsyms $(BUILD)/linux/kallsyms --kernel linux --out $(MTRACE_LINUX)
 
 # Sharded (tools/shards.mk): make mtrace JOBS=N runs N guests at once, each
 # under its own plugin; SHARD=I/N runs one into $(MTRACE_OURS)/shards/I-of-N;
 # make mtrace-merge SHARDS=N joins shards 0..N-1 (traces and console logs
 # concatenated: test ids are global) and analyses them as one run.
-MTRACE_OURS := $(BUILD)/mtrace/ours
+MTRACE_OURS = $(BUILD)/mtrace/ours$(SUITE_TAG)
 
 # $(call mtrace_ours_run,DIR,RUNNER-ARGS): the runner in our guest under the
 # plugin, into DIR/{entries,trace,console.log}. A failing run still leaves a
@@ -90,7 +93,7 @@ MTRACE_OURS := $(BUILD)/mtrace/ours
 mtrace_ours_run = mkdir -p $(1) && \
 	tools/mtrace/entries.py --elf $(BUILD)/kernel.elf > $(1)/entries && \
 	{ tools/runqemu --esp $(BUILD)/esp.img --cpus $(MTRACE_CPUS) --mem $(MEM) \
-	  --timeout $(MTRACE_TIMEOUT) --cmdline 'RUN="/tests/bin/commuter $(2)"' \
+	  --timeout $(MTRACE_TIMEOUT) --cmdline 'RUN="/tests/bin/commuter -S $(SUITE) $(2)"' \
 	  --log $(1)/console.log --plugin $(MTRACE_SO),out=$(1)/trace,entries=$(1)/entries \
 	  >/dev/null || true; }
 MTRACE_OURS_ANALYZE = $(MTRACE_ANALYZE) $(MTRACE_OURS)/trace --log $(MTRACE_OURS)/console.log \
@@ -125,7 +128,8 @@ mtrace-merge:
 MTRACE_KERNEL ?= linux
 mtrace-test:
 	@test -n "$(MTRACE_TEST)" || { echo "usage: make mtrace-test MTRACE_KERNEL=linux|ours MTRACE_TEST=ID"; exit 1; }
-	$(MTRACE_ANALYZE) $(BUILD)/mtrace/$(MTRACE_KERNEL)/trace --log $(BUILD)/mtrace/$(MTRACE_KERNEL)/console.log \
+	$(MTRACE_ANALYZE) $(BUILD)/mtrace/$(MTRACE_KERNEL)$(SUITE_TAG)/trace \
+	  --log $(BUILD)/mtrace/$(MTRACE_KERNEL)$(SUITE_TAG)/console.log \
 	  $(if $(filter ours,$(MTRACE_KERNEL)),--elf $(BUILD)/kernel.elf,--kallsyms $(BUILD)/linux/kallsyms) \
 	  --test $(MTRACE_TEST)
 
