@@ -761,7 +761,7 @@ static long dgram_send(struct inet_sock *s, struct sk_msg *m)
     }
     size_t len = m->data.left;
     struct netbuf *b = netbuf_new();
-    if (!b || (len && !netbuf_alloc(b, (u16_t)len))) {
+    if (!b || !netbuf_alloc(b, (u16_t)len)) {
         if (b)
             netbuf_delete(b);
         sleeplock_release(&s->lock);

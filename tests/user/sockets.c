@@ -424,6 +424,13 @@ static void udp(void)
     check(sendmsg(a, &sm, 0) == 4, "sendmsg with two segments");
     k = recv(b, buf, sizeof buf, 0);
     check(k == 4 && memcmp(buf, "abcd", 4) == 0, "is one datagram");
+    check(send(a, "", 0, 0) == 0 && recv(b, buf, sizeof buf, 0) == 0, "an empty datagram");
+    char *big = malloc(65508);
+    memset(big, 'u', 65508);
+    CHECK_ERR(send(a, big, 65508, 0), EMSGSIZE, "a datagram over 65507 bytes is EMSGSIZE");
+    check(send(a, big, 65507, 0) == 65507 && recv(b, big, 65508, 0) == 65507 && big[65506] == 'u',
+          "a 65507-byte datagram");
+    free(big);
     int nb = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
     CHECK_ERR(recv(nb, buf, sizeof buf, 0), EAGAIN, "recv on an empty UDP socket is EAGAIN");
     close(nb);
