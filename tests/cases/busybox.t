@@ -142,3 +142,11 @@ mkdir -p src && echo data > src/f
 tar -czf a.tgz src && rm -r src && tar -xzf a.tgz && cat src/f
 -- out
 data
+
+## nc: busybox nc sends to another nc over TCP on 127.0.0.1 and back
+nc -l -p 40123 > got 2> err &
+for i in $(seq 300); do echo hello over tcp | nc 127.0.0.1 40123 > back 2>/dev/null && break; usleep 20000; done
+wait
+cat got err back
+-- out
+hello over tcp
