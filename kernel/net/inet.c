@@ -504,13 +504,14 @@ static long rx_copy(struct inet_sock *s, struct sk_iov *it, bool peek)
             off -= q->len;
             continue;
         }
-        long k = skiov_to(it, (char *)q->payload + off, q->len - off);
+        long want = q->len - off;
+        long k = skiov_to(it, (char *)q->payload + off, (size_t)want);
         if (k < 0)
             return done ? done : k;
         done += k;
         off = 0;
-        if (k < q->len - off)
-            break;
+        if (k < want)
+            break; // the vector is full
     }
     if (!peek) {
         s->rx_off += (uint16_t)done;
