@@ -351,6 +351,8 @@ static int renew(struct inet_sock *s)
     netconn_delete(s->conn);
     s->conn = c;
     s->bound = false;
+    s->rx_err = 0; // the failed attempt is over
+    s->rd_eof = s->reset = s->peer_fin = false;
     map_add(s);
     return 0;
 }
@@ -385,13 +387,14 @@ static int inet_connect(struct sock *sk, const void *addr, int len, bool nonbloc
     if (err)
         return err;
     sleeplock_acquire(&s->lock);
+    settle(s);
     if (s->connecting)
-        err = -EALREADY;
+        err = nonblock ? -EALREADY : -EINPROGRESS; // Linux: a blocking one waits for it
     else if (s->connected || s->listening)
         err = -EISCONN;
     else if (s->conn->pcb.tcp == NULL)
         err = renew(s);
-    if (!err) {
+    if (!err && !s->connecting) {
         err_t e = netconn_connect(s->conn, &ip, port);
         if (e == ERR_INPROGRESS || e == ERR_OK) {
             s->connecting = true;

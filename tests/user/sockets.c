@@ -251,13 +251,39 @@ static void tcp_refused_inuse(void)
     int c = socket(AF_INET, SOCK_STREAM, 0);
     CHECK_ERR(connect(c, (struct sockaddr *)&a, sizeof a), ECONNREFUSED,
               "connect to a closed port is ECONNREFUSED");
+    struct sockaddr_in a2;
+    int l2 = listener(&a2, 0);
+    check(connect(c, (struct sockaddr *)&a2, sizeof a2) == 0, "the refused socket can connect again");
+    CHECK_ERR(connect(c, (struct sockaddr *)&a2, sizeof a2), EISCONN, "connect when connected is EISCONN");
     close(c);
+    close(l2);
     struct sockaddr_in far = loopback(9);
     far.sin_addr.s_addr = inet_addr("192.0.2.1");
     b = socket(AF_INET, SOCK_STREAM, 0);
     CHECK_ERR(bind(b, (struct sockaddr *)&far, sizeof far), EADDRNOTAVAIL,
               "bind to an address not ours is EADDRNOTAVAIL");
     close(b);
+}
+
+// Many sockets at once: each is made, or refused with ENOBUFS/ENOMEM when
+// the stack's pools are full (ours), never worse; closing them frees them.
+static void many_sockets(void)
+{
+    int fds[300], n = 0, err = 0;
+    for (; n < 300; n++) {
+        fds[n] = socket(AF_INET, n % 2 ? SOCK_DGRAM : SOCK_STREAM, 0);
+        if (fds[n] < 0) {
+            err = errno;
+            break;
+        }
+    }
+    check(n == 300 || err == ENOBUFS || err == ENOMEM || err == EMFILE,
+          "300 sockets: made, or ENOBUFS/ENOMEM when the pools are full");
+    while (n > 0)
+        close(fds[--n]);
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    check(s >= 0, "a socket after closing them all");
+    close(s);
 }
 
 static void tcp_nonblocking(void)
@@ -561,6 +587,7 @@ int main(void)
     file_behaviour();
     tcp_transfer();
     tcp_refused_inuse();
+    many_sockets();
     tcp_nonblocking();
     tcp_epipe();
     tcp_eintr();
