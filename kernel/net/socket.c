@@ -50,6 +50,27 @@ static long skiov_move(struct sk_iov *it, void *kbuf, size_t n, bool to_user)
 long skiov_from(struct sk_iov *it, void *dst, size_t n) { return skiov_move(it, dst, n, false); }
 long skiov_to(struct sk_iov *it, const void *src, size_t n) { return skiov_move(it, (void *)src, n, true); }
 
+int sock_put_cmsg(struct sk_msg *m, int level, int type, const void *data, size_t n, size_t *fit)
+{
+    size_t room = m->ctlroom > m->ctlused ? m->ctlroom - m->ctlused : 0;
+    struct kcmsghdr h = {.level = level, .type = type};
+    *fit = 0;
+    if (room < sizeof h) {
+        m->flags |= MSG_CTRUNC;
+        return 0;
+    }
+    size_t k = MIN(n, room - sizeof h) & ~(size_t)3;
+    if (k < n)
+        m->flags |= MSG_CTRUNC;
+    h.len = sizeof h + k;
+    uint64_t at = m->uctl + m->ctlused;
+    if (copy_to_user(at, &h, sizeof h) || (k && copy_to_user(at + sizeof h, data, k)))
+        return -EFAULT;
+    m->ctlused += MIN(CMSG_ALIGN8(h.len), room);
+    *fit = k;
+    return 0;
+}
+
 long sock_epipe(int flags)
 {
     if (!(flags & MSG_NOSIGNAL))

@@ -39,8 +39,25 @@ struct sk_msg {
     int addrlen;
     int flags;      // MSG_* in; recv: MSG_TRUNC etc. out (msg_flags)
     bool nonblock;  // O_NONBLOCK on the file or MSG_DONTWAIT
-    bool control;   // sendmsg came with control messages (msg_controllen > 0)
+    // sendmsg: the control messages (a kernel copy; ctllen 0: none).
+    const void *ctl;
+    size_t ctllen;
+    // recvmsg: the caller's control buffer, and what the family put there
+    // (sock_put_cmsg); MSG_CMSG_CLOEXEC asks for close-on-exec fds.
+    uint64_t uctl;
+    size_t ctlroom, ctlused;
 };
+
+// Control messages, Linux x86-64's layout: a 16-byte header, data padded to 8.
+struct kcmsghdr {
+    uint64_t len; // header + data
+    int32_t level, type;
+};
+#define CMSG_ALIGN8(n) (((n) + 7) & ~(size_t)7)
+// Append one control message (n bytes of data) to m's control buffer: 0, or
+// MSG_CTRUNC set in m->flags and as much data as fits (whole ints: rights),
+// with *fit the data bytes written; -EFAULT.
+int sock_put_cmsg(struct sk_msg *m, int level, int type, const void *data, size_t n, size_t *fit);
 
 // Every operation returns 0 (or bytes) or -errno. NULL entries give Linux's
 // answer for a family without the operation (EOPNOTSUPP).

@@ -23,9 +23,17 @@
 // own, a sender out of room on the receiver's (woken when the receiver takes
 // data). Signals end them with ERESTARTSYS, as pipes do.
 //
-// Not supported: SCM_RIGHTS and other control messages (sendmsg with control
-// data: EOPNOTSUPP), SOCK_SEQPACKET (ESOCKTNOSUPPORT), abstract names
-// (sun_path starting with NUL: EINVAL), autobind (bind with no path: EINVAL).
+// SCM_RIGHTS: the files sent ride on the message (an owned or held reference
+// each, as a descriptor's); the receive that reads the message's first byte
+// installs them as new fds, and a stream receive stops after such a message.
+// A peek leaves them on the message. Files in flight that refer to each other
+// in a cycle (a socket sent over itself) are never freed: there is no garbage
+// collector as Linux has.
+//
+// Not supported: other control messages (SCM_CREDENTIALS: EINVAL),
+// SOCK_SEQPACKET (ESOCKTNOSUPPORT), abstract names (sun_path starting with
+// NUL: EINVAL), autobind (bind with no path: EINVAL).
+#include "file/fdtable.h"
 #include "file/file.h"
 #include "file/fs_context.h"
 #include "file/poll.h"
@@ -43,6 +51,7 @@
 #define UNIX_QUEUE (256 * 1024) // bytes a socket's receive queue holds
 #define UNIX_CHUNK (64 * 1024)  // the largest message a stream send makes
 #define UNIX_PATH (UNIX_PATH_MAX + 1)
+#define RIGHTS_MAX 253          // fds one message carries (Linux's SCM_MAX_FD)
 
 // A bound name: the path as given (for getsockname), the node's inode.
 struct uname {
@@ -50,12 +59,35 @@ struct uname {
     int len;                  // strlen(path)
 };
 
+// Files sent with SCM_RIGHTS, each with the kind of reference (fd_dup_ref).
+struct rights {
+    int n;
+    struct right {
+        struct file *f;
+        unsigned how;
+    } r[];
+};
+
 struct umsg {
     struct list link;
     size_t len, off;          // bytes, and bytes already read (streams)
     struct uname from;        // datagrams: the sender's name (len 0: unbound)
+    struct rights *rights;    // SCM_RIGHTS, or NULL
     char data[];
 };
+
+static void rights_free(struct rights *r)
+{
+    for (int i = 0; r && i < r->n; i++)
+        fd_ref_drop(r->r[i].f, r->r[i].how);
+    kfree(r);
+}
+
+static void msg_free(struct umsg *m)
+{
+    rights_free(m->rights);
+    kfree(m);
+}
 
 // [i] immutable once made, [a] atomic, [l] lock.
 struct unix_sock {
@@ -87,13 +119,32 @@ static bool stream(struct unix_sock *u) { return u->sk.type == SOCK_STREAM; }
 
 static void get(struct unix_sock *u) { fetch_add(&u->refs, 1); }
 
+// Free the messages of list q. Never under a socket's lock: dropping a file
+// sent with SCM_RIGHTS may close another socket, which locks its peer.
+static void free_msgs(struct list *q)
+{
+    while (!list_empty(q)) {
+        struct umsg *m = list_entry(q->next, struct umsg, link);
+        list_remove(&m->link);
+        msg_free(m);
+    }
+}
+
+// Move u's queue to q (under u's lock).
+static void take_queue(struct unix_sock *u, struct list *q)
+{
+    list_init(q);
+    while (!list_empty(&u->rq)) {
+        struct list *it = u->rq.next;
+        list_remove(it);
+        list_push_back(q, it);
+    }
+    u->rq_bytes = 0;
+}
+
 static void drain(struct unix_sock *u)
 {
-    while (!list_empty(&u->rq)) {
-        struct umsg *m = list_entry(u->rq.next, struct umsg, link);
-        list_remove(&m->link);
-        kfree(m);
-    }
+    free_msgs(&u->rq);
     u->rq_bytes = 0;
 }
 
@@ -467,8 +518,103 @@ static struct umsg *msg_new(size_t len, const struct uname *from)
         m->len = len;
         m->off = 0;
         m->from = *from;
+        m->rights = NULL;
     }
     return m;
+}
+
+// The files a sendmsg's SCM_RIGHTS messages name, referenced: *out (NULL if
+// none). EINVAL for another kind of control message or a malformed one, or
+// more than RIGHTS_MAX fds; EBADF for an fd that is not open.
+static int rights_from(const struct sk_msg *m, struct rights **out)
+{
+    *out = NULL;
+    const char *p = m->ctl;
+    size_t left = m->ctllen;
+    struct rights *r = NULL;
+    int err = 0;
+    while (!err && left >= sizeof(struct kcmsghdr)) {
+        struct kcmsghdr h;
+        memcpy(&h, p, sizeof h);
+        if (h.len < sizeof h || h.len > left || h.level != SOL_SOCKET || h.type != SCM_RIGHTS) {
+            err = -EINVAL;
+            break;
+        }
+        int n = (int)((h.len - sizeof h) / sizeof(int)), have = r ? r->n : 0;
+        if (have + n > RIGHTS_MAX) {
+            err = -EINVAL;
+            break;
+        }
+        struct rights *nr = kmalloc(sizeof *nr + (size_t)(have + n) * sizeof nr->r[0]);
+        if (!nr) {
+            err = -ENOMEM;
+            break;
+        }
+        nr->n = have;
+        if (r)
+            memcpy(nr->r, r->r, (size_t)have * sizeof r->r[0]);
+        kfree(r);
+        r = nr;
+        for (int i = 0; i < n; i++) {
+            int fd;
+            memcpy(&fd, p + sizeof h + (size_t)i * sizeof fd, sizeof fd);
+            struct file *f = fd_dup_ref(fdt_current(), fd, true, &r->r[r->n].how);
+            if (!f) {
+                err = -EBADF;
+                break;
+            }
+            r->r[r->n++].f = f;
+        }
+        size_t step = CMSG_ALIGN8(h.len);
+        if (step >= left)
+            break;
+        p += step;
+        left -= step;
+    }
+    if (err) {
+        rights_free(r);
+        return err;
+    }
+    *out = r;
+    return 0;
+}
+
+// Install a received message's files as new fds (as many as the control
+// buffer can report) and report them in an SCM_RIGHTS control message; the
+// rest (MSG_CTRUNC) go to *late, for the caller to drop once it holds no
+// socket lock (dropping one may close a socket, which locks its peer). The
+// message's rights are used up.
+static int rights_deliver(struct umsg *msg, struct sk_msg *m, bool cloexec, struct rights **late)
+{
+    struct rights *r = msg->rights;
+    msg->rights = NULL;
+    size_t room = m->ctlroom > m->ctlused ? m->ctlroom - m->ctlused : 0;
+    int cap = room > sizeof(struct kcmsghdr) ? (int)((room - sizeof(struct kcmsghdr)) / sizeof(int)) : 0;
+    int *fds = cap ? kmalloc((size_t)MIN(cap, r->n) * sizeof *fds) : NULL;
+    int n = 0;
+    while (fds && n < MIN(cap, r->n)) {
+        int fd = fd_install(fdt_current(), r->r[n].f, r->r[n].how | (cloexec ? FDI_CLOEXEC : 0),
+                            false, 0, proc_nofile(proc_current()));
+        if (fd < 0)
+            break;
+        fds[n++] = fd;
+    }
+    // The files not installed, to the front for the caller.
+    memmove(r->r, r->r + n, (size_t)(r->n - n) * sizeof r->r[0]);
+    r->n -= n;
+    if (r->n) {
+        m->flags |= MSG_CTRUNC;
+        *late = r;
+    } else {
+        kfree(r);
+    }
+    int err = 0;
+    if (n) {
+        size_t fit;
+        err = sock_put_cmsg(m, SOL_SOCKET, SCM_RIGHTS, fds, (size_t)n * sizeof *fds, &fit);
+    }
+    kfree(fds);
+    return err;
 }
 
 // The socket u sends to, referenced: its peer, or the addressed one.
@@ -503,7 +649,8 @@ static int destination(struct unix_sock *u, struct sk_msg *m, struct unix_sock *
     return err;
 }
 
-static long dgram_send(struct unix_sock *u, struct unix_sock *d, struct sk_msg *m)
+static long dgram_send(struct unix_sock *u, struct unix_sock *d, struct sk_msg *m,
+                       struct rights *rights)
 {
     size_t len = m->data.left;
     if (len > UNIX_QUEUE)
@@ -514,11 +661,12 @@ static long dgram_send(struct unix_sock *u, struct unix_sock *d, struct sk_msg *
     struct umsg *msg = msg_new(len, &from);
     if (!msg)
         return -ENOMEM;
+    msg->rights = rights;
     long k = skiov_from(&m->data, msg->data, len);
     if (k >= 0 && (size_t)k < len)
         k = -EFAULT;
     if (k < 0) {
-        kfree(msg);
+        msg_free(msg);
         return k;
     }
     sleeplock_acquire(&d->lock);
@@ -544,13 +692,16 @@ static long dgram_send(struct unix_sock *u, struct unix_sock *d, struct sk_msg *
             break;
     }
     sleeplock_release(&d->lock);
-    kfree(msg);
+    if (msg)
+        msg_free(msg);
     if (k == 0)
         wake(d);
     return k ? k : (long)len;
 }
 
-static long stream_send(struct unix_sock *d, struct sk_msg *m)
+// The rights (if any) ride on the first message; the caller frees them if
+// they are still *rights afterwards.
+static long stream_send(struct unix_sock *d, struct sk_msg *m, struct rights **rights)
 {
     static const struct uname none;
     long done = 0, err = 0;
@@ -577,6 +728,8 @@ static long stream_send(struct unix_sock *d, struct sk_msg *m)
         long k = msg ? skiov_from(&m->data, msg->data, len) : -ENOMEM;
         if (k > 0) {
             msg->len = (size_t)k;
+            msg->rights = *rights;
+            *rights = NULL;
             list_push_back(&d->rq, &msg->link);
             d->rq_bytes += (size_t)k;
             done += k;
@@ -597,21 +750,27 @@ static long unix_sendmsg(struct sock *sk, struct sk_msg *m)
     struct unix_sock *u = usk(sk);
     if (m->flags & MSG_OOB)
         return -EOPNOTSUPP;
-    if (m->control)
-        return -EOPNOTSUPP; // SCM_RIGHTS and credentials are not supported
     if (stream(u) && m->addrlen) {
         sleeplock_acquire(&u->lock);
         bool conn = u->connected;
         sleeplock_release(&u->lock);
         return conn ? -EISCONN : -EOPNOTSUPP;
     }
-    struct unix_sock *d;
-    long r = destination(u, m, &d);
-    if (r == -EPIPE)
-        return sock_epipe(m->flags);
+    struct rights *rights;
+    long r = rights_from(m, &rights);
     if (r)
         return r;
-    r = stream(u) ? stream_send(d, m) : dgram_send(u, d, m);
+    struct unix_sock *d;
+    if ((r = destination(u, m, &d))) {
+        rights_free(rights);
+        return r == -EPIPE ? sock_epipe(m->flags) : r;
+    }
+    if (stream(u)) {
+        r = stream_send(d, m, &rights);
+        rights_free(rights); // not sent
+    } else {
+        r = dgram_send(u, d, m, rights); // the message owns them, sent or not
+    }
     put(d);
     if (r == -EPIPE)
         return sock_epipe(m->flags);
@@ -619,59 +778,76 @@ static long unix_sendmsg(struct sock *sk, struct sk_msg *m)
 }
 
 // Copy queued stream data out: up to m's room, across messages; consume it
-// unless peeking. Under u->lock. Bytes, or -EFAULT.
-static long stream_take(struct unix_sock *u, struct sk_msg *m, bool peek)
+// unless peeking. Stops after a message with files (delivered with its first
+// byte), and before one when data was copied already. Under u->lock. Bytes,
+// or -EFAULT.
+static long stream_take(struct unix_sock *u, struct sk_msg *m, int in, struct rights **late)
 {
+    bool peek = in & MSG_PEEK;
     long done = 0;
     struct list *it = u->rq.next;
     while (it != &u->rq && m->data.left > 0) {
         struct umsg *msg = list_entry(it, struct umsg, link);
-        size_t off = msg->off;
-        long k = skiov_to(&m->data, msg->data + off, msg->len - off);
+        bool files = msg->rights != NULL;
+        if (files && done)
+            break;
+        long k = skiov_to(&m->data, msg->data + msg->off, msg->len - msg->off);
         if (k < 0)
             return done ? done : k;
         done += k;
-        if (peek) {
-            it = it->next;
-            continue;
+        if (files && !peek) {
+            int err = rights_deliver(msg, m, in & MSG_CMSG_CLOEXEC, late);
+            if (err)
+                return err;
         }
-        msg->off += (size_t)k;
-        u->rq_bytes -= (size_t)k;
-        if (msg->off < msg->len)
-            break;
         it = it->next;
-        list_remove(&msg->link);
-        kfree(msg);
+        if (!peek) {
+            msg->off += (size_t)k;
+            u->rq_bytes -= (size_t)k;
+            if (msg->off < msg->len)
+                break;
+            list_remove(&msg->link);
+            msg_free(msg);
+        }
+        if (files)
+            break;
     }
     return done;
 }
 
-static long dgram_take(struct unix_sock *u, struct sk_msg *m, bool peek)
+static long dgram_take(struct unix_sock *u, struct sk_msg *m, int in, struct rights **late)
 {
+    bool peek = in & MSG_PEEK;
     struct umsg *msg = list_entry(u->rq.next, struct umsg, link);
     long k = skiov_to(&m->data, msg->data, msg->len);
     if (k < 0)
         return k;
-    bool trunc = m->flags & MSG_TRUNC;
-    m->flags = (size_t)k < msg->len ? MSG_TRUNC : 0;
+    if ((size_t)k < msg->len)
+        m->flags |= MSG_TRUNC;
     if (msg->from.len)
         name_to(&m->addr, &m->addrlen, &msg->from);
     size_t len = msg->len;
     if (!peek) {
         list_remove(&msg->link);
         u->rq_bytes -= msg->len;
-        kfree(msg);
+        int err = msg->rights ? rights_deliver(msg, m, in & MSG_CMSG_CLOEXEC, late) : 0;
+        msg_free(msg);
+        if (err)
+            return err;
     }
-    return trunc ? (long)len : k;
+    return (in & MSG_TRUNC) ? (long)len : k;
 }
 
 static long unix_recvmsg(struct sock *sk, struct sk_msg *m)
 {
     struct unix_sock *u = usk(sk);
-    if (m->flags & MSG_OOB)
+    int in = m->flags;
+    m->flags = 0; // from here on, what the receive reports
+    if (in & MSG_OOB)
         return -EOPNOTSUPP;
-    bool peek = m->flags & MSG_PEEK, waitall = stream(u) && (m->flags & MSG_WAITALL) && !peek;
+    bool peek = in & MSG_PEEK, waitall = stream(u) && (in & MSG_WAITALL) && !peek;
     long done = 0, err = 0;
+    struct rights *late = NULL; // files received that could not be installed
     sleeplock_acquire(&u->lock);
     if (stream(u) && !u->connected) {
         sleeplock_release(&u->lock);
@@ -679,13 +855,14 @@ static long unix_recvmsg(struct sock *sk, struct sk_msg *m)
     }
     for (;;) {
         if (!list_empty(&u->rq) && !u->shut_rd) {
-            long k = stream(u) ? stream_take(u, m, peek) : dgram_take(u, m, peek);
+            long k = stream(u) ? stream_take(u, m, in, &late) : dgram_take(u, m, in, &late);
             if (k < 0) {
                 err = done ? 0 : k;
                 break;
             }
             done += k;
-            if (!stream(u) || !waitall || m->data.left == 0)
+            if (!stream(u) || !waitall || m->data.left == 0 || (m->flags & MSG_CTRUNC) ||
+                m->ctlused)
                 break;
             continue;
         }
@@ -704,10 +881,9 @@ static long unix_recvmsg(struct sock *sk, struct sk_msg *m)
         }
     }
     sleeplock_release(&u->lock);
+    rights_free(late);
     if (done > 0 && !peek)
         wake(u); // senders waiting for room
-    if (stream(u))
-        m->flags = 0;
     return err ? err : done;
 }
 
@@ -880,10 +1056,12 @@ static void unix_close(struct unix_sock *u)
         list_push_back(&pending, it);
     }
     u->nacc = 0;
-    drain(u);
+    struct list queued;
+    take_queue(u, &queued);
     struct inode *ip = u->ip;
     u->ip = NULL;
     sleeplock_release(&u->lock);
+    free_msgs(&queued);
     wake(u);
     if (ip) {
         struct name_bucket *b = bucket_of(fs_ino(ip));

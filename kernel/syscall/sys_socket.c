@@ -17,6 +17,7 @@
 #define SOCK_MAX_TYPE 10   // Linux's SOCK_MAX - 1: larger types are EINVAL
 #define OPT_MAX 256        // the longest option value we take in
 #define MSG_IOV_MAX 1024   // UIO_MAXIOV
+#define CTL_MAX 20480      // control bytes sendmsg takes (Linux's optmem_max)
 
 // The fd's socket into a struct fd_ref r and struct sock *sk, or return
 // EBADF / ENOTSOCK.
@@ -310,24 +311,36 @@ static long msg(int fd, uint64_t umsg, int flags, bool send)
         ret = -EFAULT;
     if (!ret)
         ret = check_iov(v, (int)h.iovlen);
+    void *ctl = NULL;
+    if (!ret && send && h.controllen >= sizeof(struct kcmsghdr)) {
+        if (h.controllen > CTL_MAX)
+            ret = -ENOBUFS; // Linux: beyond optmem_max
+        else if (!(ctl = kmalloc(h.controllen)))
+            ret = -ENOMEM;
+        else if (copy_from_user(ctl, h.control, h.controllen))
+            ret = -EFAULT;
+        m.ctl = ctl;
+        m.ctllen = h.controllen;
+    } else if (!ret && !send) {
+        m.uctl = h.control;
+        m.ctlroom = h.controllen;
+    }
     if (!ret) {
-        m.control = send && h.controllen > 0;
         skiov_init(&m.data, v, (int)h.iovlen);
         ret = xfer(sk, &m, send);
     }
     if (ret >= 0 && !send) {
-        // The source address (if asked for), no control data, the flags.
+        // The source address (if asked for), the control data's length, the flags.
         int nl = h.name ? MIN(m.addrlen, h.namelen) : 0;
-        struct {
-            int32_t namelen;
-        } out = {m.addrlen};
-        uint64_t zero = 0;
+        int32_t namelen = m.addrlen;
+        uint64_t used = m.ctlused;
         if ((nl > 0 && copy_to_user(h.name, &m.addr, (size_t)nl)) ||
-            (h.name && copy_to_user(umsg + offsetof(struct umsghdr, namelen), &out, sizeof out)) ||
-            copy_to_user(umsg + offsetof(struct umsghdr, controllen), &zero, sizeof zero) ||
+            (h.name && copy_to_user(umsg + offsetof(struct umsghdr, namelen), &namelen, sizeof namelen)) ||
+            copy_to_user(umsg + offsetof(struct umsghdr, controllen), &used, sizeof used) ||
             copy_to_user(umsg + offsetof(struct umsghdr, flags), &m.flags, sizeof m.flags))
             ret = -EFAULT;
     }
+    kfree(ctl);
     kfree(v);
     fd_put(r);
     return ret;

@@ -519,6 +519,87 @@ static void unix_pairs(void)
     close(sv[1]);
 }
 
+// Send fds over a socket (SCM_RIGHTS): n of them, with one byte of data.
+static ssize_t send_fds(int s, const int *fds, int n)
+{
+    union {
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    memset(&u, 0, sizeof u);
+    struct iovec v = {"F", 1};
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = u.buf,
+                       .msg_controllen = CMSG_SPACE(n * sizeof(int))};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(n * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+    return sendmsg(s, &m, 0);
+}
+
+// Receive up to room fds (control room for that many), into fds; the count,
+// or -1. *flags gets msg_flags.
+static int recv_fds(int s, int *fds, int room, int rflags, int *flags)
+{
+    union {
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    char b;
+    struct iovec v = {&b, 1};
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = u.buf,
+                       .msg_controllen = CMSG_LEN(room * sizeof(int))};
+    if (recvmsg(s, &m, rflags) != 1 || b != 'F')
+        return -1;
+    *flags = m.msg_flags;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    if (!c)
+        return 0;
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+        return -1;
+    int n = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+    memcpy(fds, CMSG_DATA(c), n * sizeof(int));
+    return n;
+}
+
+static void unix_rights(void)
+{
+    int sv[2], p[2], got[4], flags = 0;
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    pipe(p);
+    check(send_fds(sv[0], &p[1], 1) == 1, "sendmsg with SCM_RIGHTS");
+    close(p[1]);
+    int n = recv_fds(sv[1], got, 1, MSG_CMSG_CLOEXEC, &flags);
+    char c = 0;
+    check(n == 1 && write(got[0], "z", 1) == 1 && read(p[0], &c, 1) == 1 && c == 'z',
+          "the fd received writes into the pipe sent");
+    check(n == 1 && (fcntl(got[0], F_GETFD) & FD_CLOEXEC), "MSG_CMSG_CLOEXEC marks it close-on-exec");
+    if (n == 1)
+        close(got[0]);
+    check(read(p[0], &c, 1) == 0, "the last writer gone: EOF");
+    close(p[0]);
+    int bad = 999;
+    CHECK_ERR(send_fds(sv[0], &bad, 1), EBADF, "SCM_RIGHTS with a closed fd is EBADF");
+    close(sv[0]);
+    close(sv[1]);
+
+    socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+    pipe(p);
+    check(send_fds(sv[0], p, 2) == 1, "two fds in one datagram");
+    n = recv_fds(sv[1], got, 1, 0, &flags);
+    check(n == 1 && (flags & MSG_CTRUNC), "room for one: one fd and MSG_CTRUNC");
+    struct stat a, b;
+    check(n == 1 && fstat(got[0], &a) == 0 && fstat(p[0], &b) == 0 && a.st_ino == b.st_ino,
+          "the fd received is the pipe's");
+    if (n == 1)
+        close(got[0]);
+    close(p[0]);
+    close(p[1]);
+    close(sv[0]);
+    close(sv[1]);
+}
+
 static void unix_names(void)
 {
     if (enter_scratch("sockets") != 0) {
@@ -593,6 +674,7 @@ int main(void)
     tcp_eintr();
     udp();
     unix_pairs();
+    unix_rights();
     unix_names();
     return suite_end();
 }

@@ -19,6 +19,17 @@ struct cmsghdr {
     int cmsg_level;
     int cmsg_type;
 };
+#define CMSG_ALIGN(n) (((n) + sizeof(size_t) - 1) & ~(sizeof(size_t) - 1))
+#define CMSG_LEN(n) (sizeof(struct cmsghdr) + (n))
+#define CMSG_SPACE(n) (sizeof(struct cmsghdr) + CMSG_ALIGN(n))
+#define CMSG_DATA(c) ((unsigned char *)((struct cmsghdr *)(c) + 1))
+#define CMSG_FIRSTHDR(m)                                                                 \
+    ((m)->msg_controllen >= sizeof(struct cmsghdr) ? (struct cmsghdr *)(m)->msg_control : NULL)
+#define CMSG_NXTHDR(m, c)                                                                \
+    ((size_t)((char *)(c) + CMSG_ALIGN((c)->cmsg_len) + sizeof(struct cmsghdr) -         \
+              (char *)(m)->msg_control) > (m)->msg_controllen                            \
+         ? NULL                                                                          \
+         : (struct cmsghdr *)((char *)(c) + CMSG_ALIGN((c)->cmsg_len)))
 
 int socket(int domain, int type, int protocol);
 int socketpair(int domain, int type, int protocol, int sv[2]);
