@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -500,6 +501,30 @@ static void unix_pairs(void)
     }
     struct pollfd q = {.fd = sv[0], .events = POLLIN};
     check(poll(&q, 1, -1) == 1 && read(sv[0], buf, 16) == 4, "poll wakes up for the peer's write");
+    check(wait_ok(pid), "the writer finished");
+    close(sv[0]);
+    close(sv[1]);
+
+    // fcntl(O_NONBLOCK) and FIONBIO are read at each call; select wakes up too.
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    fcntl(sv[0], F_SETFL, O_NONBLOCK);
+    CHECK_ERR(read(sv[0], buf, 1), EAGAIN, "fcntl O_NONBLOCK: read is EAGAIN");
+    int off = 0, on = 1;
+    ioctl(sv[0], FIONBIO, &off);
+    check(!(fcntl(sv[0], F_GETFL) & O_NONBLOCK), "FIONBIO 0 clears O_NONBLOCK");
+    ioctl(sv[0], FIONBIO, &on);
+    CHECK_ERR(read(sv[0], buf, 1), EAGAIN, "FIONBIO 1: read is EAGAIN");
+    pid = fork();
+    if (pid == 0) {
+        sleep_ms(30);
+        _exit(write(sv[1], "sel", 3) == 3 ? 0 : 1);
+    }
+    fd_set rd;
+    FD_ZERO(&rd);
+    FD_SET(sv[0], &rd);
+    check(select(sv[0] + 1, &rd, NULL, NULL, NULL) == 1 && FD_ISSET(sv[0], &rd) &&
+              read(sv[0], buf, 16) == 3,
+          "select wakes up for the peer's write");
     check(wait_ok(pid), "the writer finished");
     close(sv[0]);
     close(sv[1]);
