@@ -303,8 +303,6 @@ static long msg(int fd, uint64_t umsg, int flags, bool send)
         ret = -EMSGSIZE;
     if (!ret && send && h.name && (ret = addr_in(&m.addr, h.name, h.namelen)) == 0)
         m.addrlen = h.namelen;
-    if (!ret && !send && h.namelen < 0)
-        ret = -EINVAL;
     if (!ret && h.iovlen && !(v = kmalloc(h.iovlen * sizeof *v)))
         ret = -ENOMEM;
     if (!ret && h.iovlen && copy_from_user(v, h.iov, h.iovlen * sizeof *v))
@@ -331,7 +329,8 @@ static long msg(int fd, uint64_t umsg, int flags, bool send)
     }
     if (ret >= 0 && !send) {
         // The source address (if asked for), the control data's length, the flags.
-        int nl = h.name ? MIN(m.addrlen, h.namelen) : 0;
+        // msg_namelen is unsigned to Linux: a huge one means room enough.
+        int nl = h.name ? (int)MIN((uint32_t)m.addrlen, (uint32_t)h.namelen) : 0;
         int32_t namelen = m.addrlen;
         uint64_t used = m.ctlused;
         if ((nl > 0 && copy_to_user(h.name, &m.addr, (size_t)nl)) ||
