@@ -61,6 +61,7 @@ struct uname {
 
 // Files sent with SCM_RIGHTS, each with the kind of reference (fd_dup_ref).
 struct rights {
+    struct rights *next; // on the reap list (below)
     int n;
     struct right {
         struct file *f;
@@ -76,11 +77,39 @@ struct umsg {
     char data[];
 };
 
+// Dropping a file sent with SCM_RIGHTS may free a socket whose queue holds
+// more such files, and so on: done recursively, a chain of sockets in flight
+// would run off the kernel stack. So rights to drop go on one list, and the
+// first thread to find nobody draining it drains it, iteratively; the others
+// leave theirs to it. The list and its lock are touched only when files in
+// flight are dropped (a socket closed with them queued, a send or receive
+// that cannot pass them on), never on the data path.
+static struct spinlock reap_lock = SPINLOCK_INIT("unix rights reap");
+static struct rights *reap_head; // [reap_lock] linked through `next`
+static bool reaping;             // [reap_lock] someone is draining the list
+
 static void rights_free(struct rights *r)
 {
-    for (int i = 0; r && i < r->n; i++)
-        fd_ref_drop(r->r[i].f, r->r[i].how);
-    kfree(r);
+    if (!r)
+        return;
+    spin_lock(&reap_lock);
+    r->next = reap_head;
+    reap_head = r;
+    if (reaping) {
+        spin_unlock(&reap_lock);
+        return;
+    }
+    reaping = true;
+    while ((r = reap_head)) {
+        reap_head = r->next;
+        spin_unlock(&reap_lock);
+        for (int i = 0; i < r->n; i++)
+            fd_ref_drop(r->r[i].f, r->r[i].how);
+        kfree(r);
+        spin_lock(&reap_lock);
+    }
+    reaping = false;
+    spin_unlock(&reap_lock);
 }
 
 static void msg_free(struct umsg *m)

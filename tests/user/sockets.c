@@ -625,6 +625,29 @@ static void unix_rights(void)
     close(sv[1]);
 }
 
+// A chain of 200 pairs, each pair's ends sent over the previous pair, then
+// every fd closed, the first pair's last: that close frees the whole chain,
+// which the kernel must do without running off its stack.
+static void unix_rights_chain(void)
+{
+    enum { N = 200 };
+    static int sv[N][2];
+    bool ok = true;
+    for (int i = 0; i < N && ok; i++)
+        ok = socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]) == 0;
+    for (int i = 1; i < N && ok; i++)
+        ok = send_fds(sv[i - 1][0], sv[i], 2) == 1;
+    check(ok, "each pair's ends sent over the one before");
+    for (int i = N - 1; i >= 0; i--) { // the first pair last: its close frees the chain
+        close(sv[i][0]);
+        close(sv[i][1]);
+    }
+    int t[2];
+    check(socketpair(AF_UNIX, SOCK_STREAM, 0, t) == 0, "all closed, sockets still work");
+    close(t[0]);
+    close(t[1]);
+}
+
 static void unix_names(void)
 {
     if (enter_scratch("sockets") != 0) {
@@ -700,6 +723,7 @@ int main(void)
     udp();
     unix_pairs();
     unix_rights();
+    unix_rights_chain();
     unix_names();
     return suite_end();
 }
