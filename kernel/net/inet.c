@@ -413,7 +413,7 @@ static int inet_connect(struct sock *sk, const void *addr, int len, bool nonbloc
             break;
         sleeplock_release(&s->lock);
         if (wait_event_after(s, gen))
-            return -ERESTARTSYS; // the connect goes on (a restart gets EALREADY)
+            return -ERESTARTSYS; // the connect goes on; a restarted call waits for it
         sleeplock_acquire(&s->lock);
     }
     sleeplock_release(&s->lock);
