@@ -363,7 +363,7 @@ int fs_mknod(struct inode *cwd, const char *path, uint32_t mode, uint32_t rdev)
 {
     struct nameidata nd;
     struct resize_hint rh = {0};
-    if (!S_ISCHR(mode) && !S_ISREG(mode) && (mode & S_IFMT) != 0)
+    if (!S_ISCHR(mode) && !S_ISREG(mode) && (mode & S_IFMT) != S_IFSOCK && (mode & S_IFMT) != 0)
         return -EPERM;
     if ((mode & S_IFMT) == 0)
         mode |= S_IFREG; // as Linux: type 0 is a regular file

@@ -77,8 +77,9 @@ int fs_rmdir(struct inode *cwd, const char *path);
 int fs_rename(struct inode *oldcwd, const char *oldpath, struct inode *newcwd, const char *newpath);
 int fs_rename_flags(struct inode *oldcwd, const char *oldpath, struct inode *newcwd,
                     const char *newpath, int flags); // FS_NOREPLACE, FS_EXCHANGE
-// A new node: mode's type is S_IFCHR (a device node, rdev its number) or S_IFREG
-// (an empty file); other types give -EPERM. EEXIST if the name exists.
+// A new node: mode's type is S_IFCHR (a device node, rdev its number), S_IFREG
+// (an empty file) or S_IFSOCK (a name for an AF_UNIX socket, kernel/net/unix.c);
+// other types give -EPERM. EEXIST if the name exists.
 int fs_mknod(struct inode *cwd, const char *path, uint32_t mode, uint32_t rdev);
 
 // Attributes.

@@ -69,7 +69,7 @@ static inline bool inode_isdir(const struct inode *ip) { return S_ISDIR(ip->mode
 static inline uint8_t mode_to_dtype(uint32_t mode)
 {
     return S_ISDIR(mode) ? DT_DIR : S_ISLNK(mode) ? DT_LNK : S_ISREG(mode) ? DT_REG
-         : S_ISCHR(mode) ? DT_CHR : DT_UNKNOWN;
+         : S_ISCHR(mode) ? DT_CHR : (mode & S_IFMT) == S_IFSOCK ? DT_SOCK : DT_UNKNOWN;
 }
 
 // writecount.c

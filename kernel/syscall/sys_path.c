@@ -434,8 +434,8 @@ static long op_mkdir(struct inode *dir, const char *path, long mode)
 long sys_mkdirat(int dirfd, uint64_t upath, uint32_t mode) { return with_dir(dirfd, upath, op_mkdir, mode); }
 long sys_mkdir(uint64_t upath, uint32_t mode) { return sys_mkdirat(AT_FDCWD, upath, mode); }
 
-// mknod: device nodes and regular files; FIFOs and sockets are not supported
-// (EPERM, from ScaleFS).
+// mknod: device nodes, regular files and socket nodes (which no socket is bound
+// to); FIFOs are not supported (EPERM, from ScaleFS).
 static long op_mknod(struct inode *dir, const char *path, long arg)
 {
     uint32_t mode = (uint32_t)arg, dev = (uint32_t)(arg >> 32);

@@ -145,6 +145,22 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
     SYS(getpgid),
     SYS(getpgrp),
     SYS(getsid),
+    SYS(socket),
+    SYS(socketpair),
+    SYS(bind),
+    SYS(listen),
+    SYS(connect),
+    SYS(accept),
+    SYS(accept4),
+    SYS(getsockname),
+    SYS(getpeername),
+    SYS(sendto),
+    SYS(recvfrom),
+    SYS(sendmsg),
+    SYS(recvmsg),
+    SYS(shutdown),
+    SYS(setsockopt),
+    SYS(getsockopt),
 };
 
 // Our extensions (uapi/ext.h), numbered from __NR_EXT_BASE.

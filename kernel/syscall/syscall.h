@@ -112,6 +112,24 @@ long sys_fchmod(int fd, uint32_t mode);
 long sys_pipe(uint64_t ufds);
 long sys_pipe2(uint64_t ufds, int flags);
 
+// sys_socket.c: sockets.
+long sys_socket(int domain, int type, int protocol);
+long sys_socketpair(int domain, int type, int protocol, uint64_t usv);
+long sys_bind(int fd, uint64_t uaddr, int len);
+long sys_connect(int fd, uint64_t uaddr, int len);
+long sys_listen(int fd, int backlog);
+long sys_accept(int fd, uint64_t uaddr, uint64_t ulen);
+long sys_accept4(int fd, uint64_t uaddr, uint64_t ulen, int flags);
+long sys_getsockname(int fd, uint64_t uaddr, uint64_t ulen);
+long sys_getpeername(int fd, uint64_t uaddr, uint64_t ulen);
+long sys_sendto(int fd, uint64_t ubuf, size_t len, int flags, uint64_t uaddr, int alen);
+long sys_recvfrom(int fd, uint64_t ubuf, size_t len, int flags, uint64_t uaddr, uint64_t ualen);
+long sys_sendmsg(int fd, uint64_t umsg, int flags);
+long sys_recvmsg(int fd, uint64_t umsg, int flags);
+long sys_shutdown(int fd, int how);
+long sys_setsockopt(int fd, int level, int optname, uint64_t uval, int len);
+long sys_getsockopt(int fd, int level, int optname, uint64_t uval, uint64_t ulen);
+
 // sys_path.c: calls on path names.
 long sys_open(uint64_t upath, int flags, uint32_t mode);
 long sys_openat(int dirfd, uint64_t upath, int flags, uint32_t mode);

@@ -224,6 +224,7 @@ struct iovec {
 #define TCSETSF 0x5404
 #define TIOCSWINSZ 0x5414
 #define FIONREAD 0x541B
+#define FIONBIO 0x5421
 #define TIOCSCTTY 0x540E
 #define TIOCGPGRP 0x540F
 #define TIOCSPGRP 0x5410
@@ -432,6 +433,7 @@ struct linux_dirent64 {
 #define POLLRDBAND 0x080
 #define POLLWRNORM 0x100
 #define POLLWRBAND 0x200
+#define POLLRDHUP 0x2000
 struct pollfd {
     int fd;
     short events;

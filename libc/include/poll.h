@@ -8,6 +8,7 @@
 #define POLLNVAL 0x020
 #define POLLRDNORM 0x040
 #define POLLWRNORM 0x100
+#define POLLRDHUP 0x2000
 typedef unsigned long nfds_t;
 struct pollfd {
     int fd;

@@ -173,3 +173,11 @@ kill $!
 grep -c "^ *$! *$$ *[1-9][0-9]* sleep$" out
 -- out
 1
+
+## nc: busybox nc sends to another nc over TCP on 127.0.0.1 and back
+nc -l -p 40123 > got 2> err &
+for i in $(seq 300); do echo hello over tcp | nc 127.0.0.1 40123 > back 2>/dev/null && break; usleep 20000; done
+wait
+cat got err back
+-- out
+hello over tcp

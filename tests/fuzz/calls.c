@@ -333,6 +333,104 @@ static long make_pipe(struct fz *z, long nr, long a[6])
 static long run_pipe(struct fz *z, long a[6]) { return make_pipe(z, SYS_pipe, a); }
 static long run_pipe2(struct fz *z, long a[6]) { return make_pipe(z, SYS_pipe2, a); }
 
+// ---- sockets -----------------------------------------------------------------------
+
+// socket/socketpair: mostly the families and types that exist, with their
+// flags (often SOCK_NONBLOCK, so that later calls on the socket return).
+static long sock_type(struct fz *z)
+{
+    static const long types[] = {1 /* STREAM */, 2 /* DGRAM */, 3, 5, 0, 11};
+    long t = chance(&z->rng, 90) ? types[below(&z->rng, 4)] : types[below(&z->rng, 6)];
+    if (chance(&z->rng, 50))
+        t |= 04000; // SOCK_NONBLOCK
+    if (chance(&z->rng, 20))
+        t |= 02000000; // SOCK_CLOEXEC
+    if (chance(&z->rng, 10))
+        t |= gen_arg(z, 'F');
+    return t;
+}
+
+static long sock_domain(struct fz *z)
+{
+    static const long doms[] = {1 /* UNIX */, 2 /* INET */, 10 /* INET6 */, 16, -1, 1000};
+    return chance(&z->rng, 90) ? doms[below(&z->rng, 2)] : doms[below(&z->rng, 6)];
+}
+
+static long run_socket(struct fz *z, long a[6])
+{
+    a[0] = sock_domain(z);
+    a[1] = sock_type(z);
+    a[2] = chance(&z->rng, 80) ? 0 : gen_arg(z, 'i');
+    return raw6(SYS_socket, a[0], a[1], a[2], 0, 0, 0);
+}
+
+static long run_socketpair(struct fz *z, long a[6])
+{
+    static __thread int sv[2];
+    a[0] = sock_domain(z);
+    a[1] = sock_type(z);
+    a[2] = chance(&z->rng, 80) ? 0 : gen_arg(z, 'i');
+    a[3] = chance(&z->rng, 80) ? (long)sv : gen_pointer(z);
+    long r = raw6(SYS_socketpair, a[0], a[1], a[2], a[3], 0, 0);
+    if (r == 0 && a[3] == (long)sv) {
+        fd_remember(sv[0]);
+        fd_remember(sv[1]);
+    }
+    return r;
+}
+
+// An address for bind/connect/sendto: 127.0.0.1 at one of a few ports, one
+// of a few AF_UNIX names, or anything; a[ai] gets it and a[ai+1] its length.
+static void sock_addr(struct fz *z, long a[6], int ai)
+{
+    static __thread unsigned char buf[112];
+    int k = (int)below(&z->rng, 4);
+    memset(buf, 0, sizeof buf);
+    if (k == 0) {
+        buf[0] = 2; // AF_INET
+        buf[2] = 0x9c; // port 0x9c40 + n, network order
+        buf[3] = (unsigned char)(0x40 + below(&z->rng, 4));
+        buf[4] = 127;
+        buf[7] = 1;
+        a[ai] = (long)buf;
+        a[ai + 1] = chance(&z->rng, 90) ? 16 : gen_arg(z, 'i');
+    } else if (k == 1) {
+        buf[0] = 1; // AF_UNIX
+        snprintf((char *)buf + 2, 100, "/tmp/fz.s%d", (int)below(&z->rng, 3));
+        a[ai] = (long)buf;
+        a[ai + 1] = chance(&z->rng, 90) ? 2 + 12 : gen_arg(z, 'i');
+    } else {
+        a[ai] = gen_pointer(z);
+        a[ai + 1] = gen_arg(z, 'i');
+    }
+}
+
+static long run_bind(struct fz *z, long a[6])
+{
+    a[0] = fd_pick(z);
+    sock_addr(z, a, 1);
+    return raw6(SYS_bind, a[0], a[1], a[2], 0, 0, 0);
+}
+
+static long run_connect(struct fz *z, long a[6])
+{
+    a[0] = fd_pick(z);
+    sock_addr(z, a, 1);
+    return raw6(SYS_connect, a[0], a[1], a[2], 0, 0, 0);
+}
+
+static long run_sendto(struct fz *z, long a[6])
+{
+    a[0] = fd_pick(z);
+    a[1] = gen_arg(z, 'b');
+    a[2] = gen_arg(z, 'l');
+    a[3] = chance(&z->rng, 50) ? 0x40 /* MSG_DONTWAIT */ : gen_arg(z, 'F');
+    sock_addr(z, a, 4);
+    if (chance(&z->rng, 30))
+        a[4] = a[5] = 0;
+    return raw6(SYS_sendto, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
 // Not a system call: a load or store in the arena or the shared region, racing
 // with the other threads' munmap, mprotect, madvise and MAP_FIXED there. It may
 // fault for good (SIGSEGV, or SIGBUS past the end of a mapped file).
@@ -469,6 +567,22 @@ const struct call calls[] = {
     C(getpgid, "P", 0),
     C(getpgrp, "", 0),
     C(getsid, "P", 0),
+    X(socket, run_socket, RETFD),
+    X(socketpair, run_socketpair, 0),
+    X(bind, run_bind, 0),
+    X(connect, run_connect, BLOCKS),
+    C(listen, "fi", 0),
+    C(accept, "fbb", BLOCKS | RETFD),
+    C(accept4, "fbbF", BLOCKS | RETFD),
+    X(sendto, run_sendto, BLOCKS),
+    C(recvfrom, "fblFbb", BLOCKS),
+    C(sendmsg, "fbF", BLOCKS),
+    C(recvmsg, "fbF", BLOCKS),
+    C(shutdown, "fi", 0),
+    C(getsockname, "fbb", 0),
+    C(getpeername, "fbb", 0),
+    C(setsockopt, "fiibi", 0),
+    C(getsockopt, "fiibb", 0),
     {"posix_spawn", __NR_posix_spawn, "", NOCHILD, run_posix_spawn},
     {"kstats", __NR_kstats, "bl", 0, NULL},
     {"touch", -1, "", BLOCKS, run_touch}, // faults for ever under a SIGSEGV handler that returns

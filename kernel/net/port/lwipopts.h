@@ -73,6 +73,7 @@
 #define TCP_SND_QUEUELEN (4 * TCP_SND_BUF / TCP_MSS)
 #define TCP_QUEUE_OOSEQ 1
 #define LWIP_TCP_KEEPALIVE 1
+#define SO_REUSE 1 // SO_REUSEADDR (the socket layer sets SOF_REUSEADDR)
 #define TCP_LISTEN_BACKLOG 1
 
 // The netconn API and its receive queues.

@@ -1,0 +1,1147 @@
+// AF_UNIX sockets: SOCK_STREAM and SOCK_DGRAM, in pairs (socketpair) or
+// through names in ScaleFS (bind makes an S_IFSOCK node; connect and sendto
+// find the socket bound to it).
+//
+// Commute: two processes each using their own pair (or their own connection)
+// share nothing: a socket's state, its receive queue and its lock are its own,
+// a send locks only the receiving socket (never two sockets at once), and
+// nothing on the data path is global. Sends and receives on one connection do
+// not commute (a receive may return what was sent) and meet on the receiver's
+// lock and queue. The one global structure is the table from bound names
+// (ScaleFS inode numbers) to sockets, used by bind, connect, sendto with an
+// address and the close of a bound socket, never by a send or receive on a
+// connected socket; it is a hash of buckets, each under its own lock.
+//
+// Each socket holds a queue of messages sent to it, at most UNIX_QUEUE bytes
+// of them: a stream send cuts its data into messages and waits for room, a
+// receive copies across messages; a datagram is one message, received whole
+// or truncated. A stream connection is two sockets that reference each other
+// (the connector and one the listener's accept queue hands out); a datagram
+// socket's connect only names the default destination.
+//
+// Blocking waits are on the waiting socket's own wait queue: a receiver on its
+// own, a sender out of room on the receiver's (woken when the receiver takes
+// data). Signals end them with ERESTARTSYS, as pipes do.
+//
+// SCM_RIGHTS: the files sent ride on the message (an owned or held reference
+// each, as a descriptor's); the receive that reads the message's first byte
+// installs them as new fds, and a stream receive stops after such a message.
+// A peek leaves them on the message. Files in flight that refer to each other
+// in a cycle (a socket sent over itself) are never freed: there is no garbage
+// collector as Linux has.
+//
+// Not supported: other control messages (SCM_CREDENTIALS: EINVAL),
+// SOCK_SEQPACKET (ESOCKTNOSUPPORT), abstract names (sun_path starting with
+// NUL: EINVAL), autobind (bind with no path: EINVAL).
+#include "file/fdtable.h"
+#include "file/file.h"
+#include "file/fs_context.h"
+#include "file/poll.h"
+#include "fs.h"
+#include "mm/mm.h"
+#include "net/socket.h"
+#include "proc/proc.h"
+#include "proc/sched.h"
+#include "sync/atomic.h"
+#include "sync/sleeplock.h"
+#include "sync/spinlock.h"
+#include "uapi/errno.h"
+#include "x86/x86.h"
+
+#define UNIX_QUEUE (256 * 1024) // bytes a socket's receive queue holds
+#define UNIX_CHUNK (64 * 1024)  // the largest message a stream send makes
+#define UNIX_PATH (UNIX_PATH_MAX + 1)
+#define RIGHTS_MAX 253          // fds one message carries (Linux's SCM_MAX_FD)
+
+// A bound name: the path as given (for getsockname), the node's inode.
+struct uname {
+    char path[UNIX_PATH];
+    int len;                  // strlen(path)
+};
+
+// Files sent with SCM_RIGHTS, each with the kind of reference (fd_dup_ref).
+struct rights {
+    struct rights *next; // on the reap list (below)
+    int n;
+    struct right {
+        struct file *f;
+        unsigned how;
+    } r[];
+};
+
+struct umsg {
+    struct list link;
+    size_t len, off;          // bytes, and bytes already read (streams)
+    struct uname from;        // datagrams: the sender's name (len 0: unbound)
+    struct rights *rights;    // SCM_RIGHTS, or NULL
+    char data[];
+};
+
+// Dropping a file sent with SCM_RIGHTS may free a socket whose queue holds
+// more such files, and so on: done recursively, a chain of sockets in flight
+// would run off the kernel stack. So rights to drop go on one list, and the
+// first thread to find nobody draining it drains it, iteratively; the others
+// leave theirs to it. The list and its lock are touched only when files in
+// flight are dropped (a socket closed with them queued, a send or receive
+// that cannot pass them on), never on the data path.
+static struct spinlock reap_lock = SPINLOCK_INIT("unix rights reap");
+static struct rights *reap_head; // [reap_lock] linked through `next`
+static bool reaping;             // [reap_lock] someone is draining the list
+
+static void rights_free(struct rights *r)
+{
+    if (!r)
+        return;
+    spin_lock(&reap_lock);
+    r->next = reap_head;
+    reap_head = r;
+    if (reaping) {
+        spin_unlock(&reap_lock);
+        return;
+    }
+    reaping = true;
+    while ((r = reap_head)) {
+        reap_head = r->next;
+        spin_unlock(&reap_lock);
+        for (int i = 0; i < r->n; i++)
+            fd_ref_drop(r->r[i].f, r->r[i].how);
+        kfree(r);
+        spin_lock(&reap_lock);
+    }
+    reaping = false;
+    spin_unlock(&reap_lock);
+}
+
+static void msg_free(struct umsg *m)
+{
+    rights_free(m->rights);
+    kfree(m);
+}
+
+// [i] immutable once made, [a] atomic, [l] lock.
+struct unix_sock {
+    struct sock sk;
+    int refs;                 // [a] the file, the peer's link, an accept queue
+    struct sleeplock lock;
+    struct waitq wq;          // its receivers, and senders waiting for room in its queue
+    struct pollhead poll;
+    struct list rq;           // [l] struct umsg, oldest first
+    size_t rq_bytes;          // [l]
+    struct unix_sock *peer;   // [l] referenced; streams: the other end; dgram: default destination
+    bool closed;              // [l] its file is gone
+    bool shut_rd, shut_wr;    // [l] its own shutdowns
+    bool eof;                 // [l] nothing more will come (the peer shut down writing, or went)
+    bool nowrite;             // [l] the peer takes nothing more (shut down reading, or went)
+    bool connected;           // [l] streams: has (had) a peer
+    bool listening;           // [l]
+    int backlog;              // [l]
+    struct list acceptq;      // [l] connected struct unix_socks (by their `alink`)
+    int nacc;                 // [l]
+    struct list alink;        // [l of the listener] in its acceptq
+    struct uname name;        // [l] bound name (len 0: none); a server end: the listener's
+    struct inode *ip;         // [l] the bound node (referenced), or NULL
+    struct list blink;        // [bucket lock] in the name table
+};
+
+static struct unix_sock *usk(struct sock *sk) { return (struct unix_sock *)sk; }
+static bool stream(struct unix_sock *u) { return u->sk.type == SOCK_STREAM; }
+
+static void get(struct unix_sock *u) { fetch_add(&u->refs, 1); }
+
+// Free the messages of list q. Never under a socket's lock: dropping a file
+// sent with SCM_RIGHTS may close another socket, which locks its peer.
+static void free_msgs(struct list *q)
+{
+    while (!list_empty(q)) {
+        struct umsg *m = list_entry(q->next, struct umsg, link);
+        list_remove(&m->link);
+        msg_free(m);
+    }
+}
+
+// Move u's queue to q (under u's lock).
+static void take_queue(struct unix_sock *u, struct list *q)
+{
+    list_init(q);
+    while (!list_empty(&u->rq)) {
+        struct list *it = u->rq.next;
+        list_remove(it);
+        list_push_back(q, it);
+    }
+    u->rq_bytes = 0;
+}
+
+static void drain(struct unix_sock *u)
+{
+    free_msgs(&u->rq);
+    u->rq_bytes = 0;
+}
+
+static void put(struct unix_sock *u)
+{
+    if (sub_fetch(&u->refs, 1) == 0) {
+        drain(u);
+        kfree(u);
+    }
+}
+
+static void wake(struct unix_sock *u)
+{
+    waitq_wake_all(&u->wq);
+    pollhead_wake(&u->poll);
+}
+
+// Sleep on u's queue until cond, or a signal: 0 or -ERESTARTSYS.
+#define WAIT_ON(u, cond)                                                                 \
+    ({                                                                                   \
+        struct thread *t_ = thread_current();                                           \
+        wait_event(&(u)->wq, (cond) || signal_pending(t_));                             \
+        (cond) ? 0 : -ERESTARTSYS;                                                       \
+    })
+
+// ---- the name table -------------------------------------------------------------
+
+#define NAME_BUCKETS 64
+static struct name_bucket {
+    struct spinlock lock;
+    struct list socks;
+} names[NAME_BUCKETS] __cacheline_aligned;
+static int names_ready; // [a] 0, 1 (being set up), 2
+
+static struct name_bucket *bucket_of(uint64_t ino)
+{
+    if (load_acquire(&names_ready) != 2) {
+        int zero = 0;
+        if (cas(&names_ready, &zero, 1)) {
+            for (int i = 0; i < NAME_BUCKETS; i++) {
+                spin_init(&names[i].lock, "unix names");
+                list_init(&names[i].socks);
+            }
+            store_release(&names_ready, 2);
+        }
+        while (load_acquire(&names_ready) != 2)
+            pause();
+    }
+    return &names[ino % NAME_BUCKETS];
+}
+
+// The socket bound to node ip, referenced, or NULL.
+static struct unix_sock *name_find(struct inode *ip)
+{
+    uint64_t ino = fs_ino(ip);
+    struct name_bucket *b = bucket_of(ino);
+    struct unix_sock *found = NULL;
+    spin_lock(&b->lock);
+    list_for_each(it, &b->socks) {
+        struct unix_sock *u = list_entry(it, struct unix_sock, blink);
+        if (u->ip == ip) {
+            found = u;
+            get(u);
+            break;
+        }
+    }
+    spin_unlock(&b->lock);
+    return found;
+}
+
+// ---- creation --------------------------------------------------------------------
+
+static const struct sock_ops unix_ops;
+
+static struct unix_sock *alloc_sock(int type)
+{
+    struct unix_sock *u = kzalloc(sizeof *u);
+    if (!u)
+        return NULL;
+    u->sk.ops = &unix_ops;
+    u->sk.family = AF_UNIX;
+    u->sk.type = type;
+    u->refs = 1;
+    sleeplock_init(&u->lock, "unix sock");
+    waitq_init(&u->wq, "unix sock");
+    pollhead_init(&u->poll, "unix poll");
+    list_init(&u->rq);
+    list_init(&u->acceptq);
+    return u;
+}
+
+// Linux's unix_create: SOCK_RAW counts as SOCK_DGRAM.
+static int check_type(int type, int protocol)
+{
+    if (protocol != 0 && protocol != AF_UNIX)
+        return -EPROTONOSUPPORT;
+    if (type == SOCK_RAW)
+        type = SOCK_DGRAM;
+    if (type != SOCK_STREAM && type != SOCK_DGRAM)
+        return -ESOCKTNOSUPPORT;
+    return type;
+}
+
+int unix_create(int type, int protocol, struct sock **out)
+{
+    if ((type = check_type(type, protocol)) < 0)
+        return type;
+    struct unix_sock *u = alloc_sock(type);
+    if (!u)
+        return -ENOMEM;
+    *out = &u->sk;
+    return 0;
+}
+
+// Link a and b as each other's peer (both fresh or unconnected).
+static void link_pair(struct unix_sock *a, struct unix_sock *b)
+{
+    get(b);
+    a->peer = b;
+    get(a);
+    b->peer = a;
+    a->connected = b->connected = true;
+}
+
+int unix_pair(int type, int protocol, struct sock **a, struct sock **b)
+{
+    if ((type = check_type(type, protocol)) < 0)
+        return type;
+    struct unix_sock *x = alloc_sock(type), *y = alloc_sock(type);
+    if (!x || !y) {
+        kfree(x);
+        kfree(y);
+        return -ENOMEM;
+    }
+    link_pair(x, y);
+    *a = &x->sk;
+    *b = &y->sk;
+    return 0;
+}
+
+// ---- addresses -------------------------------------------------------------------
+
+// A sockaddr_un's path into n: EINVAL for no path, an abstract name, the
+// wrong family or a length beyond the structure.
+static int name_from(const void *addr, int len, struct uname *n)
+{
+    const struct sockaddr_un *a = addr;
+    if (len <= (int)sizeof(sa_family_t) || len > (int)sizeof *a || a->sun_family != AF_UNIX)
+        return -EINVAL;
+    int max = len - (int)sizeof(sa_family_t);
+    int k = 0;
+    while (k < max && a->sun_path[k])
+        k++;
+    if (k == 0)
+        return -EINVAL; // abstract names and autobind are not supported
+    memcpy(n->path, a->sun_path, (size_t)k);
+    n->path[k] = 0;
+    n->len = k;
+    return 0;
+}
+
+static void name_to(void *addr, int *len, const struct uname *n)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    memcpy(a.sun_path, n->path, (size_t)n->len);
+    *len = (int)sizeof(sa_family_t) + (n->len ? n->len + 1 : 0);
+    memcpy(addr, &a, (size_t)*len);
+}
+
+// The socket bound to the path n names, referenced: ENOENT etc. from the
+// lookup, ECONNREFUSED if the node is not a socket or none is bound to it.
+static int lookup(const struct uname *n, struct unix_sock **out)
+{
+    struct inode *ip;
+    int err = path_lookup_at(AT_FDCWD, n->path, 0, &ip);
+    if (err)
+        return err;
+    struct unix_sock *u = (fs_mode(ip) & S_IFMT) == S_IFSOCK ? name_find(ip) : NULL;
+    fs_iput(ip);
+    if (!u)
+        return -ECONNREFUSED;
+    *out = u;
+    return 0;
+}
+
+// ---- bind, listen, connect, accept ------------------------------------------------
+
+static int unix_bind(struct sock *sk, const void *addr, int len)
+{
+    struct unix_sock *u = usk(sk);
+    struct uname n;
+    int err = name_from(addr, len, &n);
+    if (err)
+        return err;
+    sleeplock_acquire(&u->lock);
+    if (u->ip) {
+        sleeplock_release(&u->lock);
+        return -EINVAL; // bound already
+    }
+    struct inode *dir, *ip = NULL;
+    if (!(err = dirfd_inode(AT_FDCWD, n.path, &dir))) {
+        err = fs_mknod(dir, n.path, S_IFSOCK | (0777 & ~fsctx_umask()), 0);
+        fs_iput(dir);
+    }
+    if (err == -EEXIST)
+        err = -EADDRINUSE;
+    if (!err)
+        err = path_lookup_at(AT_FDCWD, n.path, 0, &ip);
+    if (!err) {
+        u->ip = ip;
+        u->name = n;
+        struct name_bucket *b = bucket_of(fs_ino(ip));
+        spin_lock(&b->lock);
+        list_push_back(&b->socks, &u->blink);
+        spin_unlock(&b->lock);
+    }
+    sleeplock_release(&u->lock);
+    return err;
+}
+
+static int unix_listen(struct sock *sk, int backlog)
+{
+    struct unix_sock *u = usk(sk);
+    if (!stream(u))
+        return -EOPNOTSUPP;
+    int err = 0;
+    sleeplock_acquire(&u->lock);
+    if (!u->ip || u->connected)
+        err = -EINVAL; // Linux: unbound (no autobind here) or connected
+    else {
+        u->listening = true;
+        u->backlog = backlog < 1 ? 1 : backlog > SOMAXCONN ? SOMAXCONN : backlog;
+    }
+    sleeplock_release(&u->lock);
+    return err;
+}
+
+// Queue a new server end for u on listener l: 0, -EAGAIN (queue full,
+// nonblock), -ECONNREFUSED (not listening), -ERESTARTSYS.
+static int stream_connect(struct unix_sock *u, struct unix_sock *l, bool nonblock)
+{
+    struct unix_sock *n = alloc_sock(SOCK_STREAM);
+    if (!n)
+        return -ENOMEM;
+    int err;
+    sleeplock_acquire(&l->lock);
+    for (;;) {
+        if (!l->listening || l->closed) {
+            err = -ECONNREFUSED;
+            break;
+        }
+        if (l->nacc < l->backlog) {
+            err = 0;
+            break;
+        }
+        if (nonblock) {
+            err = -EAGAIN;
+            break;
+        }
+        sleeplock_release(&l->lock);
+        err = WAIT_ON(l, READ_ONCE(l->nacc) < READ_ONCE(l->backlog) || !READ_ONCE(l->listening));
+        sleeplock_acquire(&l->lock);
+        if (err)
+            break;
+    }
+    if (err) {
+        sleeplock_release(&l->lock);
+        put(n);
+        return err;
+    }
+    n->name = l->name;
+    sleeplock_acquire(&u->lock);
+    if (u->connected) {
+        sleeplock_release(&u->lock);
+        sleeplock_release(&l->lock);
+        put(n);
+        return -EISCONN;
+    }
+    link_pair(u, n); // u's lock is held, n is unknown to others
+    sleeplock_release(&u->lock);
+    list_push_back(&l->acceptq, &n->alink); // the queue's reference is n's first
+    l->nacc++;
+    sleeplock_release(&l->lock);
+    wake(l);
+    return 0;
+}
+
+static int unix_connect(struct sock *sk, const void *addr, int len, bool nonblock)
+{
+    struct unix_sock *u = usk(sk);
+    struct uname n;
+    int err = name_from(addr, len, &n);
+    if (err) {
+        // A datagram socket's connect to AF_UNSPEC forgets its destination.
+        const struct sockaddr *a = addr;
+        if (!stream(u) && len >= (int)sizeof(sa_family_t) && a->sa_family == AF_UNSPEC) {
+            sleeplock_acquire(&u->lock);
+            struct unix_sock *old = u->peer;
+            u->peer = NULL;
+            sleeplock_release(&u->lock);
+            if (old)
+                put(old);
+            return 0;
+        }
+        return err;
+    }
+    sleeplock_acquire(&u->lock);
+    err = stream(u) && u->connected ? -EISCONN : u->listening ? -EINVAL : 0;
+    sleeplock_release(&u->lock);
+    if (err)
+        return err;
+    struct unix_sock *target;
+    if ((err = lookup(&n, &target)))
+        return err;
+    if (target->sk.type != u->sk.type) {
+        put(target);
+        return -EPROTOTYPE;
+    }
+    if (stream(u)) {
+        err = stream_connect(u, target, nonblock);
+        put(target);
+        return err;
+    }
+    sleeplock_acquire(&u->lock);
+    struct unix_sock *old = u->peer;
+    u->peer = target; // the lookup's reference
+    sleeplock_release(&u->lock);
+    if (old)
+        put(old);
+    return 0;
+}
+
+static int unix_accept(struct sock *sk, struct sock **out, bool nonblock)
+{
+    struct unix_sock *l = usk(sk);
+    if (!stream(l))
+        return -EOPNOTSUPP;
+    int err = 0;
+    sleeplock_acquire(&l->lock);
+    while (!err && list_empty(&l->acceptq)) {
+        if (!l->listening)
+            err = -EINVAL;
+        else if (nonblock)
+            err = -EAGAIN;
+        else {
+            sleeplock_release(&l->lock);
+            err = WAIT_ON(l, !list_empty(&l->acceptq) || !READ_ONCE(l->listening));
+            sleeplock_acquire(&l->lock);
+        }
+    }
+    struct unix_sock *n = NULL;
+    if (!err) {
+        n = list_entry(l->acceptq.next, struct unix_sock, alink);
+        list_remove(&n->alink);
+        l->nacc--;
+    }
+    sleeplock_release(&l->lock);
+    if (err)
+        return err;
+    wake(l); // a connector waiting for room
+    *out = &n->sk;
+    return 0;
+}
+
+// ---- sending and receiving ---------------------------------------------------------
+
+static struct umsg *msg_new(size_t len, const struct uname *from)
+{
+    struct umsg *m = kmalloc(sizeof *m + len);
+    if (m) {
+        m->len = len;
+        m->off = 0;
+        m->from = *from;
+        m->rights = NULL;
+    }
+    return m;
+}
+
+// The files a sendmsg's SCM_RIGHTS messages name, referenced: *out (NULL if
+// none). EINVAL for another kind of control message or a malformed one, or
+// more than RIGHTS_MAX fds; EBADF for an fd that is not open.
+static int rights_from(const struct sk_msg *m, struct rights **out)
+{
+    *out = NULL;
+    const char *p = m->ctl;
+    size_t left = m->ctllen;
+    struct rights *r = NULL;
+    int err = 0;
+    while (!err && left >= sizeof(struct kcmsghdr)) {
+        struct kcmsghdr h;
+        memcpy(&h, p, sizeof h);
+        if (h.len < sizeof h || h.len > left || h.level != SOL_SOCKET || h.type != SCM_RIGHTS) {
+            err = -EINVAL;
+            break;
+        }
+        int n = (int)((h.len - sizeof h) / sizeof(int)), have = r ? r->n : 0;
+        if (have + n > RIGHTS_MAX) {
+            err = -EINVAL;
+            break;
+        }
+        struct rights *nr = kmalloc(sizeof *nr + (size_t)(have + n) * sizeof nr->r[0]);
+        if (!nr) {
+            err = -ENOMEM;
+            break;
+        }
+        nr->n = have;
+        if (r)
+            memcpy(nr->r, r->r, (size_t)have * sizeof r->r[0]);
+        kfree(r);
+        r = nr;
+        for (int i = 0; i < n; i++) {
+            int fd;
+            memcpy(&fd, p + sizeof h + (size_t)i * sizeof fd, sizeof fd);
+            struct file *f = fd_dup_ref(fdt_current(), fd, true, &r->r[r->n].how);
+            if (!f) {
+                err = -EBADF;
+                break;
+            }
+            r->r[r->n++].f = f;
+        }
+        size_t step = CMSG_ALIGN8(h.len);
+        if (step >= left)
+            break;
+        p += step;
+        left -= step;
+    }
+    if (err) {
+        rights_free(r);
+        return err;
+    }
+    *out = r;
+    return 0;
+}
+
+// Install a received message's files as new fds (as many as the control
+// buffer can report) and report them in an SCM_RIGHTS control message; the
+// rest (MSG_CTRUNC) go to *late, for the caller to drop once it holds no
+// socket lock (dropping one may close a socket, which locks its peer). The
+// message's rights are used up.
+static int rights_deliver(struct umsg *msg, struct sk_msg *m, bool cloexec, struct rights **late)
+{
+    struct rights *r = msg->rights;
+    msg->rights = NULL;
+    size_t room = m->ctlroom > m->ctlused ? m->ctlroom - m->ctlused : 0;
+    int cap = room > sizeof(struct kcmsghdr) ? (int)((room - sizeof(struct kcmsghdr)) / sizeof(int)) : 0;
+    int *fds = cap ? kmalloc((size_t)MIN(cap, r->n) * sizeof *fds) : NULL;
+    int n = 0;
+    while (fds && n < MIN(cap, r->n)) {
+        int fd = fd_install(fdt_current(), r->r[n].f, r->r[n].how | (cloexec ? FDI_CLOEXEC : 0),
+                            false, 0, proc_nofile(proc_current()));
+        if (fd < 0)
+            break;
+        fds[n++] = fd;
+    }
+    // The files not installed, to the front for the caller.
+    memmove(r->r, r->r + n, (size_t)(r->n - n) * sizeof r->r[0]);
+    r->n -= n;
+    if (r->n) {
+        m->flags |= MSG_CTRUNC;
+        *late = r;
+    } else {
+        kfree(r);
+    }
+    int err = 0;
+    if (n) {
+        size_t fit;
+        err = sock_put_cmsg(m, SOL_SOCKET, SCM_RIGHTS, fds, (size_t)n * sizeof *fds, &fit);
+    }
+    kfree(fds);
+    return err;
+}
+
+// The socket u sends to, referenced: its peer, or the addressed one.
+static int destination(struct unix_sock *u, struct sk_msg *m, struct unix_sock **out)
+{
+    if (m->addrlen && !stream(u)) {
+        struct uname n;
+        int err = name_from(&m->addr, m->addrlen, &n);
+        if (err)
+            return err;
+        struct unix_sock *d;
+        if ((err = lookup(&n, &d)))
+            return err;
+        if (d->sk.type != u->sk.type) {
+            put(d);
+            return -EPROTOTYPE;
+        }
+        *out = d;
+        return 0;
+    }
+    sleeplock_acquire(&u->lock);
+    struct unix_sock *p = u->peer;
+    int err = 0;
+    if (stream(u) && (u->shut_wr || u->nowrite || (u->connected && !p)))
+        err = -EPIPE;
+    else if (!p)
+        err = stream(u) ? -ENOTCONN : -EDESTADDRREQ;
+    else
+        get(p);
+    sleeplock_release(&u->lock);
+    *out = p;
+    return err;
+}
+
+static long dgram_send(struct unix_sock *u, struct unix_sock *d, struct sk_msg *m,
+                       struct rights *rights)
+{
+    size_t len = m->data.left;
+    if (len > UNIX_QUEUE)
+        return -EMSGSIZE;
+    sleeplock_acquire(&u->lock);
+    struct uname from = u->name;
+    sleeplock_release(&u->lock);
+    struct umsg *msg = msg_new(len, &from);
+    if (!msg)
+        return -ENOMEM;
+    msg->rights = rights;
+    long k = skiov_from(&m->data, msg->data, len);
+    if (k >= 0 && (size_t)k < len)
+        k = -EFAULT;
+    if (k < 0) {
+        msg_free(msg);
+        return k;
+    }
+    sleeplock_acquire(&d->lock);
+    for (;;) {
+        if (d->closed || d->shut_rd) {
+            k = -ECONNREFUSED;
+            break;
+        }
+        if (d->rq_bytes + len <= UNIX_QUEUE) {
+            list_push_back(&d->rq, &msg->link);
+            d->rq_bytes += len;
+            msg = NULL;
+            break;
+        }
+        if (m->nonblock) {
+            k = -EAGAIN;
+            break;
+        }
+        sleeplock_release(&d->lock);
+        k = WAIT_ON(d, READ_ONCE(d->rq_bytes) + len <= UNIX_QUEUE || READ_ONCE(d->closed));
+        sleeplock_acquire(&d->lock);
+        if (k)
+            break;
+    }
+    sleeplock_release(&d->lock);
+    if (msg)
+        msg_free(msg);
+    if (k == 0)
+        wake(d);
+    return k ? k : (long)len;
+}
+
+// The rights (if any) ride on the first message; the caller frees them if
+// they are still *rights afterwards.
+static long stream_send(struct unix_sock *d, struct sk_msg *m, struct rights **rights)
+{
+    static const struct uname none;
+    long done = 0, err = 0;
+    while (m->data.left > 0) {
+        sleeplock_acquire(&d->lock);
+        while (!err && !d->closed && !d->shut_rd && d->rq_bytes >= UNIX_QUEUE) {
+            if (m->nonblock)
+                err = -EAGAIN;
+            else {
+                sleeplock_release(&d->lock);
+                err = WAIT_ON(d, READ_ONCE(d->rq_bytes) < UNIX_QUEUE || READ_ONCE(d->closed) ||
+                                     READ_ONCE(d->shut_rd));
+                sleeplock_acquire(&d->lock);
+            }
+        }
+        if (!err && (d->closed || d->shut_rd))
+            err = -EPIPE;
+        if (err) {
+            sleeplock_release(&d->lock);
+            break;
+        }
+        size_t len = MIN(MIN(m->data.left, UNIX_CHUNK), UNIX_QUEUE - d->rq_bytes);
+        struct umsg *msg = msg_new(len, &none);
+        long k = msg ? skiov_from(&m->data, msg->data, len) : -ENOMEM;
+        if (k > 0) {
+            msg->len = (size_t)k;
+            msg->rights = *rights;
+            *rights = NULL;
+            list_push_back(&d->rq, &msg->link);
+            d->rq_bytes += (size_t)k;
+            done += k;
+        } else {
+            kfree(msg);
+            err = k;
+        }
+        sleeplock_release(&d->lock);
+        wake(d);
+        if (k < (long)len)
+            break; // a fault
+    }
+    return done ? done : err;
+}
+
+static long unix_sendmsg(struct sock *sk, struct sk_msg *m)
+{
+    struct unix_sock *u = usk(sk);
+    if (m->flags & MSG_OOB)
+        return -EOPNOTSUPP;
+    if (stream(u) && m->addrlen) {
+        sleeplock_acquire(&u->lock);
+        bool conn = u->connected;
+        sleeplock_release(&u->lock);
+        return conn ? -EISCONN : -EOPNOTSUPP;
+    }
+    struct rights *rights;
+    long r = rights_from(m, &rights);
+    if (r)
+        return r;
+    struct unix_sock *d;
+    if ((r = destination(u, m, &d))) {
+        rights_free(rights);
+        return r == -EPIPE ? sock_epipe(m->flags) : r;
+    }
+    if (stream(u)) {
+        r = stream_send(d, m, &rights);
+        rights_free(rights); // not sent
+    } else {
+        r = dgram_send(u, d, m, rights); // the message owns them, sent or not
+    }
+    put(d);
+    if (r == -EPIPE)
+        return sock_epipe(m->flags);
+    return r;
+}
+
+// Copy queued stream data out: up to m's room, across messages; consume it
+// unless peeking. Stops after a message with files (delivered with its first
+// byte), and before one when data was copied already. Under u->lock. Bytes,
+// or -EFAULT.
+static long stream_take(struct unix_sock *u, struct sk_msg *m, int in, struct rights **late)
+{
+    bool peek = in & MSG_PEEK;
+    long done = 0;
+    struct list *it = u->rq.next;
+    while (it != &u->rq && m->data.left > 0) {
+        struct umsg *msg = list_entry(it, struct umsg, link);
+        bool files = msg->rights != NULL;
+        if (files && done)
+            break;
+        long k = skiov_to(&m->data, msg->data + msg->off, msg->len - msg->off);
+        if (k < 0)
+            return done ? done : k;
+        done += k;
+        if (files && !peek) {
+            int err = rights_deliver(msg, m, in & MSG_CMSG_CLOEXEC, late);
+            if (err)
+                return err;
+        }
+        it = it->next;
+        if (!peek) {
+            msg->off += (size_t)k;
+            u->rq_bytes -= (size_t)k;
+            if (msg->off < msg->len)
+                break;
+            list_remove(&msg->link);
+            msg_free(msg);
+        }
+        if (files)
+            break;
+    }
+    return done;
+}
+
+static long dgram_take(struct unix_sock *u, struct sk_msg *m, int in, struct rights **late)
+{
+    bool peek = in & MSG_PEEK;
+    struct umsg *msg = list_entry(u->rq.next, struct umsg, link);
+    long k = skiov_to(&m->data, msg->data, msg->len);
+    if (k < 0)
+        return k;
+    if ((size_t)k < msg->len)
+        m->flags |= MSG_TRUNC;
+    if (msg->from.len)
+        name_to(&m->addr, &m->addrlen, &msg->from);
+    size_t len = msg->len;
+    if (!peek) {
+        list_remove(&msg->link);
+        u->rq_bytes -= msg->len;
+        int err = msg->rights ? rights_deliver(msg, m, in & MSG_CMSG_CLOEXEC, late) : 0;
+        msg_free(msg);
+        if (err)
+            return err;
+    }
+    return (in & MSG_TRUNC) ? (long)len : k;
+}
+
+static long unix_recvmsg(struct sock *sk, struct sk_msg *m)
+{
+    struct unix_sock *u = usk(sk);
+    int in = m->flags;
+    m->flags = 0; // from here on, what the receive reports
+    if (in & MSG_OOB)
+        return -EOPNOTSUPP;
+    bool peek = in & MSG_PEEK, waitall = stream(u) && (in & MSG_WAITALL) && !peek;
+    long done = 0, err = 0;
+    struct rights *late = NULL; // files received that could not be installed
+    sleeplock_acquire(&u->lock);
+    if (stream(u) && !u->connected) {
+        sleeplock_release(&u->lock);
+        return -EINVAL; // Linux: a stream socket never connected
+    }
+    for (;;) {
+        if (!list_empty(&u->rq) && !u->shut_rd) {
+            long k = stream(u) ? stream_take(u, m, in, &late) : dgram_take(u, m, in, &late);
+            if (k < 0) {
+                err = done ? 0 : k;
+                break;
+            }
+            done += k;
+            if (!stream(u) || !waitall || m->data.left == 0 || (m->flags & MSG_CTRUNC) ||
+                m->ctlused)
+                break;
+            continue;
+        }
+        if (u->eof || u->shut_rd || (done && !waitall))
+            break;
+        if (m->nonblock) {
+            err = done ? 0 : -EAGAIN;
+            break;
+        }
+        sleeplock_release(&u->lock);
+        err = WAIT_ON(u, !list_empty(&u->rq) || READ_ONCE(u->eof) || READ_ONCE(u->shut_rd));
+        sleeplock_acquire(&u->lock);
+        if (err) {
+            err = done ? 0 : err;
+            break;
+        }
+    }
+    sleeplock_release(&u->lock);
+    rights_free(late);
+    if (done > 0 && !peek)
+        wake(u); // senders waiting for room
+    return err ? err : done;
+}
+
+// ---- shutdown, names, options, poll, release ---------------------------------------
+
+// Tell the peer p what u's shutdown or close means for it.
+static void tell_peer(struct unix_sock *p, bool eof, bool nowrite)
+{
+    sleeplock_acquire(&p->lock);
+    p->eof |= eof;
+    p->nowrite |= nowrite;
+    sleeplock_release(&p->lock);
+    wake(p);
+}
+
+static int unix_shutdown(struct sock *sk, int how)
+{
+    struct unix_sock *u = usk(sk);
+    bool rd = how != SHUT_WR, wr = how != SHUT_RD;
+    sleeplock_acquire(&u->lock);
+    struct unix_sock *p = u->peer;
+    if (stream(u) && !u->connected) {
+        sleeplock_release(&u->lock);
+        return -ENOTCONN;
+    }
+    u->shut_rd |= rd;
+    u->shut_wr |= wr;
+    if (p)
+        get(p);
+    sleeplock_release(&u->lock);
+    wake(u);
+    if (p && stream(u)) {
+        tell_peer(p, wr, rd);
+        put(p);
+    } else if (p) {
+        put(p);
+    }
+    return 0;
+}
+
+static int unix_getname(struct sock *sk, void *addr, int *len, bool peer)
+{
+    struct unix_sock *u = usk(sk);
+    struct uname n = {0};
+    int err = 0;
+    sleeplock_acquire(&u->lock);
+    struct unix_sock *p = u->peer;
+    if (!peer)
+        n = u->name;
+    else if (!p)
+        err = -ENOTCONN;
+    else
+        get(p);
+    sleeplock_release(&u->lock);
+    if (err)
+        return err;
+    if (peer) {
+        sleeplock_acquire(&p->lock);
+        n = p->name;
+        sleeplock_release(&p->lock);
+        put(p);
+    }
+    name_to(addr, len, &n);
+    return 0;
+}
+
+static int unix_setsockopt(struct sock *sk, int level, int name, const void *val, int len)
+{
+    (void)sk;
+    int v;
+    if (level != SOL_SOCKET)
+        return -EOPNOTSUPP; // Linux: AF_UNIX has no other levels
+    switch (name) {
+    case SO_REUSEADDR:
+    case SO_KEEPALIVE:
+    case SO_SNDBUF:
+    case SO_RCVBUF:
+        return sock_opt_get(val, len, &v); // accepted, no effect (as Linux for AF_UNIX)
+    default:
+        return -ENOPROTOOPT;
+    }
+}
+
+static int unix_getsockopt(struct sock *sk, int level, int name, void *val, int *len)
+{
+    struct unix_sock *u = usk(sk);
+    if (level != SOL_SOCKET)
+        return -EOPNOTSUPP;
+    int v;
+    switch (name) {
+    case SO_TYPE: v = u->sk.type; break;
+    case SO_DOMAIN: v = AF_UNIX; break;
+    case SO_PROTOCOL: v = 0; break;
+    case SO_ACCEPTCONN: v = READ_ONCE(u->listening); break;
+    case SO_ERROR: v = 0; break;
+    case SO_SNDBUF:
+    case SO_RCVBUF: v = UNIX_QUEUE; break;
+    default: return -ENOPROTOOPT;
+    }
+    return sock_opt_int(val, len, v);
+}
+
+static unsigned unix_poll(struct sock *sk, struct poller *pl)
+{
+    struct unix_sock *u = usk(sk);
+    poll_register(pl, &u->poll);
+    fence(); // registered before looking: see pollhead_wake
+    unsigned m = 0;
+    sleeplock_acquire(&u->lock);
+    struct unix_sock *p = u->peer;
+    if (p)
+        get(p);
+    if (u->listening) {
+        m = list_empty(&u->acceptq) ? 0 : POLLIN | POLLRDNORM;
+        sleeplock_release(&u->lock);
+        if (p)
+            put(p);
+        return m;
+    }
+    if (!list_empty(&u->rq) || u->eof || u->shut_rd)
+        m |= POLLIN | POLLRDNORM;
+    if (u->eof || u->shut_rd)
+        m |= POLLRDHUP;
+    if (stream(u) && ((u->eof && (u->shut_wr || u->nowrite)) || !u->connected))
+        m |= POLLHUP;
+    bool out_closed = u->shut_wr || u->nowrite;
+    sleeplock_release(&u->lock);
+    if (!p || out_closed) {
+        if (!stream(u) || !u->connected || out_closed)
+            m |= POLLOUT | POLLWRNORM; // a send answers at once
+    } else {
+        poll_register(pl, &p->poll); // room comes when the peer reads
+        fence();
+        if (READ_ONCE(p->rq_bytes) < UNIX_QUEUE || READ_ONCE(p->closed))
+            m |= POLLOUT | POLLWRNORM;
+    }
+    if (p)
+        put(p);
+    return m;
+}
+
+static int unix_nread(struct sock *sk)
+{
+    struct unix_sock *u = usk(sk);
+    sleeplock_acquire(&u->lock);
+    int n = 0;
+    if (stream(u))
+        n = (int)u->rq_bytes;
+    else if (!list_empty(&u->rq))
+        n = (int)list_entry(u->rq.next, struct umsg, link)->len;
+    sleeplock_release(&u->lock);
+    return n;
+}
+
+// A socket goes: its peer sees EOF and EPIPE, connections waiting in its
+// accept queue are closed, its name is freed for reuse by a new bind once the
+// node is unlinked (the node itself stays, as on Linux).
+static void unix_close(struct unix_sock *u)
+{
+    sleeplock_acquire(&u->lock);
+    u->closed = true;
+    u->listening = false;
+    struct unix_sock *p = u->peer;
+    u->peer = NULL;
+    struct list pending;
+    list_init(&pending);
+    while (!list_empty(&u->acceptq)) {
+        struct list *it = u->acceptq.next;
+        list_remove(it);
+        list_push_back(&pending, it);
+    }
+    u->nacc = 0;
+    struct list queued;
+    take_queue(u, &queued);
+    struct inode *ip = u->ip;
+    u->ip = NULL;
+    sleeplock_release(&u->lock);
+    free_msgs(&queued);
+    wake(u);
+    if (ip) {
+        struct name_bucket *b = bucket_of(fs_ino(ip));
+        spin_lock(&b->lock);
+        list_remove(&u->blink);
+        spin_unlock(&b->lock);
+        fs_iput(ip);
+    }
+    if (p) {
+        // A stream peer (or a datagram pair) loses its link back to u.
+        sleeplock_acquire(&p->lock);
+        bool back = p->peer == u;
+        if (back && stream(p))
+            p->peer = NULL;
+        else
+            back = false;
+        p->eof |= stream(p);
+        p->nowrite |= stream(p);
+        sleeplock_release(&p->lock);
+        wake(p);
+        if (back)
+            put(u);
+        put(p);
+    }
+    while (!list_empty(&pending)) {
+        struct unix_sock *n = list_entry(pending.next, struct unix_sock, alink);
+        list_remove(&n->alink);
+        unix_close(n);
+        put(n);
+    }
+}
+
+static void unix_release(struct sock *sk)
+{
+    struct unix_sock *u = usk(sk);
+    unix_close(u);
+    put(u);
+}
+
+static const struct sock_ops unix_ops = {
+    .bind = unix_bind,
+    .connect = unix_connect,
+    .listen = unix_listen,
+    .accept = unix_accept,
+    .sendmsg = unix_sendmsg,
+    .recvmsg = unix_recvmsg,
+    .shutdown = unix_shutdown,
+    .getname = unix_getname,
+    .setsockopt = unix_setsockopt,
+    .getsockopt = unix_getsockopt,
+    .poll = unix_poll,
+    .nread = unix_nread,
+    .release = unix_release,
+};

@@ -1,0 +1,3 @@
+// TCP socket options (kernel/uapi/socket.h).
+#pragma once
+#include <sys/socket.h>

@@ -1,0 +1,729 @@
+// Sockets: TCP and UDP over 127.0.0.1, AF_UNIX stream and datagram sockets
+// (pairs and names in the file system), and the calls' answers to bad input.
+// The same binary runs on Linux, whose answers these are.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include "suite.h"
+
+#define BIG (2 * 1024 * 1024 + 777) // bytes one TCP test moves
+
+static struct sockaddr_in loopback(uint16_t port)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return a;
+}
+
+// A TCP listener on 127.0.0.1 at a port the kernel picks; its address in *a.
+static int listener(struct sockaddr_in *a, int flags)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | flags, 0);
+    *a = loopback(0);
+    socklen_t len = sizeof *a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)a, sizeof *a) != 0 || listen(fd, 8) != 0 ||
+        getsockname(fd, (struct sockaddr *)a, &len) != 0) {
+        printf("# listener: %s\n", strerror(errno));
+        return -1;
+    }
+    return fd;
+}
+
+static int connect_to(const struct sockaddr_in *a)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, (const struct sockaddr *)a, sizeof *a) != 0) {
+        printf("# connect: %s\n", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static unsigned char pattern(size_t i) { return (unsigned char)(i * 7 + i / 4096); }
+
+static bool write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec d = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&d, NULL);
+}
+
+static bool wait_ok(pid_t pid)
+{
+    int st = 0;
+    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+// ---- bad input -----------------------------------------------------------------
+
+static void bad_socket_calls(void)
+{
+    CHECK_ERR(socket(1000, SOCK_STREAM, 0), EAFNOSUPPORT, "socket: unknown family is EAFNOSUPPORT");
+    CHECK_ERR(socket(AF_INET, 99, 0), EINVAL, "socket: type out of range is EINVAL");
+    CHECK_ERR(socket(AF_INET, SOCK_STREAM | 0x10000, 0), EINVAL, "socket: unknown type flag is EINVAL");
+    CHECK_ERR(socket(AF_INET, SOCK_STREAM, IPPROTO_UDP), EPROTONOSUPPORT,
+              "socket: TCP type with UDP protocol is EPROTONOSUPPORT");
+    CHECK_ERR(socket(AF_UNIX, SOCK_STREAM, 7), EPROTONOSUPPORT,
+              "socket: AF_UNIX with a protocol is EPROTONOSUPPORT");
+    int p[2];
+    pipe(p);
+    struct sockaddr_in a = loopback(0);
+    CHECK_ERR(bind(p[0], (struct sockaddr *)&a, sizeof a), ENOTSOCK, "bind on a pipe is ENOTSOCK");
+    CHECK_ERR(listen(p[0], 1), ENOTSOCK, "listen on a pipe is ENOTSOCK");
+    CHECK_ERR(send(p[1], "x", 1, 0), ENOTSOCK, "send on a pipe is ENOTSOCK");
+    close(p[0]);
+    close(p[1]);
+    CHECK_ERR(bind(999, (struct sockaddr *)&a, sizeof a), EBADF, "bind on a closed fd is EBADF");
+    CHECK_ERR(accept(999, NULL, NULL), EBADF, "accept on a closed fd is EBADF");
+
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK_ERR(bind(s, (struct sockaddr *)&a, 3), EINVAL, "bind: short address is EINVAL");
+    CHECK_ERR(bind(s, (struct sockaddr *)&a, 1000), EINVAL, "bind: address longer than 128 is EINVAL");
+    CHECK_ERR(bind(s, unmapped_page(), sizeof a), EFAULT, "bind: unmapped address is EFAULT");
+    struct sockaddr_in u = a;
+    u.sin_family = AF_UNIX;
+    CHECK_ERR(bind(s, (struct sockaddr *)&u, sizeof u), EAFNOSUPPORT,
+              "bind: AF_INET socket with another family is EAFNOSUPPORT");
+    CHECK_ERR(connect(s, (struct sockaddr *)&a, 3), EINVAL, "connect: short address is EINVAL");
+    socklen_t len = sizeof a;
+    CHECK_ERR(getpeername(s, (struct sockaddr *)&a, &len), ENOTCONN,
+              "getpeername: unconnected is ENOTCONN");
+    int neg = -1;
+    CHECK_ERR(getsockname(s, (struct sockaddr *)&a, (socklen_t *)&neg), EINVAL,
+              "getsockname: negative length is EINVAL");
+    CHECK_ERR(getsockname(s, (struct sockaddr *)&a, unmapped_page()), EFAULT,
+              "getsockname: unmapped length is EFAULT");
+    char c;
+    CHECK_ERR(recv(s, &c, 1, 0), ENOTCONN, "recv: unconnected TCP is ENOTCONN");
+    CHECK_ERR(shutdown(s, 7), EINVAL, "shutdown: bad how is EINVAL");
+    CHECK_ERR(shutdown(s, SHUT_RDWR), ENOTCONN, "shutdown: unconnected is ENOTCONN");
+    CHECK_ERR(accept(s, NULL, NULL), EINVAL, "accept: not listening is EINVAL");
+    CHECK_ERR(accept4(s, NULL, NULL, 0x10), EINVAL, "accept4: unknown flag is EINVAL");
+    int v = 1;
+    CHECK_ERR(setsockopt(s, SOL_SOCKET, 12345, &v, sizeof v), ENOPROTOOPT,
+              "setsockopt: unknown option is ENOPROTOOPT");
+    CHECK_ERR(setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &v, 2), EINVAL,
+              "setsockopt: short int is EINVAL");
+    CHECK_ERR(setsockopt(s, SOL_SOCKET, SO_REUSEADDR, unmapped_page(), sizeof v), EFAULT,
+              "setsockopt: unmapped value is EFAULT");
+    len = sizeof v;
+    CHECK_ERR(getsockopt(s, SOL_SOCKET, SO_TYPE, &v, unmapped_page()), EFAULT,
+              "getsockopt: unmapped length is EFAULT");
+    close(s);
+    int u2 = socket(AF_INET, SOCK_DGRAM, 0);
+    CHECK_ERR(listen(u2, 1), EOPNOTSUPP, "listen on UDP is EOPNOTSUPP");
+    CHECK_ERR(send(u2, "x", 1, 0), EDESTADDRREQ, "send on unconnected UDP is EDESTADDRREQ");
+    close(u2);
+    CHECK_ERR(socketpair(AF_INET, SOCK_STREAM, 0, p), EOPNOTSUPP, "socketpair AF_INET is EOPNOTSUPP");
+    CHECK_ERR(socketpair(AF_UNIX, SOCK_STREAM, 0, unmapped_page()), EFAULT,
+              "socketpair: unmapped result is EFAULT");
+}
+
+static void file_behaviour(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct stat st;
+    check(s >= 0 && fstat(s, &st) == 0 && S_ISSOCK(st.st_mode), "fstat of a socket is S_IFSOCK");
+    CHECK_ERR(lseek(s, 0, SEEK_SET), ESPIPE, "lseek on a socket is ESPIPE");
+    int v = 0;
+    socklen_t len = sizeof v;
+    check(getsockopt(s, SOL_SOCKET, SO_TYPE, &v, &len) == 0 && v == SOCK_STREAM && len == sizeof v,
+          "SO_TYPE of a TCP socket is SOCK_STREAM");
+    v = 1;
+    len = sizeof v;
+    int w = 0;
+    check(setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &v, sizeof v) == 0 &&
+              getsockopt(s, SOL_SOCKET, SO_REUSEADDR, &w, &len) == 0 && w == 1,
+          "SO_REUSEADDR set reads back 1");
+    w = 0;
+    check(setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &v, sizeof v) == 0 &&
+              getsockopt(s, IPPROTO_TCP, TCP_NODELAY, &w, &len) == 0 && w == 1,
+          "TCP_NODELAY set reads back 1");
+    w = 0;
+    check(setsockopt(s, SOL_SOCKET, SO_KEEPALIVE, &v, sizeof v) == 0 &&
+              getsockopt(s, SOL_SOCKET, SO_KEEPALIVE, &w, &len) == 0 && w == 1,
+          "SO_KEEPALIVE set reads back 1");
+    w = 0;
+    check(getsockopt(s, SOL_SOCKET, SO_ERROR, &w, &len) == 0 && w == 0, "SO_ERROR of a new socket is 0");
+    close(s);
+    s = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    check(s >= 0 && (fcntl(s, F_GETFL) & O_NONBLOCK) && (fcntl(s, F_GETFD) & FD_CLOEXEC),
+          "SOCK_NONBLOCK and SOCK_CLOEXEC are set on the fd");
+    close(s);
+    // O_ANYFD: any fd in ours; Linux rejects the unknown type flag.
+    s = socket(AF_INET, SOCK_STREAM | O_ANYFD, 0);
+    check(s >= 0 || errno == EINVAL, "socket with O_ANYFD gives an fd (or EINVAL on Linux)");
+    if (s >= 0)
+        close(s);
+}
+
+// ---- TCP ------------------------------------------------------------------------
+
+// A child sends BIG bytes then half-closes; the parent reads them to EOF,
+// compares them, answers with the count, and the child checks the answer.
+static void tcp_transfer(void)
+{
+    struct sockaddr_in a;
+    int l = listener(&a, 0);
+    if (l < 0) {
+        check(0, "tcp listener");
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        int c = connect_to(&a);
+        unsigned char *buf = malloc(BIG);
+        for (size_t i = 0; i < BIG; i++)
+            buf[i] = pattern(i);
+        bool ok = c >= 0 && write_all(c, buf, BIG) && shutdown(c, SHUT_WR) == 0;
+        uint32_t n = 0;
+        ok = ok && read(c, &n, sizeof n) == sizeof n && n == BIG;
+        char x;
+        ok = ok && read(c, &x, 1) == 0; // then EOF
+        _exit(ok ? 0 : 1);
+    }
+    struct sockaddr_in peer;
+    socklen_t len = sizeof peer;
+    int s = accept(l, (struct sockaddr *)&peer, &len);
+    check(s >= 0 && len == sizeof peer && peer.sin_family == AF_INET &&
+              peer.sin_addr.s_addr == htonl(INADDR_LOOPBACK) && peer.sin_port != 0,
+          "accept gives the peer's address");
+    struct sockaddr_in me, them;
+    socklen_t l1 = sizeof me, l2 = sizeof them;
+    check(getsockname(s, (struct sockaddr *)&me, &l1) == 0 && me.sin_port == a.sin_port &&
+              getpeername(s, (struct sockaddr *)&them, &l2) == 0 && them.sin_port == peer.sin_port,
+          "getsockname/getpeername of an accepted socket");
+    unsigned char *buf = malloc(65536);
+    size_t got = 0;
+    bool same = true;
+    for (;;) {
+        ssize_t k = read(s, buf, 65536);
+        if (k <= 0) {
+            if (k < 0)
+                same = false;
+            break;
+        }
+        for (ssize_t i = 0; i < k; i++)
+            same &= buf[i] == pattern(got + (size_t)i);
+        got += (size_t)k;
+    }
+    check(same && got == BIG, "2 MiB over TCP arrive intact, then EOF after SHUT_WR");
+    uint32_t n = (uint32_t)got;
+    check(write(s, &n, sizeof n) == sizeof n, "the half-closed side can still be written to");
+    close(s);
+    check(wait_ok(pid), "the client saw the answer and EOF");
+    free(buf);
+    close(l);
+}
+
+static void tcp_refused_inuse(void)
+{
+    struct sockaddr_in a;
+    int l = listener(&a, 0);
+    int b = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK_ERR(bind(b, (struct sockaddr *)&a, sizeof a), EADDRINUSE, "bind to a listener's port is EADDRINUSE");
+    close(b);
+    close(l);
+    sleep_ms(10);
+    int c = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK_ERR(connect(c, (struct sockaddr *)&a, sizeof a), ECONNREFUSED,
+              "connect to a closed port is ECONNREFUSED");
+    struct sockaddr_in a2;
+    int l2 = listener(&a2, 0);
+    check(connect(c, (struct sockaddr *)&a2, sizeof a2) == 0, "the refused socket can connect again");
+    CHECK_ERR(connect(c, (struct sockaddr *)&a2, sizeof a2), EISCONN, "connect when connected is EISCONN");
+    close(c);
+    close(l2);
+    struct sockaddr_in far = loopback(9);
+    far.sin_addr.s_addr = inet_addr("192.0.2.1");
+    b = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK_ERR(bind(b, (struct sockaddr *)&far, sizeof far), EADDRNOTAVAIL,
+              "bind to an address not ours is EADDRNOTAVAIL");
+    close(b);
+}
+
+// Many sockets at once: each is made, or refused with ENOBUFS/ENOMEM when
+// the stack's pools are full (ours), never worse; closing them frees them.
+static void many_sockets(void)
+{
+    int fds[300], n = 0, err = 0;
+    for (; n < 300; n++) {
+        fds[n] = socket(AF_INET, n % 2 ? SOCK_DGRAM : SOCK_STREAM, 0);
+        if (fds[n] < 0) {
+            err = errno;
+            break;
+        }
+    }
+    check(n == 300 || err == ENOBUFS || err == ENOMEM || err == EMFILE,
+          "300 sockets: made, or ENOBUFS/ENOMEM when the pools are full");
+    while (n > 0)
+        close(fds[--n]);
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    check(s >= 0, "a socket after closing them all");
+    close(s);
+}
+
+static void tcp_nonblocking(void)
+{
+    struct sockaddr_in a;
+    int l = listener(&a, SOCK_NONBLOCK);
+    CHECK_ERR(accept(l, NULL, NULL), EAGAIN, "accept with no connection is EAGAIN");
+    int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    CHECK_ERR(connect(c, (struct sockaddr *)&a, sizeof a), EINPROGRESS,
+              "non-blocking connect is EINPROGRESS");
+    struct pollfd p = {.fd = c, .events = POLLOUT};
+    int v = -1;
+    socklen_t len = sizeof v;
+    check(poll(&p, 1, 10000) == 1 && (p.revents & POLLOUT) &&
+              getsockopt(c, SOL_SOCKET, SO_ERROR, &v, &len) == 0 && v == 0,
+          "poll says the connect finished, SO_ERROR 0");
+    struct pollfd lp = {.fd = l, .events = POLLIN};
+    check(poll(&lp, 1, 10000) == 1 && (lp.revents & POLLIN), "poll: the listener is readable");
+    int s = accept4(l, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    check(s >= 0 && (fcntl(s, F_GETFL) & O_NONBLOCK) && (fcntl(s, F_GETFD) & FD_CLOEXEC),
+          "accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC");
+    char buf[200];
+    CHECK_ERR(recv(s, buf, sizeof buf, 0), EAGAIN, "recv with nothing to read is EAGAIN");
+    int fl = fcntl(c, F_GETFL);
+    fcntl(c, F_SETFL, fl & ~O_NONBLOCK);
+    CHECK_ERR(recv(c, buf, sizeof buf, MSG_DONTWAIT), EAGAIN, "MSG_DONTWAIT on a blocking socket");
+    memset(buf, 'q', 100);
+    check(send(c, buf, 100, 0) == 100, "send 100 bytes");
+    struct pollfd sp = {.fd = s, .events = POLLIN};
+    int n = -1;
+    check(poll(&sp, 1, 10000) == 1 && (sp.revents & POLLIN), "poll: data makes it readable");
+    for (int i = 0; i < 1000 && ioctl(s, FIONREAD, &n) == 0 && n < 100; i++)
+        sleep_ms(1); // the bytes may come in more than one segment
+    check(n == 100, "FIONREAD counts the bytes");
+    check(recv(s, buf, sizeof buf, MSG_PEEK) > 0 && buf[0] == 'q', "MSG_PEEK sees the data");
+    size_t got = 0;
+    while (got < 100) {
+        ssize_t k = recv(s, buf, sizeof buf, 0);
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    check(got == 100, "recv after MSG_PEEK gets all of it");
+    // writev and readv on a socket
+    struct iovec wv[2] = {{"ab", 2}, {"cde", 3}};
+    char r1[1], r2[4];
+    struct iovec rv[2] = {{r1, 1}, {r2, 4}};
+    check(writev(c, wv, 2) == 5, "writev on a socket");
+    poll(&sp, 1, 10000);
+    ssize_t k = readv(s, rv, 2);
+    check(k >= 1 && r1[0] == 'a', "readv on a socket");
+    close(c);
+    close(s);
+    close(l);
+}
+
+static volatile int sigpipes;
+static void on_sigpipe(int sig) { (void)sig; sigpipes++; }
+
+static void tcp_epipe(void)
+{
+    struct sockaddr_in a;
+    int l = listener(&a, 0);
+    int c = connect_to(&a);
+    int s = accept(l, NULL, NULL);
+    close(s); // the peer goes away
+    char x;
+    check(read(c, &x, 1) == 0, "EOF after the peer's close");
+    signal(SIGPIPE, on_sigpipe);
+    int err = 0;
+    for (int i = 0; i < 200; i++) {
+        if (send(c, "data", 4, 0) < 0) {
+            err = errno;
+            break;
+        }
+        sleep_ms(5); // for the peer's reset
+    }
+    check(err == EPIPE && sigpipes >= 1, "writing to a closed peer: EPIPE and SIGPIPE");
+    int before = sigpipes;
+    CHECK_ERR(send(c, "data", 4, MSG_NOSIGNAL), EPIPE, "and with MSG_NOSIGNAL: EPIPE");
+    check(sigpipes == before, "MSG_NOSIGNAL sends no SIGPIPE");
+    signal(SIGPIPE, SIG_DFL);
+    close(c);
+    close(l);
+}
+
+static volatile int usr1s;
+static void on_usr1(int sig) { (void)sig; usr1s++; }
+
+// A blocking recv ends with EINTR when a handler without SA_RESTART runs.
+static void tcp_eintr(void)
+{
+    struct sockaddr_in a;
+    int l = listener(&a, 0);
+    int c = connect_to(&a);
+    int s = accept(l, NULL, NULL);
+    struct sigaction sa = {0};
+    sa.sa_handler = on_usr1;
+    sigaction(SIGUSR1, &sa, NULL);
+    pid_t me = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (int i = 0; i < 2000; i++) { // until the parent kills us
+            kill(me, SIGUSR1);
+            sleep_ms(20);
+        }
+        _exit(0);
+    }
+    char x;
+    CHECK_ERR(recv(c, &x, 1, 0), EINTR, "a signal interrupts a blocking recv (EINTR)");
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    signal(SIGUSR1, SIG_DFL);
+    close(s);
+    close(c);
+    close(l);
+}
+
+// ---- UDP ------------------------------------------------------------------------
+
+static int udp_bound(struct sockaddr_in *a)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    *a = loopback(0);
+    socklen_t len = sizeof *a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)a, sizeof *a) != 0 ||
+        getsockname(fd, (struct sockaddr *)a, &len) != 0)
+        return -1;
+    return fd;
+}
+
+static void udp(void)
+{
+    struct sockaddr_in aa, ba;
+    int a = udp_bound(&aa), b = udp_bound(&ba);
+    check(a >= 0 && b >= 0 && ba.sin_port != 0, "UDP sockets bound to 127.0.0.1 get ports");
+    check(sendto(a, "hello", 5, 0, (struct sockaddr *)&ba, sizeof ba) == 5, "sendto");
+    char buf[64];
+    struct sockaddr_in from;
+    socklen_t len = sizeof from;
+    ssize_t k = recvfrom(b, buf, sizeof buf, 0, (struct sockaddr *)&from, &len);
+    check(k == 5 && memcmp(buf, "hello", 5) == 0 && len == sizeof from && from.sin_port == aa.sin_port &&
+              from.sin_addr.s_addr == htonl(INADDR_LOOPBACK),
+          "recvfrom gets the datagram and its source");
+    check(connect(a, (struct sockaddr *)&ba, sizeof ba) == 0, "connect a UDP socket");
+    struct sockaddr_in peer;
+    len = sizeof peer;
+    check(getpeername(a, (struct sockaddr *)&peer, &len) == 0 && peer.sin_port == ba.sin_port,
+          "getpeername of connected UDP");
+    check(send(a, "0123456789", 10, 0) == 10, "send on connected UDP");
+    struct pollfd p = {.fd = b, .events = POLLIN};
+    int n = 0;
+    check(poll(&p, 1, 10000) == 1 && ioctl(b, FIONREAD, &n) == 0 && n == 10,
+          "FIONREAD of UDP is the next datagram's size");
+    char small[4];
+    struct iovec v = {small, sizeof small};
+    struct msghdr m = {.msg_name = &from, .msg_namelen = sizeof from, .msg_iov = &v, .msg_iovlen = 1};
+    k = recvmsg(b, &m, 0);
+    check(k == 4 && (m.msg_flags & MSG_TRUNC) && memcmp(small, "0123", 4) == 0 &&
+              from.sin_port == aa.sin_port,
+          "recvmsg truncates a long datagram with MSG_TRUNC");
+    struct iovec sv[2] = {{"ab", 2}, {"cd", 2}};
+    struct msghdr sm = {.msg_name = &ba, .msg_namelen = sizeof ba, .msg_iov = sv, .msg_iovlen = 2};
+    check(sendmsg(a, &sm, 0) == 4, "sendmsg with two segments");
+    k = recv(b, buf, sizeof buf, 0);
+    check(k == 4 && memcmp(buf, "abcd", 4) == 0, "is one datagram");
+    check(send(a, "", 0, 0) == 0 && recv(b, buf, sizeof buf, 0) == 0, "an empty datagram");
+    char *big = malloc(65508);
+    memset(big, 'u', 65508);
+    CHECK_ERR(send(a, big, 65508, 0), EMSGSIZE, "a datagram over 65507 bytes is EMSGSIZE");
+    check(send(a, big, 65507, 0) == 65507 && recv(b, big, 65508, 0) == 65507 && big[65506] == 'u',
+          "a 65507-byte datagram");
+    free(big);
+    int nb = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+    CHECK_ERR(recv(nb, buf, sizeof buf, 0), EAGAIN, "recv on an empty UDP socket is EAGAIN");
+    close(nb);
+    close(a);
+    close(b);
+}
+
+// ---- AF_UNIX --------------------------------------------------------------------
+
+static void unix_pairs(void)
+{
+    int sv[2];
+    check(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair AF_UNIX stream");
+    check(write(sv[0], "ping", 4) == 4 && write(sv[1], "pong!", 5) == 5, "write both ways");
+    char buf[16];
+    check(read(sv[1], buf, sizeof buf) == 4 && memcmp(buf, "ping", 4) == 0 &&
+              read(sv[0], buf, sizeof buf) == 5 && memcmp(buf, "pong!", 5) == 0,
+          "read both ways");
+    struct pollfd p = {.fd = sv[0], .events = POLLIN | POLLOUT};
+    check(poll(&p, 1, 0) == 1 && p.revents == POLLOUT, "poll: writable, not readable");
+    int n = -1;
+    write(sv[1], "abc", 3);
+    check(ioctl(sv[0], FIONREAD, &n) == 0 && n == 3, "FIONREAD on a stream pair");
+    check(recv(sv[0], buf, 3, MSG_PEEK) == 3 && read(sv[0], buf, 16) == 3, "MSG_PEEK then read");
+    CHECK_ERR(recv(sv[0], buf, 1, MSG_DONTWAIT), EAGAIN, "empty pair: EAGAIN with MSG_DONTWAIT");
+    check(shutdown(sv[1], SHUT_WR) == 0 && read(sv[0], buf, 1) == 0, "shutdown SHUT_WR gives EOF");
+    CHECK_ERR(send(sv[1], "x", 1, MSG_NOSIGNAL), EPIPE, "send after SHUT_WR is EPIPE");
+    struct stat st;
+    check(fstat(sv[0], &st) == 0 && S_ISSOCK(st.st_mode), "fstat of a pair end is S_IFSOCK");
+    close(sv[1]);
+    p.events = POLLIN;
+    check(poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP)), "poll sees the peer's close");
+    close(sv[0]);
+
+    // A blocked reader is woken by the other end's write.
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sleep_ms(30);
+        _exit(write(sv[1], "late", 4) == 4 ? 0 : 1);
+    }
+    struct pollfd q = {.fd = sv[0], .events = POLLIN};
+    check(poll(&q, 1, -1) == 1 && read(sv[0], buf, 16) == 4, "poll wakes up for the peer's write");
+    check(wait_ok(pid), "the writer finished");
+    close(sv[0]);
+    close(sv[1]);
+
+    // fcntl(O_NONBLOCK) and FIONBIO are read at each call; select wakes up too.
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    fcntl(sv[0], F_SETFL, O_NONBLOCK);
+    CHECK_ERR(read(sv[0], buf, 1), EAGAIN, "fcntl O_NONBLOCK: read is EAGAIN");
+    int off = 0, on = 1;
+    ioctl(sv[0], FIONBIO, &off);
+    check(!(fcntl(sv[0], F_GETFL) & O_NONBLOCK), "FIONBIO 0 clears O_NONBLOCK");
+    ioctl(sv[0], FIONBIO, &on);
+    CHECK_ERR(read(sv[0], buf, 1), EAGAIN, "FIONBIO 1: read is EAGAIN");
+    pid = fork();
+    if (pid == 0) {
+        sleep_ms(30);
+        _exit(write(sv[1], "sel", 3) == 3 ? 0 : 1);
+    }
+    fd_set rd;
+    FD_ZERO(&rd);
+    FD_SET(sv[0], &rd);
+    check(select(sv[0] + 1, &rd, NULL, NULL, NULL) == 1 && FD_ISSET(sv[0], &rd) &&
+              read(sv[0], buf, 16) == 3,
+          "select wakes up for the peer's write");
+    check(wait_ok(pid), "the writer finished");
+    close(sv[0]);
+    close(sv[1]);
+
+    check(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0, "socketpair AF_UNIX dgram");
+    send(sv[0], "one", 3, 0);
+    send(sv[0], "three", 5, 0);
+    check(recv(sv[1], buf, sizeof buf, 0) == 3 && recv(sv[1], buf, sizeof buf, 0) == 5 &&
+              memcmp(buf, "three", 5) == 0,
+          "datagram boundaries are kept");
+    send(sv[0], "toolong", 7, 0);
+    struct iovec v = {buf, 3};
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1};
+    check(recvmsg(sv[1], &m, 0) == 3 && (m.msg_flags & MSG_TRUNC), "a short buffer truncates (MSG_TRUNC)");
+    CHECK_ERR(recv(sv[1], buf, sizeof buf, MSG_DONTWAIT), EAGAIN, "the rest was dropped");
+    close(sv[0]);
+    close(sv[1]);
+}
+
+// Send fds over a socket (SCM_RIGHTS): n of them, with one byte of data.
+static ssize_t send_fds(int s, const int *fds, int n)
+{
+    union {
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    memset(&u, 0, sizeof u);
+    struct iovec v = {"F", 1};
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = u.buf,
+                       .msg_controllen = CMSG_SPACE(n * sizeof(int))};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(n * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+    return sendmsg(s, &m, 0);
+}
+
+// Receive up to room fds (control room for that many), into fds; the count,
+// or -1. *flags gets msg_flags.
+static int recv_fds(int s, int *fds, int room, int rflags, int *flags)
+{
+    union {
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    char b;
+    struct iovec v = {&b, 1};
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = u.buf,
+                       .msg_controllen = CMSG_LEN(room * sizeof(int))};
+    if (recvmsg(s, &m, rflags) != 1 || b != 'F')
+        return -1;
+    *flags = m.msg_flags;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    if (!c)
+        return 0;
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+        return -1;
+    int n = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+    memcpy(fds, CMSG_DATA(c), n * sizeof(int));
+    return n;
+}
+
+static void unix_rights(void)
+{
+    int sv[2], p[2], got[4], flags = 0;
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    pipe(p);
+    check(send_fds(sv[0], &p[1], 1) == 1, "sendmsg with SCM_RIGHTS");
+    close(p[1]);
+    int n = recv_fds(sv[1], got, 1, MSG_CMSG_CLOEXEC, &flags);
+    char c = 0;
+    check(n == 1 && write(got[0], "z", 1) == 1 && read(p[0], &c, 1) == 1 && c == 'z',
+          "the fd received writes into the pipe sent");
+    check(n == 1 && (fcntl(got[0], F_GETFD) & FD_CLOEXEC), "MSG_CMSG_CLOEXEC marks it close-on-exec");
+    if (n == 1)
+        close(got[0]);
+    check(read(p[0], &c, 1) == 0, "the last writer gone: EOF");
+    close(p[0]);
+    int bad = 999;
+    CHECK_ERR(send_fds(sv[0], &bad, 1), EBADF, "SCM_RIGHTS with a closed fd is EBADF");
+    close(sv[0]);
+    close(sv[1]);
+
+    socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+    pipe(p);
+    check(send_fds(sv[0], p, 2) == 1, "two fds in one datagram");
+    n = recv_fds(sv[1], got, 1, 0, &flags);
+    check(n == 1 && (flags & MSG_CTRUNC), "room for one: one fd and MSG_CTRUNC");
+    struct stat a, b;
+    check(n == 1 && fstat(got[0], &a) == 0 && fstat(p[0], &b) == 0 && a.st_ino == b.st_ino,
+          "the fd received is the pipe's");
+    if (n == 1)
+        close(got[0]);
+    close(p[0]);
+    close(p[1]);
+    close(sv[0]);
+    close(sv[1]);
+}
+
+// A chain of 200 pairs, each pair's ends sent over the previous pair, then
+// every fd closed, the first pair's last: that close frees the whole chain,
+// which the kernel must do without running off its stack.
+static void unix_rights_chain(void)
+{
+    enum { N = 200 };
+    static int sv[N][2];
+    bool ok = true;
+    for (int i = 0; i < N && ok; i++)
+        ok = socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]) == 0;
+    for (int i = 1; i < N && ok; i++)
+        ok = send_fds(sv[i - 1][0], sv[i], 2) == 1;
+    check(ok, "each pair's ends sent over the one before");
+    for (int i = N - 1; i >= 0; i--) { // the first pair last: its close frees the chain
+        close(sv[i][0]);
+        close(sv[i][1]);
+    }
+    int t[2];
+    check(socketpair(AF_UNIX, SOCK_STREAM, 0, t) == 0, "all closed, sockets still work");
+    close(t[0]);
+    close(t[1]);
+}
+
+static void unix_names(void)
+{
+    if (enter_scratch("sockets") != 0) {
+        check(0, "scratch directory");
+        return;
+    }
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, "srv");
+    socklen_t alen = sizeof a;
+    int l = socket(AF_UNIX, SOCK_STREAM, 0);
+    check(bind(l, (struct sockaddr *)&a, alen) == 0, "bind an AF_UNIX socket to a name");
+    struct stat st;
+    check(stat("srv", &st) == 0 && S_ISSOCK(st.st_mode), "the name is a socket in the file system");
+    int l2 = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK_ERR(bind(l2, (struct sockaddr *)&a, alen), EADDRINUSE, "binding an existing name is EADDRINUSE");
+    CHECK_ERR(connect(l2, (struct sockaddr *)&a, alen), ECONNREFUSED,
+              "connect to a bound socket that does not listen is ECONNREFUSED");
+    close(l2);
+    check(listen(l, 4) == 0, "listen");
+    pid_t pid = fork();
+    if (pid == 0) {
+        int c = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (connect(c, (struct sockaddr *)&a, alen) != 0)
+            _exit(1);
+        char buf[8];
+        _exit(write(c, "hi", 2) == 2 && read(c, buf, 8) == 3 && memcmp(buf, "yo!", 3) == 0 ? 0 : 2);
+    }
+    int s = accept(l, NULL, NULL);
+    char buf[8];
+    check(s >= 0 && read(s, buf, 8) == 2 && write(s, "yo!", 3) == 3, "accept and talk over a name");
+    check(wait_ok(pid), "the client talked back");
+    struct sockaddr_un got;
+    socklen_t glen = sizeof got;
+    check(getsockname(l, (struct sockaddr *)&got, &glen) == 0 && got.sun_family == AF_UNIX &&
+              strcmp(got.sun_path, "srv") == 0,
+          "getsockname gives the bound name");
+    close(s);
+    close(l);
+    struct sockaddr_un none = {.sun_family = AF_UNIX};
+    strcpy(none.sun_path, "nothere");
+    int c = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK_ERR(connect(c, (struct sockaddr *)&none, sizeof none), ENOENT, "connect to a missing name is ENOENT");
+    close(c);
+    unlink("srv");
+
+    // Datagrams to a bound name.
+    struct sockaddr_un d = {.sun_family = AF_UNIX};
+    strcpy(d.sun_path, "dg");
+    int r = socket(AF_UNIX, SOCK_DGRAM, 0);
+    int w = socket(AF_UNIX, SOCK_DGRAM, 0);
+    check(bind(r, (struct sockaddr *)&d, sizeof d) == 0 &&
+              sendto(w, "msg", 3, 0, (struct sockaddr *)&d, sizeof d) == 3 &&
+              recv(r, buf, sizeof buf, 0) == 3 && memcmp(buf, "msg", 3) == 0,
+          "sendto a bound AF_UNIX datagram socket");
+    close(r);
+    close(w);
+    unlink("dg");
+    chdir("/");
+    rmdir(suite_dir);
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    bad_socket_calls();
+    file_behaviour();
+    tcp_transfer();
+    tcp_refused_inuse();
+    many_sockets();
+    tcp_nonblocking();
+    tcp_epipe();
+    tcp_eintr();
+    udp();
+    unix_pairs();
+    unix_rights();
+    unix_rights_chain();
+    unix_names();
+    return suite_end();
+}
