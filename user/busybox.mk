@@ -19,6 +19,11 @@ BUSYBOX_APPLETS := vi ed less more \
 	top free uptime nc
 BUSYBOX_LINKS := $(filter-out $(PROG_NAMES) [,$(BUSYBOX_APPLETS))
 
+# /bin/busybox appears only once tools/deps has run: on a fresh machine make
+# must not give up on it before then.
+$(BUSYBOX): | $(DEPS_OK)
+	@test -x $@ || { echo "$@ missing: tools/deps should have installed busybox-static" >&2; exit 1; }
+
 # The stamp stands for the binary and its links.
 $(PROG_DIR)/busybox: $(BUSYBOX) user/busybox.mk | $(DEPS_OK)
 	@mkdir -p $(@D)
