@@ -16,6 +16,7 @@
 // every failure names the seed, worker, generation, thread and call index that
 // replay it. With no arguments it runs `make test`'s short fixed-seed run.
 #include "fuzz.h"
+#include "../stress/netpages.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +34,6 @@
 
 #define STALL_S 10  // no progress for this long: SIGCONT; twice as long: judged and killed
 #define KILL_S 20   // a killed worker must be gone within this
-#define SETTLE_S 15 // at most this long for freed pages to come back after the run
 #define SHM_PAGES 8
 
 struct config cfg = {
@@ -148,39 +148,6 @@ static int remove_tree(const char *path, int depth)
             return 0;
     }
     return -1;
-}
-
-// ---- the kernel's page count ------------------------------------------------------------
-
-// Pages allocated minus pages freed, over every CPU; -1 where there is no kstats
-// (Linux).
-static long net_pages(void)
-{
-    static struct kstats_cpu st[256];
-    long n = syscall(__NR_kstats, st, 256);
-    if (n <= 0)
-        return -1;
-    long net = 0;
-    for (long c = 0; c < n && c < 256; c++)
-        net += (long)(st[c].pages_alloc - st[c].pages_freed);
-    return net;
-}
-
-// Freed pages come back a little later (epochs, deferred frees): the count
-// once it has stopped falling for two seconds.
-static long settled_pages(void)
-{
-    long best = net_pages();
-    double start = now(), last_drop = start;
-    while (now() - start < SETTLE_S && now() - last_drop < 2) {
-        pause_ms(200);
-        long n = net_pages();
-        if (n < best) {
-            best = n;
-            last_drop = now();
-        }
-    }
-    return best;
 }
 
 // ---- workers -------------------------------------------------------------------------

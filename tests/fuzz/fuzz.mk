@@ -13,7 +13,7 @@ SEED ?= 1
 FUZZ_WORKERS ?=
 FUZZ_ARGS ?=
 
-$(FUZZ_BIN): $(FUZZ_SRCS) tests/fuzz/fuzz.h tests/kernel/progs/raw.h kernel/uapi/ext.h $(LIBC_DEPS) | $(DEPS_OK)
+$(FUZZ_BIN): $(FUZZ_SRCS) tests/fuzz/fuzz.h tests/stress/netpages.h tests/kernel/progs/raw.h kernel/uapi/ext.h $(LIBC_DEPS) | $(DEPS_OK)
 	@mkdir -p $(@D)/fuzz.o
 	@echo "  LIBCC   $@"
 	$(Q)for f in $(FUZZ_SRCS); do \

@@ -40,7 +40,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "../../kernel/uapi/ext.h"
+#include "netpages.h"
 
 #define MAX_WORKERS 256
 #define NAMES 24        // names each worker owns
@@ -48,7 +48,6 @@
 #define MAXLEN 16384    // bytes a file may grow to
 #define COMMON 8        // common names all workers race on
 #define RECORD_MAX 3000 // a common record's bytes at most
-#define SETTLE_S 15
 #define LEAK_PER_WORKER 16 // pages the count may drift by (kernel caches), per worker
 
 static uint64_t seed = 1;
@@ -570,33 +569,6 @@ static void worker(int w, double until, int done, int go)
 }
 
 // ---- the supervisor -------------------------------------------------------------
-
-static long net_pages(void)
-{
-    static struct kstats_cpu st[256];
-    long n = syscall(__NR_kstats, st, 256);
-    if (n <= 0)
-        return -1;
-    long net = 0;
-    for (long c = 0; c < n && c < 256; c++)
-        net += (long)(st[c].pages_alloc - st[c].pages_freed);
-    return net;
-}
-
-static long settled_pages(void)
-{
-    long best = net_pages();
-    double start = now(), last_drop = start;
-    while (best >= 0 && now() - start < SETTLE_S && now() - last_drop < 2) {
-        usleep(200000);
-        long n = net_pages();
-        if (n < best) {
-            best = n;
-            last_drop = now();
-        }
-    }
-    return best;
-}
 
 // Only workers' names (wW_K, tW) and whole common records in a shared directory.
 static bool shared_clean(const char *rel, bool top)

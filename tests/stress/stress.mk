@@ -10,7 +10,7 @@
 STRESS_BIN := $(BUILD)/tests/fsstress
 STRESS_WORKERS ?=
 
-$(STRESS_BIN): tests/stress/fsstress.c kernel/uapi/ext.h $(LIBC_DEPS) | $(DEPS_OK)
+$(STRESS_BIN): tests/stress/fsstress.c tests/stress/netpages.h kernel/uapi/ext.h $(LIBC_DEPS) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@echo "  LIBCC   $@"
 	$(Q)$(LIBC_CC) $(LIBC_CFLAGS) -O2 -g -Wall -Wextra -Werror -c -o $@.o $<
