@@ -2,7 +2,7 @@
 # targets in `## target: what it does` lines, one per target; `make help` prints
 # them all (tests/README.md tells the kinds of tests apart).
 ## all: the kernel, loader and boot image, $(BUILD)/esp.img (the default)
-## qemu: boot it (CPUS=4 MEM=512M); CMDLINE='test=NAME' runs tests, RUN='cmd' one command; NET=1 adds a NIC
+## qemu: boot it (CPUS=4 MEM=512M); CMDLINE='test=NAME' runs tests, RUN='cmd' one command; NET=1 adds a NIC, HOSTFWD=8080:80 forwards a host port
 ## qemu-gdb: boot it stopped, waiting for gdb on this user's port (GDB_PORT); then `gdb` here (DEBUG=1: -Og)
 ## test: every suite (tests/README.md); ends with "N passed, N failed"
 ## bench: the benchmarks at BENCH_CPUS="1 2 4 8", as one table (scaling: bench-scale, tools/benchscale.mk)
@@ -27,6 +27,9 @@ CMDLINE ?=
 # NET=1: a virtio-net NIC on QEMU's user network, isolated from the host
 # (tools/runqemu --net); make test always has it.
 NET ?=
+# HOSTFWD='8080:80 2222:22': host port 8080 on 127.0.0.1 reaches the guest's
+# port 80 (implies NET=1).
+HOSTFWD ?=
 
 # Quiet by default; `make V=1` shows full commands.
 ifeq ($(V),1)
@@ -72,6 +75,7 @@ include tools/commuter/commuter.mk
 include tools/benchscale.mk
 include tests/fuzz/fuzz.mk
 include tests/stress/stress.mk
+include tests/net/net.mk
 include labs/labs.mk
 
 $(BUILD)/%.c.o: %.c | $(DEPS_OK)
@@ -102,7 +106,8 @@ $(BUILD)/esp.img: $(BOOT_EFI) $(BUILD)/kernel.elf $(BUILD)/initrd.cpio tools/mke
 	@echo "  ESP     $@"
 	$(Q)tools/mkesp $@ $(BOOT_EFI) $(BUILD)/kernel.elf $(BUILD)/initrd.cpio
 
-RUNQEMU := tools/runqemu --esp $(BUILD)/esp.img --cpus $(CPUS) --mem $(MEM) $(if $(filter 1,$(NET)),--net)
+RUNQEMU := tools/runqemu --esp $(BUILD)/esp.img --cpus $(CPUS) --mem $(MEM) $(if $(filter 1,$(NET)),--net) \
+	$(foreach f,$(HOSTFWD),--hostfwd $(f))
 
 # RUN='cmd args' runs one command in the guest instead (user/progs.mk).
 qemu: $(BUILD)/esp.img

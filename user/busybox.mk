@@ -5,9 +5,9 @@
 # links, so that tests/cases/busybox.t runs on the host as in the guest.
 #
 # The applets: an editor and the tools students reach for, and top, free and
-# uptime, which read /proc (kernel/file/procfs), and nc, over the socket
-# calls (kernel/net/socket.c); none needs devices or mounts. ps is our own
-# (user/ps.c).
+# uptime, which read /proc (kernel/file/procfs), and nc, httpd and wget, over
+# the socket calls (kernel/net/socket.c); none needs devices or mounts. ps is
+# our own (user/ps.c).
 BUSYBOX := /bin/busybox
 BUSYBOX_APPLETS := vi ed less more \
 	find xargs sort uniq sed awk tr cut paste tee diff cmp patch \
@@ -16,7 +16,7 @@ BUSYBOX_APPLETS := vi ed less more \
 	od hexdump xxd strings tac rev nl fold expand unexpand dos2unix base64 \
 	md5sum sha1sum sha256sum tar gzip gunzip zcat bc dc factor \
 	clear reset stty tty id whoami usleep getopt \
-	top free uptime nc
+	top free uptime nc httpd wget
 BUSYBOX_LINKS := $(filter-out $(PROG_NAMES) [,$(BUSYBOX_APPLETS))
 
 # /bin/busybox appears only once tools/deps has run: on a fresh machine make
