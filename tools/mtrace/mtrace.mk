@@ -144,11 +144,12 @@ mtrace-check-api:
 # ---- the sharing tests on our kernel (make test) ----------------------------
 # tests/mtrace/scalefs.c (ScaleFS: lookups, creates and unlinks of different
 # names in one directory share no line), tests/mtrace/fds.c (descriptors, file
-# data, pipes, memory) and tests/mtrace/validate.c (the Linux self-test's
+# data, pipes, memory), tests/mtrace/sockets.c (AF_UNIX private, lwIP shared)
+# and tests/mtrace/validate.c (the Linux self-test's
 # pairs), built against our libc and staged in the guest's
 # /tests/mtrace; tools/mtrace/validate --kernel ours boots our kernel under the
 # plugin with RUN=/tests/mtrace/NAME and checks each pair's verdict.
-MTRACE_OURS_NAMES := scalefs fds validate
+MTRACE_OURS_NAMES := scalefs fds sockets validate
 MTRACE_OURS_BINS := $(addprefix $(BUILD)/mtrace/ours-bin/,$(MTRACE_OURS_NAMES))
 
 $(BUILD)/mtrace/ours-bin/%: tests/mtrace/%.c tests/mtrace/pairs.h tools/mtrace/markers.h $(LIBC_DEPS) | $(DEPS_OK)
