@@ -554,7 +554,9 @@ const struct call calls[] = {
     C(getrlimit, "wb", 0),
     C(setrlimit, "wb", 0),
     C(futex, "bwxtbx", BLOCKS),
-    X(rt_sigreturn, run_rt_sigreturn, RARE),
+    // It does not come back here: the thread goes on at whatever the stack held,
+    // which may be a loop (seed 12 at 8 vCPUs: 20 s in one), so a stall is no hang.
+    X(rt_sigreturn, run_rt_sigreturn, BLOCKS | RARE),
     C(rt_sigpending, "bS", 0),
     C(rt_sigsuspend, "bS", BLOCKS | RARE),
     C(pause, "", BLOCKS | RARE),
