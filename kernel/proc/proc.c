@@ -24,14 +24,15 @@
 #include "mm/uvm.h"
 #include "proc/proc.h"
 #include "sync/atomic.h"
+#include "sync/epoch.h"
 #include "sync/percpu.h"
+#include "sync/refcache.h"
 #include "syscall/syscall.h"
 #include "uapi/abi.h"
 #include "uapi/errno.h"
 #include "x86/gdt.h"
 #include "x86/smp.h"
 #include "x86/trap.h"
-#include "x86/smp.h"
 #include "x86/x86.h"
 
 struct proc *proc_current(void) { return thread_current()->proc; }
@@ -1234,6 +1235,9 @@ static void fault_out_of_memory(struct proc *p, uintptr_t addr)
         return;
     }
     kprintf("out of memory: killed process %d (%s), fault at %lx\n", p->pid, p->name, addr);
+    kprintf("out of memory: %lu pages free, %lu epoch callbacks pending (epoch %lu), "
+            "%lu refcache objects in review (epoch %lu)\n", page_count_free(), epoch_pending(),
+            epoch_current(), refcache_reviewing(), refcache_epoch());
     struct ksiginfo info = {.signo = SIGKILL, .code = SI_KERNEL};
     signal_send_proc(p, SIGKILL, &info);
 }

@@ -149,6 +149,14 @@ void epoch_tick(void)
         run_callbacks(e, READ_ONCE(global_epoch));
 }
 
+uint64_t epoch_pending(void)
+{
+    uint64_t n = 0;
+    for (int c = 0; c < READ_ONCE(ncpu); c++)
+        n += READ_ONCE(per_cpu_ptr(&epoch_cpu, c)->pending);
+    return n;
+}
+
 void epoch_synchronize(void)
 {
     assert(!epoch_in_reader());

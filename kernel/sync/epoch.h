@@ -24,3 +24,4 @@ void epoch_tick(void);         // each CPU's timer tick: quiescent point + callb
 void epoch_synchronize(void);  // wait for a full grace period (interrupts on)
 void epoch_barrier(void);      // wait until this CPU's deferred callbacks have run
 uint64_t epoch_current(void);
+uint64_t epoch_pending(void);  // callbacks waiting, all CPUs (racy: reports)

@@ -52,6 +52,7 @@ struct rc_cpu {
     struct spinlock lock;          // only the owner takes it (exact readers check slot sequences)
     uint64_t flushed_epoch;        // [p,r] last epoch this CPU flushed in
     struct refcache_obj *review;   // [p] objects this CPU is reviewing
+    uint64_t nreview;              // [p,r] how many (the out-of-memory report)
     struct rc_slot slot[RC_SLOTS];
 };
 static DEFINE_PERCPU(struct rc_cpu, rc_cpu);
@@ -85,6 +86,7 @@ static void review_add(struct rc_cpu *rc, struct refcache_obj *o)
     o->review_epoch = READ_ONCE(rc_global_epoch);
     o->review_next = rc->review;
     rc->review = o;
+    WRITE_ONCE(rc->nreview, rc->nreview + 1);
 }
 
 // Apply a slot's delta to its object's shared count. Called with rc->lock held.
@@ -225,6 +227,7 @@ static void review(struct rc_cpu *rc, uint64_t now)
             continue;
         }
         *pp = o->review_next;
+        WRITE_ONCE(rc->nreview, rc->nreview - 1);
         o->reviewing = false;
         bool dead = o->count == 0;
         spin_unlock(&o->lock);
@@ -281,6 +284,14 @@ static void flush_and_review(void)
 }
 
 void refcache_tick(void) { flush_and_review(); }
+
+uint64_t refcache_reviewing(void)
+{
+    uint64_t n = 0;
+    for (int c = 0; c < READ_ONCE(ncpu); c++)
+        n += READ_ONCE(per_cpu_ptr(&rc_cpu, c)->nreview);
+    return n;
+}
 
 void refcache_flush_cpu(void)
 {

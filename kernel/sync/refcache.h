@@ -39,6 +39,7 @@ void refcache_tick(void);       // each CPU's timer tick: flush and review
 void refcache_flush_cpu(void);  // flush this CPU's cache now (tests)
 void refcache_flush_all(void);  // flush every CPU's cache now (tests; xcall)
 uint64_t refcache_epoch(void);
+uint64_t refcache_reviewing(void); // objects under review, all CPUs (racy: reports)
 // One function each CPU calls, preemption off, right before it flushes its
 // cache (each epoch, and in refcache_flush_cpu): for per-CPU caches that name
 // objects by pointer and must be empty of an object before refcache releases it
