@@ -27,8 +27,9 @@
 //    same length; longer runs, and runs that do not fit the cache, come from and
 //    go to the pools.
 // When a CPU finds every pool empty it drains every CPU's cache, spill and runs
-// into the pools (hence the per-CPU locks) before giving up, so NULL really means
-// "no free page".
+// into the pools (hence the per-CPU locks) before giving up, and a caller that
+// may sleep also waits for the pages on their way back (wait_for_frees), so NULL
+// really means "no free page".
 //
 // Metadata. Each page has a struct pmeta on a cache line of its own, so the
 // metadata of neighbouring pages used by different CPUs never shares a line:
@@ -52,9 +53,13 @@
 #include "bootinfo.h"
 #include "lib/kstats.h"
 #include "mm/mm.h"
+#include "proc/sched.h"
 #include "sync/cpumask.h"
+#include "sync/epoch.h"
 #include "sync/percpu.h"
+#include "sync/refcache.h"
 #include "sync/spinlock.h"
+#include "x86/smp.h"
 
 #define PAGE_MAX_ORDER 10   // largest buddy block: 2^10 pages = 4 MiB
 #define PAGE_NPOOL 8        // at most this many shared pools ...
@@ -189,7 +194,7 @@ static void check_block_not_free(struct pool *p, uint64_t pfn, int order)
 
 // ---- one pool: a buddy allocator; caller holds p->lock ----------------------
 
-static void list_push(struct pool *p, int order, uint64_t pfn)
+static void freelist_push(struct pool *p, int order, uint64_t pfn)
 {
     struct free_block *b = pfn2va(pfn);
     b->prev = NULL;
@@ -200,7 +205,7 @@ static void list_push(struct pool *p, int order, uint64_t pfn)
     *pstate(pfn) = PS_FREE | order;
 }
 
-static void list_remove(struct pool *p, int order, uint64_t pfn)
+static void freelist_remove(struct pool *p, int order, uint64_t pfn)
 {
     struct free_block *b = pfn2va(pfn);
     if (b->prev)
@@ -221,11 +226,11 @@ static uint64_t buddy_alloc(struct pool *p, int order)
     if (k > PAGE_MAX_ORDER)
         return 0;
     uint64_t pfn = va2pfn(p->free[k]);
-    list_remove(p, k, pfn);
+    freelist_remove(p, k, pfn);
     // Split: keep the lower half, give the upper half back, until small enough.
     while (k > order) {
         k--;
-        list_push(p, k, pfn + (1UL << k));
+        freelist_push(p, k, pfn + (1UL << k));
     }
     p->nfree -= 1UL << order;
     return pfn;
@@ -240,11 +245,11 @@ static void buddy_free(struct pool *p, uint64_t pfn, int order)
         uint64_t buddy = pfn ^ (1UL << order);
         if (buddy < p->start || buddy >= p->end || *pstate(buddy) != (PS_FREE | order))
             break;
-        list_remove(p, order, buddy);
+        freelist_remove(p, order, buddy);
         pfn = MIN(pfn, buddy);
         order++;
     }
-    list_push(p, order, pfn);
+    freelist_push(p, order, pfn);
 }
 
 // Return the pfns [start, end) as the largest aligned blocks that fit.
@@ -429,12 +434,47 @@ static void cache_push(void *va)
     spin_unlock(&pc->lock);
 }
 
+// ---- running out ----------------------------------------------------------------
+
+// Freed objects come back late: a deferred free after two epochs
+// (sync/epoch.c), an object whose last reference went after three refcache
+// epochs and then the epochs of its own deferred free (sync/refcache.c). Each
+// epoch needs a tick from every online CPU, so with many vCPUs on a busy host
+// one can take half a second, and CPUs that free fast (fsstress at 64 vCPUs:
+// 10,000 callbacks and 14,000 objects in review) find every pool empty while
+// most of memory is on its way back. An allocation that may sleep waits for
+// what was pending when it failed, for at most FREES_WAIT_NS; one that may not
+// (interrupts or preemption off, a spinlock held) fails at once. Only the
+// failing path reads every CPU's counts.
+#define FREES_WAIT_NS (5 * 1000000000ULL)
+#define FREES_POLL_NS (2 * 1000000ULL)
+
+static bool wait_for_frees(void)
+{
+    if (!sched_may_sleep() || (!epoch_pending() && !refcache_reviewing()))
+        return false;
+    uint64_t deadline = nsec_now() + FREES_WAIT_NS;
+    // Three epochs after now every CPU has run what it had pending now: a CPU
+    // acknowledges an epoch, then runs its due callbacks, in one tick.
+    uint64_t rc = refcache_epoch() + 3;
+    while (refcache_epoch() < rc && nsec_now() < deadline)
+        sched_sleep_until(nsec_now() + FREES_POLL_NS);
+    uint64_t ep = epoch_current() + 3;
+    while (epoch_current() < ep && nsec_now() < deadline)
+        sched_sleep_until(nsec_now() + FREES_POLL_NS);
+    return true;
+}
+
 // ---- the interface ------------------------------------------------------------
 
 void *page_alloc(void)
 {
     void *va = cache_pop();
     if (!va) {
+        page_drain_all_caches();
+        va = cache_pop();
+    }
+    if (!va && wait_for_frees()) {
         page_drain_all_caches();
         va = cache_pop();
     }
@@ -590,6 +630,10 @@ void *page_alloc_contig(size_t npages)
     uint64_t pfn = pools_alloc_contig(order, npages);
     if (!pfn) {
         // Cached single pages may be what keeps the buddies from merging.
+        page_drain_all_caches();
+        pfn = pools_alloc_contig(order, npages);
+    }
+    if (!pfn && wait_for_frees()) {
         page_drain_all_caches();
         pfn = pools_alloc_contig(order, npages);
     }

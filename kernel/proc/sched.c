@@ -392,6 +392,12 @@ void sched_sleep_until(uint64_t deadline)
     schedule_until(deadline);
 }
 
+bool sched_may_sleep(void)
+{
+    return (read_rflags() & RFLAGS_IF) && this_cpu_read(cpu.preempt_depth) == 0 &&
+           this_cpu_read(cpu.locks_held) == 0;
+}
+
 
 
 static void wake_expired(void)
