@@ -392,21 +392,35 @@ int64_t filedata_write(struct inode *ip, const void *buf, size_t n, uint64_t off
         return -EFBIG;
     n = MIN(n, FS_FILE_MAX - off);
     size_t done = 0;
+    bool waited = false;
     while (done < n) {
         size_t want = MIN(n - done, IO_CHUNK);
         int64_t k = write_chunk(ip, (const char *)buf + done, want, off + done);
+        if (k > 0)
+            done += k;
+        if (k == (int64_t)want)
+            continue;
+        // Short of pages: the copy runs in an epoch section or under the size
+        // lock, where the allocator cannot wait for frees. Wait here, once.
+        if (!waited && page_wait_for_frees()) {
+            waited = true;
+            continue;
+        }
         if (k < 0)
             return done ? (int64_t)done : k; // a short write, or the error
-        done += k;
-        if ((size_t)k < want)
-            break;
+        break;
     }
     return (int64_t)done;
 }
 
 int64_t filedata_append(struct inode *ip, const void *buf, size_t n)
 {
-    return n ? write_locked(ip, buf, n, 0, true) : 0;
+    if (n == 0)
+        return 0;
+    int64_t k = write_locked(ip, buf, n, 0, true);
+    if (k == -ENOMEM && page_wait_for_frees()) // as filedata_write
+        k = write_locked(ip, buf, n, 0, true);
+    return k;
 }
 
 int filedata_truncate(struct inode *ip, uint64_t len)

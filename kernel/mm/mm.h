@@ -20,6 +20,10 @@ size_t page_count_free(void);           // exact: shared pools + every CPU cache
 size_t page_count_total(void);
 void page_drain_cpu_cache(void);        // return this CPU's cached pages to the pools
 void page_drain_all_caches(void);       // every CPU's (tests, statistics)
+// Out of pages where the allocator could not wait (a lock held, an epoch
+// section): wait for the frees pending now, once the caller may sleep, and try
+// again. false: nothing to wait for, or the caller may not sleep.
+bool page_wait_for_frees(void);
 uint64_t page_stat_pool_locks(void);    // times any shared pool was locked (tests)
 // One word per page for the owner of an allocated page (kmalloc's slab bookkeeping).
 uintptr_t page_owner_get(const void *va);

@@ -28,8 +28,8 @@
 //    go to the pools.
 // When a CPU finds every pool empty it drains every CPU's cache, spill and runs
 // into the pools (hence the per-CPU locks) before giving up, and a caller that
-// may sleep also waits for the pages on their way back (wait_for_frees), so NULL
-// really means "no free page".
+// may sleep also waits for the pages on their way back (page_wait_for_frees),
+// so NULL really means "no free page".
 //
 // Metadata. Each page has a struct pmeta on a cache line of its own, so the
 // metadata of neighbouring pages used by different CPUs never shares a line:
@@ -449,7 +449,7 @@ static void cache_push(void *va)
 #define FREES_WAIT_NS (5 * 1000000000ULL)
 #define FREES_POLL_NS (2 * 1000000ULL)
 
-static bool wait_for_frees(void)
+bool page_wait_for_frees(void)
 {
     if (!sched_may_sleep() || (!epoch_pending() && !refcache_reviewing()))
         return false;
@@ -474,7 +474,7 @@ void *page_alloc(void)
         page_drain_all_caches();
         va = cache_pop();
     }
-    if (!va && wait_for_frees()) {
+    if (!va && page_wait_for_frees()) {
         page_drain_all_caches();
         va = cache_pop();
     }
@@ -633,7 +633,7 @@ void *page_alloc_contig(size_t npages)
         page_drain_all_caches();
         pfn = pools_alloc_contig(order, npages);
     }
-    if (!pfn && wait_for_frees()) {
+    if (!pfn && page_wait_for_frees()) {
         page_drain_all_caches();
         pfn = pools_alloc_contig(order, npages);
     }
