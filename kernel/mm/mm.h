@@ -24,6 +24,10 @@ void page_drain_all_caches(void);       // every CPU's (tests, statistics)
 // section): wait for the frees pending now, once the caller may sleep, and try
 // again. false: nothing to wait for, or the caller may not sleep.
 bool page_wait_for_frees(void);
+// page_wait_for_frees() if an allocation of this thread found no page since
+// page_shortage_clear(): for a call that failed with ENOMEM and may run again.
+void page_shortage_clear(void);
+bool page_wait_if_short(void);
 uint64_t page_stat_pool_locks(void);    // times any shared pool was locked (tests)
 // One word per page for the owner of an allocated page (kmalloc's slab bookkeeping).
 uintptr_t page_owner_get(const void *va);

@@ -449,6 +449,15 @@ static void cache_push(void *va)
 #define FREES_WAIT_NS (5 * 1000000000ULL)
 #define FREES_POLL_NS (2 * 1000000ULL)
 
+// The thread whose allocation failed, so that a caller that could not wait
+// learns that an ENOMEM was for want of pages (not of address space).
+static void note_short_of_pages(void)
+{
+    struct thread *t = thread_current();
+    if (t)
+        t->short_of_pages = true;
+}
+
 bool page_wait_for_frees(void)
 {
     if (!sched_may_sleep() || (!epoch_pending() && !refcache_reviewing()))
@@ -465,6 +474,16 @@ bool page_wait_for_frees(void)
     return true;
 }
 
+void page_shortage_clear(void) { thread_current()->short_of_pages = false; }
+
+bool page_wait_if_short(void)
+{
+    struct thread *t = thread_current();
+    bool short_of_pages = t->short_of_pages;
+    t->short_of_pages = false;
+    return short_of_pages && page_wait_for_frees();
+}
+
 // ---- the interface ------------------------------------------------------------
 
 void *page_alloc(void)
@@ -478,6 +497,8 @@ void *page_alloc(void)
         page_drain_all_caches();
         va = cache_pop();
     }
+    if (!va)
+        note_short_of_pages();
     if (va) {
         *(uint64_t *)va = 0; // not a free page any more (see "Double free" above)
         kstat_page_alloc();
@@ -637,8 +658,10 @@ void *page_alloc_contig(size_t npages)
         page_drain_all_caches();
         pfn = pools_alloc_contig(order, npages);
     }
-    if (!pfn)
+    if (!pfn) {
+        note_short_of_pages();
         return NULL;
+    }
     *(uint64_t *)pfn2va(pfn) = 0; // a block's head keeps a cookie (struct free_block)
     return pfn2va(pfn);
 }

@@ -1216,8 +1216,10 @@ static void exception_signal(const struct trapframe *tf)
     }
 }
 
-// How long init's fault waits for memory before it tries again.
+// How long init's fault waits for memory before it tries again; how many
+// faults in a row of another process wait for pending frees.
 #define OOM_INIT_WAIT_NS 10000000 // 10 ms
+#define OOM_FAULT_WAITS 3
 
 // A fault that needs memory there is none of (uvm_fault said -ENOMEM). The
 // process dies of SIGKILL, as the victim of Linux's out-of-memory killer does,
@@ -1228,10 +1230,18 @@ static void exception_signal(const struct trapframe *tf)
 // would fault again for as long as memory stays short. Init is never the
 // victim: its fault waits a moment, outside any epoch read section (so that
 // exits and deferred frees can give pages back), and the access runs again.
-static void fault_out_of_memory(struct proc *p, uintptr_t addr)
+static void fault_out_of_memory(struct thread *t, uintptr_t addr)
 {
+    struct proc *p = t->proc;
     if (p->init) {
         sched_sleep_until(nsec_now() + OOM_INIT_WAIT_NS);
+        return;
+    }
+    // Pages may be on their way back (mm/page.c, "running out"): the fault ran
+    // in an epoch section, where the allocator could not wait for them. Wait
+    // here and run the access again, a few times in a row at most.
+    if (t->oom_waits < OOM_FAULT_WAITS && page_wait_if_short()) {
+        t->oom_waits++;
         return;
     }
     kprintf("out of memory: killed process %d (%s), fault at %lx\n", p->pid, p->name, addr);
@@ -1254,9 +1264,12 @@ void user_exception(struct trapframe *tf)
     // A fault uvm_fault cannot resolve says which signal, si_code and si_addr
     // to deliver (SIGSEGV with MAPERR/ACCERR, SIGBUS past the end of a file).
     struct fault_info fi = {.signo = SIGSEGV, .code = SEGV_MAPERR, .addr = addr};
+    page_shortage_clear();
     int r = t->vm ? uvm_fault(t->vm, addr, tf->err, &fi) : SIGSEGV;
     if (r == -ENOMEM)
-        fault_out_of_memory(t->proc, addr);
+        fault_out_of_memory(t, addr);
     else if (r)
         signal_force(fi.signo, fi.code, fi.addr);
+    if (r != -ENOMEM && t->oom_waits)
+        t->oom_waits = 0;
 }

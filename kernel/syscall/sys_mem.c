@@ -3,6 +3,7 @@
 #include "file/fdtable.h"
 #include "file/file.h"
 #include "fs.h"
+#include "mm/mm.h"
 #include "mm/uvm.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
@@ -114,7 +115,12 @@ long sys_mmap(uint64_t addr, size_t len, int prot, int flags, int fd, long off)
     if (flags & MAP_POPULATE)
         uflags |= UVM_POPULATE;
     // MAP_NORESERVE: nothing is ever reserved; pages are allocated on first touch.
+    // A map that failed leaves nothing behind: one short of pages runs again
+    // once the frees pending have landed (mm/page.c, "running out").
+    page_shortage_clear();
     long ret = uvm_map_file(cur_vm(), addr, len, prot, uflags, ip, ip ? off / PGSIZE : 0);
+    if (ret == -ENOMEM && page_wait_if_short())
+        ret = uvm_map_file(cur_vm(), addr, len, prot, uflags, ip, ip ? off / PGSIZE : 0);
     if (ip && writable)
         fs_put_write(ip); // each mapped page holds its own
     if (ip)
