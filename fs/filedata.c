@@ -392,7 +392,7 @@ int64_t filedata_write(struct inode *ip, const void *buf, size_t n, uint64_t off
         return -EFBIG;
     n = MIN(n, FS_FILE_MAX - off);
     size_t done = 0;
-    bool waited = false;
+    uint64_t until = 0;
     while (done < n) {
         size_t want = MIN(n - done, IO_CHUNK);
         int64_t k = write_chunk(ip, (const char *)buf + done, want, off + done);
@@ -401,11 +401,9 @@ int64_t filedata_write(struct inode *ip, const void *buf, size_t n, uint64_t off
         if (k == (int64_t)want)
             continue;
         // Short of pages: the copy runs in an epoch section or under the size
-        // lock, where the allocator cannot wait for frees. Wait here, once.
-        if (!waited && page_wait_for_frees()) {
-            waited = true;
+        // lock, where the allocator cannot wait for frees. Wait here.
+        if (page_wait_for_frees(&until))
             continue;
-        }
         if (k < 0)
             return done ? (int64_t)done : k; // a short write, or the error
         break;
@@ -417,9 +415,11 @@ int64_t filedata_append(struct inode *ip, const void *buf, size_t n)
 {
     if (n == 0)
         return 0;
-    int64_t k = write_locked(ip, buf, n, 0, true);
-    if (k == -ENOMEM && page_wait_for_frees()) // as filedata_write
+    int64_t k;
+    uint64_t until = 0;
+    do // as filedata_write
         k = write_locked(ip, buf, n, 0, true);
+    while (k == -ENOMEM && page_wait_for_frees(&until));
     return k;
 }
 

@@ -20,14 +20,15 @@ size_t page_count_free(void);           // exact: shared pools + every CPU cache
 size_t page_count_total(void);
 void page_drain_cpu_cache(void);        // return this CPU's cached pages to the pools
 void page_drain_all_caches(void);       // every CPU's (tests, statistics)
-// Out of pages where the allocator could not wait (a lock held, an epoch
-// section): wait for the frees pending now, once the caller may sleep, and try
-// again. false: nothing to wait for, or the caller may not sleep.
-bool page_wait_for_frees(void);
-// page_wait_for_frees() if an allocation of this thread found no page since
-// page_shortage_clear(): for a call that failed with ENOMEM and may run again.
+// Out of pages: wait for an epoch's frees, if the caller may sleep and frees
+// are pending, and say whether to try again; *until (0 at first) bounds the
+// tries to a few epochs. For callers whose allocation ran where it could
+// not wait (a lock held, an epoch section): page_wait_if_short() does the same
+// only if an allocation of this thread found no page since
+// page_shortage_clear() (an ENOMEM for want of pages, not of address space).
+bool page_wait_for_frees(uint64_t *until);
 void page_shortage_clear(void);
-bool page_wait_if_short(void);
+bool page_wait_if_short(uint64_t *until);
 uint64_t page_stat_pool_locks(void);    // times any shared pool was locked (tests)
 // One word per page for the owner of an allocated page (kmalloc's slab bookkeeping).
 uintptr_t page_owner_get(const void *va);

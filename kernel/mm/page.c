@@ -443,10 +443,15 @@ static void cache_push(void *va)
 // one can take half a second, and CPUs that free fast (fsstress at 64 vCPUs:
 // 10,000 callbacks and 14,000 objects in review) find every pool empty while
 // most of memory is on its way back. An allocation that may sleep waits for
-// what was pending when it failed, for at most FREES_WAIT_NS; one that may not
-// (interrupts or preemption off, a spinlock held) fails at once. Only the
-// failing path reads every CPU's counts.
-#define FREES_WAIT_NS (5 * 1000000000ULL)
+// them, an epoch at a time, trying again after each, for at most
+// FREES_WAIT_EPOCHS epochs (what is pending now has landed by then: three
+// refcache epochs, then three epochs); one that may not (interrupts or
+// preemption off, a spinlock held) fails at once, and its caller may wait and
+// run again (page_wait_if_short). Counting epochs, not seconds, keeps a real
+// exhaustion on a small machine quick to fail (epochs are short there). Only
+// the failing path reads every CPU's counts.
+#define FREES_WAIT_EPOCHS 8
+#define FREES_STEP_NS (2 * 1000000000ULL) // an epoch that takes longer: give up
 #define FREES_POLL_NS (2 * 1000000ULL)
 
 // The thread whose allocation failed, so that a caller that could not wait
@@ -458,30 +463,34 @@ static void note_short_of_pages(void)
         t->short_of_pages = true;
 }
 
-bool page_wait_for_frees(void)
+bool page_wait_for_frees(uint64_t *until)
 {
     if (!sched_may_sleep() || (!epoch_pending() && !refcache_reviewing()))
         return false;
-    uint64_t deadline = nsec_now() + FREES_WAIT_NS;
-    // Three epochs after now every CPU has run what it had pending now: a CPU
-    // acknowledges an epoch, then runs its due callbacks, in one tick.
-    uint64_t rc = refcache_epoch() + 3;
-    while (refcache_epoch() < rc && nsec_now() < deadline)
+    uint64_t ep = epoch_current(), rc = refcache_epoch();
+    if (!*until)
+        *until = ep + FREES_WAIT_EPOCHS;
+    if (ep >= *until)
+        return false;
+    // A CPU acknowledges an epoch and runs its callbacks that are due in one
+    // tick, and refcache reviews at its flush: each new epoch frees some.
+    uint64_t deadline = nsec_now() + FREES_STEP_NS;
+    while (refcache_epoch() == rc && epoch_current() == ep) {
+        if (nsec_now() >= deadline)
+            return false;
         sched_sleep_until(nsec_now() + FREES_POLL_NS);
-    uint64_t ep = epoch_current() + 3;
-    while (epoch_current() < ep && nsec_now() < deadline)
-        sched_sleep_until(nsec_now() + FREES_POLL_NS);
+    }
     return true;
 }
 
 void page_shortage_clear(void) { thread_current()->short_of_pages = false; }
 
-bool page_wait_if_short(void)
+bool page_wait_if_short(uint64_t *until)
 {
     struct thread *t = thread_current();
     bool short_of_pages = t->short_of_pages;
     t->short_of_pages = false;
-    return short_of_pages && page_wait_for_frees();
+    return short_of_pages && page_wait_for_frees(until);
 }
 
 // ---- the interface ------------------------------------------------------------
@@ -493,7 +502,7 @@ void *page_alloc(void)
         page_drain_all_caches();
         va = cache_pop();
     }
-    if (!va && page_wait_for_frees()) {
+    for (uint64_t until = 0; !va && page_wait_for_frees(&until);) {
         page_drain_all_caches();
         va = cache_pop();
     }
@@ -654,7 +663,7 @@ void *page_alloc_contig(size_t npages)
         page_drain_all_caches();
         pfn = pools_alloc_contig(order, npages);
     }
-    if (!pfn && page_wait_for_frees()) {
+    for (uint64_t until = 0; !pfn && page_wait_for_frees(&until);) {
         page_drain_all_caches();
         pfn = pools_alloc_contig(order, npages);
     }

@@ -1219,7 +1219,7 @@ static void exception_signal(const struct trapframe *tf)
 // How long init's fault waits for memory before it tries again; how many
 // faults in a row of another process wait for pending frees.
 #define OOM_INIT_WAIT_NS 10000000 // 10 ms
-#define OOM_FAULT_WAITS 3
+#define OOM_FAULT_WAITS 8 // epochs, as mm/page.c waits
 
 // A fault that needs memory there is none of (uvm_fault said -ENOMEM). The
 // process dies of SIGKILL, as the victim of Linux's out-of-memory killer does,
@@ -1240,7 +1240,8 @@ static void fault_out_of_memory(struct thread *t, uintptr_t addr)
     // Pages may be on their way back (mm/page.c, "running out"): the fault ran
     // in an epoch section, where the allocator could not wait for them. Wait
     // here and run the access again, a few times in a row at most.
-    if (t->oom_waits < OOM_FAULT_WAITS && page_wait_if_short()) {
+    uint64_t until = 0;
+    if (t->oom_waits < OOM_FAULT_WAITS && page_wait_if_short(&until)) {
         t->oom_waits++;
         return;
     }

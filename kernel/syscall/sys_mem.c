@@ -117,10 +117,12 @@ long sys_mmap(uint64_t addr, size_t len, int prot, int flags, int fd, long off)
     // MAP_NORESERVE: nothing is ever reserved; pages are allocated on first touch.
     // A map that failed leaves nothing behind: one short of pages runs again
     // once the frees pending have landed (mm/page.c, "running out").
-    page_shortage_clear();
-    long ret = uvm_map_file(cur_vm(), addr, len, prot, uflags, ip, ip ? off / PGSIZE : 0);
-    if (ret == -ENOMEM && page_wait_if_short())
+    long ret;
+    uint64_t until = 0;
+    do {
+        page_shortage_clear();
         ret = uvm_map_file(cur_vm(), addr, len, prot, uflags, ip, ip ? off / PGSIZE : 0);
+    } while (ret == -ENOMEM && page_wait_if_short(&until));
     if (ip && writable)
         fs_put_write(ip); // each mapped page holds its own
     if (ip)
