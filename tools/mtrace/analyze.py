@@ -83,6 +83,13 @@ class Conflict:
         """Bytes one call wrote and the other touched."""
         return (self.w0 & (self.r1 | self.w1)) | (self.w1 & (self.r0 | self.w0))
 
+    def hot_vaddr(self):
+        """The first byte one call wrote and the other touched (else the first
+        both touched): what the line's object is named after, not the line's
+        start, which may hold the end of a neighbour."""
+        m = self.byte_overlap() or ((self.w0 | self.r0) & (self.w1 | self.r1))
+        return self.vaddr + ((m & -m).bit_length() - 1 if m else 0)
+
     def pcs(self):
         """The two instructions behind the conflict: a writer's store and the
         other call's access (its store if it wrote, else its load)."""
@@ -350,7 +357,7 @@ def analyse(tests, syms, kernel, reasons=None):
             pc0, pc1 = c.pcs()
             call0, call1 = c.calls()
             site = " / ".join(sorted((syms.site(pc0, call0), syms.site(pc1, call1))))
-            obj = syms.data(c.vaddr)
+            obj = syms.data(c.hot_vaddr())
             if commute:
                 sites[(site, obj)] += 1
                 site_tests[(site, obj)].add(t.id)
@@ -432,7 +439,7 @@ def print_test(t, syms):
           f"{t.lines()} shared lines, {t.bytes()} with shared bytes{runs}")
     for c in t.conflicts:
         alias = f" and {c.vaddr1:#x}" if c.vaddr1 != c.vaddr else ""
-        print(f"  line {c.key & ~KEY_VIRT:#x} (vaddr {c.vaddr:#x}{alias}, {syms.data(c.vaddr)}) "
+        print(f"  line {c.key & ~KEY_VIRT:#x} (vaddr {c.vaddr:#x}{alias}, {syms.data(c.hot_vaddr())}) "
               f"{c.kind()} bytes {c.byte_overlap():#018x}")
         for n, (pc, call) in enumerate(zip(c.pcs(), c.calls())):
             caller = f"\n              called from {syms.source(call)}" if call else ""
