@@ -12,6 +12,7 @@
 #include "proc/proc.h"
 #include "proc/sched.h"
 #include "sync/epoch.h"
+#include "proc/ktimer.h"
 #include "sync/percpu.h"
 #include "sync/refcache.h"
 #include "sync/xcall.h"
@@ -31,6 +32,7 @@ static void kernel_tick(struct trapframe *tf)
     hangcheck_tick(tf); // first: it must see what the tick interrupted
     epoch_tick();
     refcache_tick();
+    ktimer_tick();
     sched_tick(tf); // last: it may switch to another thread
 }
 

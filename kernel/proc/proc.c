@@ -22,6 +22,7 @@
 #include "mm/mm.h"
 #include "mm/usercopy.h"
 #include "mm/uvm.h"
+#include "proc/itimer.h"
 #include "proc/proc.h"
 #include "sync/atomic.h"
 #include "sync/epoch.h"
@@ -829,6 +830,7 @@ static int chld_code(int wstatus)
 static __noreturn void proc_finish(struct thread *t, int wstatus)
 {
     struct proc *p = t->proc;
+    itimer_exit(p);
     struct vmspace *vs = p->vm; // thread_leave has already left it
     p->vm = NULL;
     vmspace_put(vs);

@@ -107,6 +107,7 @@ struct proc {
     bool init;               // [i] the system's init: user signals it has no handler for,
                              // and the out-of-memory kill, pass it by (signal.c, proc.c)
     struct epoch_cb free_cb; // the reaper's
+    struct itimer *itimer;   // [a] ITIMER_REAL (itimer.c): NULL until first set
     char name[16];           // [u,r]
     uint64_t start_nsec;     // [i] nsec_now() when made (/proc/PID/stat's starttime)
     uint64_t gone_utime, gone_stime; // [l] ticks of threads that have left (thread.utime)

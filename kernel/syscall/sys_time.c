@@ -1,8 +1,10 @@
 // Time system calls: clock_gettime, gettimeofday, time, nanosleep,
-// clock_nanosleep. Every clock is the TSC (nsec_now); the realtime clock adds
+// clock_nanosleep, and the interval timers' alarm, getitimer and setitimer
+// (proc/itimer.c). Every clock is the TSC (nsec_now); the realtime clock adds
 // the wall time the RTC gave at boot (x86/rtc.c). Sleeps block on this CPU's
 // sleep list (sched.c).
 #include "mm/usercopy.h"
+#include "proc/itimer.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
 #include "syscall/syscall.h"
@@ -134,4 +136,40 @@ long sys_clock_nanosleep(int clock, int flags, uint64_t ureq, uint64_t urem)
         return sleep_rel(deadline, urem);
     // An absolute sleep restarts as it was called (the same end time).
     return sleep_until_ns(deadline, &left) < 0 ? -ERESTARTNOHAND : 0;
+}
+
+// ---- interval timers ------------------------------------------------------------
+
+long sys_getitimer(int which, uint64_t uval)
+{
+    struct kitimerval v;
+    long err = itimer_get(thread_current()->proc, which, &v);
+    return err ? err : copy_to_user(uval, &v, sizeof v);
+}
+
+// A NULL new value disarms, as Linux still allows.
+long sys_setitimer(int which, uint64_t unew, uint64_t uold)
+{
+    struct kitimerval v = {0}, old;
+    if (unew) {
+        long err = copy_from_user(&v, unew, sizeof v);
+        if (err)
+            return err;
+    }
+    long err = itimer_set(thread_current()->proc, which, &v, &old);
+    if (err || !uold)
+        return err;
+    return copy_to_user(uold, &old, sizeof old);
+}
+
+// Seconds left of the previous alarm, rounded to the nearest (and at least 1
+// if any time was left), as Linux.
+long sys_alarm(unsigned secs)
+{
+    struct kitimerval v = {.value = {secs, 0}}, old;
+    long err = itimer_set(thread_current()->proc, ITIMER_REAL, &v, &old);
+    if (err)
+        return 0; // alarm cannot fail: out of memory, no alarm
+    uint64_t left = (uint64_t)old.value.tv_sec + (old.value.tv_usec >= 500000);
+    return left ? (long)left : (old.value.tv_usec ? 1 : 0);
 }

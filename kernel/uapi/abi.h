@@ -40,6 +40,10 @@ struct timeval {
     int64_t tv_sec;
     int64_t tv_usec;
 };
+// getitimer, setitimer
+#define ITIMER_REAL 0
+#define ITIMER_VIRTUAL 1
+#define ITIMER_PROF 2
 
 // wait4, waitid
 #define WNOHANG 1
