@@ -530,6 +530,9 @@ const struct call calls[] = {
     C(clock_gettime, "wb", 0),
     C(gettimeofday, "bb", 0),
     C(nanosleep, "tb", BLOCKS),
+    C(alarm, "i", RARE),          // SIGALRM, at its default, ends the worker: a restart
+    C(getitimer, "wb", 0),
+    C(setitimer, "wbb", RARE),
     C(clock_nanosleep, "wFtb", BLOCKS),
     C(sched_yield, "", 0),
     C(getcpu, "bbb", 0),
