@@ -55,6 +55,13 @@ static void itimer_fire(struct ktimer *kt)
     struct ksiginfo info = {.signo = SIGALRM, .code = SI_KERNEL};
     signal_send_proc(it->p, SIGALRM, &info);
 }
+// LAB alarms SKELETON
+// static void itimer_fire(struct ktimer *kt)
+// {
+//     // TODO (labs/alarms): SIGALRM to the process, and an interval timer's
+//     // next expiry; a firing that finds the deadline moved is stale.
+//     (void)kt;
+// }
 // LAB alarms END
 
 // The process's timer, made at first use; NULL if out of memory.
@@ -147,6 +154,16 @@ int itimer_set(struct proc *p, int which, const struct kitimerval *v, struct kit
     spin_unlock(&it->lock);
     return 0;
 }
+// LAB alarms SKELETON
+// int itimer_set(struct proc *p, int which, const struct kitimerval *v, struct kitimerval *old)
+// {
+//     // TODO (labs/alarms): check which and both times (EINVAL); get p's
+//     // timer (itimer_of) and, under its lock, report the old value
+//     // (get_locked), then arm the timer (ktimer_arm) or disarm it.
+//     (void)itimer_of, (void)tv_ns;
+//     (void)p, (void)which, (void)v, (void)old;
+//     return -ENOSYS;
+// }
 // LAB alarms END
 
 void itimer_exit(struct proc *p)
