@@ -12,6 +12,7 @@
 #include "mm/uvm.h"
 #include "sync/atomic.h"
 #include "sync/xcall.h"
+#include "uapi/errno.h"
 #include "x86/smp.h"
 #include "x86/x86.h"
 
@@ -41,19 +42,25 @@ static uintptr_t grow_lock(struct vmspace *vs)
     }
 }
 
-bool ustack_grow(struct vmspace *vs, uintptr_t va)
+int ustack_grow(struct vmspace *vs, uintptr_t va)
 {
     va = PGROUNDDOWN(va);
     uintptr_t lo = load_relaxed(&vs->stack) & ~GROWING;
     if (!lo || va >= lo || va < USER_TOP - USER_STACK_SIZE)
-        return false; // no stack, a hole in it (munmap), or below its reserve
+        return 0; // no stack, a hole in it (munmap), or below its reserve
     lo = grow_lock(vs);
     // Another fault may have grown it meanwhile. Something mapped in between
-    // (MAP_FIXED) stops the stack, as on Linux.
-    bool grown = va >= lo;
-    if (!grown && uvm_map(vs, va, lo - va, VM_READ | VM_WRITE, UVM_NOREPLACE) >= 0) {
-        lo = va;
-        grown = true;
+    // (MAP_FIXED) stops the stack, as on Linux; no memory for the mapping is
+    // the fault's -ENOMEM (an out-of-memory kill, not SIGSEGV).
+    int grown = va >= lo;
+    if (!grown) {
+        long r = uvm_map(vs, va, lo - va, VM_READ | VM_WRITE, UVM_NOREPLACE);
+        if (r >= 0) {
+            lo = va;
+            grown = 1;
+        } else if (r == -ENOMEM) {
+            grown = -ENOMEM;
+        }
     }
     store_release(&vs->stack, lo); // and unlock
     return grown;

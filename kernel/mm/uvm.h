@@ -114,10 +114,10 @@ long uvm_brk(struct vmspace *vs, uintptr_t newbrk);
 // with the details in *fi if fi is not NULL.
 int uvm_fault(struct vmspace *vs, uintptr_t va, uint64_t err, struct fault_info *fi);
 // The stack (ustack.c). exec: map its top; 0 or -ENOMEM. uvm_fault: a fault on
-// nothing at va; true if va is below the stack inside its reserve, and the
-// stack now reaches down to it.
+// nothing at va; 1 if va is below the stack inside its reserve, and the
+// stack now reaches down to it; 0 if not; -ENOMEM.
 int ustack_map(struct vmspace *vs);
-bool ustack_grow(struct vmspace *vs, uintptr_t va);
+int ustack_grow(struct vmspace *vs, uintptr_t va);
 // Write into vs through the direct map, regardless of protection (loaders).
 int uvm_write(struct vmspace *vs, uintptr_t va, const void *src, size_t n);
 int uvm_read(struct vmspace *vs, uintptr_t va, void *dst, size_t n); // tests

@@ -190,9 +190,10 @@ int uvm_fault(struct vmspace *vs, uintptr_t addr, uint64_t err, struct fault_inf
             break;
         }
         if (!(w & VP_MAPPED)) {
-            if (ustack_grow(vs, va))
+            int grown = ustack_grow(vs, va);
+            if (grown > 0)
                 continue;
-            sig = fault_fail(fi, SIGSEGV, SEGV_MAPERR, addr);
+            sig = grown < 0 ? grown : fault_fail(fi, SIGSEGV, SEGV_MAPERR, addr);
             break;
         }
         if (!access_ok(VP_PROT(w), err)) {

@@ -53,12 +53,12 @@ static void release(void *list)
 static struct capture caps[4];
 static char outbuf[4][64];
 
-static int spawn_memhog(int i, int cpu, struct proc **p)
+static int spawn_memhog_as(int i, int cpu, const char *mode, struct proc **p)
 {
     const struct user_program *prog = user_program_find("memhog");
     if (!prog)
         return -ENOENT;
-    const char *argv[] = {"memhog", NULL};
+    const char *argv[] = {"memhog", mode, NULL};
     cpumask_t m;
     cpumask_clear(&m);
     cpumask_set(&m, cpu);
@@ -66,6 +66,8 @@ static int spawn_memhog(int i, int cpu, struct proc **p)
     spin_init(&caps[i].lock, "capture");
     return proc_spawn("memhog", prog->start, prog->len, argv, NULL, &m, &caps[i], p);
 }
+
+static int spawn_memhog(int i, int cpu, struct proc **p) { return spawn_memhog_as(i, cpu, NULL, p); }
 
 #define OOM_KILLED W_EXITCODE(0, SIGKILL)
 #define NO_REGION W_EXITCODE(2, 0)   // memhog's first mmap failed (ENOMEM)
@@ -87,6 +89,21 @@ KTEST(oom_fault_after_exhaustion_kills_the_process)
         outbuf[0][caps[0].len] = 0;
         KCHECK_EQ(st, OOM_KILLED);
         KCHECK(strcmp(outbuf[0], "clock_gettime: -12\n") == 0);
+        if (round == 1)
+            KCHECK_EQ(fst_free_pages(), before);
+    }
+}
+
+// A stack that cannot grow for want of memory: the same kill, not SIGSEGV
+// (which is for a stack out of room), and every page back.
+KTEST(oom_stack_growth_kills_the_process)
+{
+    struct proc *p;
+    for (int round = 0; round < 2; round++) {
+        size_t before = fst_free_pages();
+        KREQUIRE(spawn_memhog_as(0, 0, "stack", &p) == 0);
+        int st = proc_wait_kernel(p);
+        KCHECK_EQ(st, OOM_KILLED);
         if (round == 1)
             KCHECK_EQ(fst_free_pages(), before);
     }

@@ -12,6 +12,8 @@
 // the kernel must end the process (an out-of-memory kill) rather than retry
 // the fault forever. Exit status: 2 if the 64 MiB could not be had, 3 if
 // every store went through (nothing ran out), never 0.
+// `memhog stack`: after running memory out, grows the stack instead, 4 MiB
+// of it: the kill again, never SIGSEGV (the stack has room to grow).
 #include "raw.h"
 #include <stdio.h>
 #include <sys/mman.h>
@@ -41,13 +43,25 @@ static void exhaust(size_t len)
     }
 }
 
-int main(void)
+// 16 KiB of new stack per level.
+static int deep(int n)
+{
+    volatile char pad[16384];
+    pad[0] = (char)n;
+    return n ? deep(n - 1) + pad[0] : 0;
+}
+
+int main(int argc, char **argv)
 {
     volatile char *region = map_shared(REGION);
     if ((void *)region == MAP_FAILED)
         return 2;
     exhaust(1UL << 20);
     exhaust(4096);
+    if (argc > 1 && argv[1][0] == 's') {
+        deep(256);
+        return 3;
+    }
     // The kernel's copies into the untouched region need page tables too.
     long r = 0, nomem = 0;
     for (int i = 0; i < 8; i++) {
