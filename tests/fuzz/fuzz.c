@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #define STALL_S 10  // no progress for this long: SIGCONT; twice as long: judged and killed
+#define REPORT_S 300 // a progress line this often
 #define KILL_S 20   // a killed worker must be gone within this
 #define SHM_PAGES 8
 
@@ -367,12 +368,17 @@ static void run_workers(int seconds)
             worker_gen[w] = cfg.only_gen;
         start_worker(w);
     }
-    double end = now() + seconds;
+    double start = now(), end = start + seconds, next_report = start + REPORT_S;
     while (now() < end && (cfg.only_worker < 0 || any_worker())) {
         pause_ms(100);
         reap();
         for (int w = first_worker(); w < end_worker(); w++)
             watch_worker(w);
+        if (now() >= next_report) { // a long run shows it is alive, and where it stopped if not
+            printf("# fuzz: %.0f of %d s, %llu calls so far, %d restarts\n", now() - start, seconds,
+                   (unsigned long long)total_calls, restarts);
+            next_report += REPORT_S;
+        }
     }
 }
 
@@ -524,7 +530,9 @@ int main(int argc, char **argv)
     }
     long before = settled_pages();
 
+    printf("# fuzz: warm-up over, %ld net pages; the run starts\n", before);
     run_workers(cfg.seconds);
+    printf("# fuzz: run over; killing the workers\n");
     all_gone &= kill_everything();
     for (int w = first_worker(); w < end_worker(); w++)
         note_bad_result(w);
