@@ -392,10 +392,15 @@ void sched_sleep_until(uint64_t deadline)
     schedule_until(deadline);
 }
 
+// Also not between waitq_prepare and schedule (a sleep of ours would undo the
+// prepared one), nor in a CPU's idle context.
 bool sched_may_sleep(void)
 {
-    return (read_rflags() & RFLAGS_IF) && this_cpu_read(cpu.preempt_depth) == 0 &&
-           this_cpu_read(cpu.locks_held) == 0;
+    if (!(read_rflags() & RFLAGS_IF) || this_cpu_read(cpu.preempt_depth) > 0 ||
+        this_cpu_read(cpu.locks_held) > 0)
+        return false;
+    struct thread *t = thread_current();
+    return !t->is_idle && !t->wq && load_relaxed(&t->state) == T_RUNNING;
 }
 
 

@@ -115,7 +115,7 @@ bool thread_wake(struct thread *t);    // T_SLEEPING -> T_RUNNABLE and queue it
 void sched_enqueue(struct thread *t);  // queue a T_RUNNABLE thread
 int thread_set_affinity(struct thread *t, const cpumask_t *m); // t must be current
 void sched_sleep_until(uint64_t deadline_ns); // nsec_now() clock; may return early
-bool sched_may_sleep(void);       // interrupts and preemption on, no spinlock held
+bool sched_may_sleep(void);       // interrupts and preemption on, no spinlock held, no sleep prepared
 // Give up the CPU like schedule() (the caller has marked itself T_SLEEPING, e.g.
 // with waitq_prepare), but be woken at the deadline too. false: deadline passed.
 bool schedule_until(uint64_t deadline_ns);
