@@ -20,8 +20,10 @@
 #include "lib/panic.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
+#include "sync/spinlock.h"
 #include "x86/smp.h"
 #include "x86/trap.h"
+#include "x86/x86.h"
 
 // Generous: under TCG on a loaded 2-core host, legitimate long stretches
 // without preemption take tens of seconds (a 4 GiB file mapping sets a million
@@ -35,6 +37,7 @@ struct hangcheck {
     uint32_t still;      // seconds the neighbour's tick count has not moved
     bool reported;       // this CPU's current hang was reported (once per hang)
     bool nmi_requested;  // written by the watching CPU before it sends the NMI
+    bool dump_requested; // written by a hung CPU waiting for a lock this one holds
 };
 static DEFINE_PERCPU(struct hangcheck, hc);
 
@@ -61,11 +64,30 @@ void hangcheck_configure(uint32_t seconds, hangcheck_report_fn fn)
 
 uint32_t hangcheck_limit(void) { return READ_ONCE(limit_s); }
 
+// The lock this CPU waits for, and its holder's stack: an NMI asks the holder
+// to print it (and what it waits for in turn), and we give it a moment.
+static void report_lock(void)
+{
+    struct spinlock *l = this_cpu_read(cpu.spinning_on);
+    if (!l)
+        return;
+    int owner = READ_ONCE(l->owner);
+    kprintf("hang: waiting for lock \"%s\" (%p), held by cpu %d\n", l->name, l, owner);
+    if (owner < 0 || owner >= ncpu || owner == cpu_id())
+        return;
+    WRITE_ONCE(per_cpu_ptr(&hc, owner)->dump_requested, true);
+    lapic_send_nmi(cpu_apicid[owner]);
+    uint64_t until = nsec_now() + 500000000; // 0.5 s
+    while (nsec_now() < until)
+        pause();
+}
+
 static void report(struct trapframe *tf, bool nmi)
 {
     uint32_t s = READ_ONCE(limit_s);
     kprintf("\nhang: cpu %d %s for %u s\n", cpu_id(),
             nmi ? "took no timer interrupt (interrupts off)" : "was never preemptible", s);
+    report_lock();
     hangcheck_report_fn fn = READ_ONCE(report_hook);
     if (fn) {
         kprintf("hang: at ");
@@ -126,6 +148,19 @@ void hangcheck_tick(struct trapframe *tf)
 bool hangcheck_nmi(struct trapframe *tf)
 {
     struct hangcheck *h = this_cpu_ptr(&hc);
+    if (READ_ONCE(h->dump_requested)) {
+        WRITE_ONCE(h->dump_requested, false);
+        kprintf("hang: cpu %d holds it, at ", cpu_id());
+        print_symbol(tf->rip);
+        kprintf("\n");
+        backtrace_from(tf->rbp);
+        struct spinlock *l = this_cpu_read(cpu.spinning_on);
+        if (l)
+            kprintf("hang: cpu %d waits for lock \"%s\" (%p), held by cpu %d\n", cpu_id(),
+                    l->name, l, READ_ONCE(l->owner));
+        if (!READ_ONCE(h->nmi_requested))
+            return true;
+    }
     if (!READ_ONCE(h->nmi_requested))
         return false;
     WRITE_ONCE(h->nmi_requested, false);

@@ -62,6 +62,7 @@ struct cpu {
     int preempt_depth;    // nesting of preempt_disable()
     bool resched_pending; // a tick or IPI wanted to preempt while preempt_depth > 0
     int locks_held;       // spinlocks held right now (debug check)
+    struct spinlock *spinning_on; // the lock it waits for, if any (hang reports)
     bool online;
     bool in_panic;
 };

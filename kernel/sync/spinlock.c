@@ -29,12 +29,16 @@ void spin_lock(struct spinlock *l)
     push_off();
     if (spin_holding(l))
         panic("spin_lock: %s already held by this CPU", l->name);
-    for (;;) {
-        if (xchg_acquire(&l->locked, 1) == 0)
-            break;
-        // Spin on a plain read so waiters share the line instead of bouncing it.
-        while (READ_ONCE(l->locked))
-            pause();
+    if (xchg_acquire(&l->locked, 1) != 0) {
+        // Contended: say which lock we wait for (a hang report names it and
+        // its holder), and spin on a plain read so waiters share the line
+        // instead of bouncing it.
+        this_cpu_write(cpu.spinning_on, l);
+        do {
+            while (READ_ONCE(l->locked))
+                pause();
+        } while (xchg_acquire(&l->locked, 1) != 0);
+        this_cpu_write(cpu.spinning_on, NULL);
     }
     acquired(l);
 }

@@ -8,6 +8,7 @@
 #include "proc/sched.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
+#include "sync/spinlock.h"
 #include "x86/smp.h"
 #include "x86/trap.h"
 #include "x86/x86.h"
@@ -17,9 +18,12 @@ static volatile int report_cpu;
 static volatile bool report_nmi;
 static volatile uintptr_t report_rip;
 
-static void record(int cpu, struct trapframe *tf, bool nmi)
+static struct spinlock *volatile report_lock_seen;
+
+static void record(int who, struct trapframe *tf, bool nmi)
 {
-    report_cpu = cpu;
+    report_lock_seen = this_cpu_read(cpu.spinning_on);
+    report_cpu = who;
     report_nmi = nmi;
     report_rip = tf->rip;
     __atomic_add_fetch(&reports, 1, __ATOMIC_SEQ_CST);
@@ -89,6 +93,59 @@ KTEST(hangcheck_nmi_reports_cpu_with_interrupts_off)
     KCHECK_EQ(report_cpu, 1);
     KCHECK(report_nmi);
     KCHECK(in_spin(report_rip));
+}
+
+// A CPU hung waiting for a spinlock: the report names the lock (and asks its
+// holder for its stack). CPU 2 holds the lock with interrupts off until the
+// report; CPU 1 waits for it; CPU 0 watches CPU 1.
+static struct spinlock held = SPINLOCK_INIT("hangcheck test");
+static volatile bool holding;
+
+static void hold_lock(void *arg)
+{
+    (void)arg;
+    spin_lock(&held);
+    holding = true;
+    uint64_t end = rdtsc() + 10 * tsc_hz();
+    while (!READ_ONCE(reports) && rdtsc() < end)
+        pause();
+    spin_unlock(&held);
+}
+
+static void wait_for_lock(void *arg)
+{
+    (void)arg;
+    while (!READ_ONCE(holding))
+        pause();
+    spin_lock(&held);
+    spin_unlock(&held);
+}
+
+KTEST(hangcheck_names_the_lock_a_cpu_waits_for)
+{
+    if (ncpu_online < 3) {
+        kprintf("# needs 3 CPUs; nothing to check\n");
+        return;
+    }
+    cpumask_t one, two;
+    cpumask_clear(&one);
+    cpumask_set(&one, 1);
+    cpumask_clear(&two);
+    cpumask_set(&two, 2);
+    uint32_t old = begin();
+    holding = false;
+    report_lock_seen = NULL;
+    struct thread *h = kthread_create("holder", hold_lock, NULL, &two);
+    KREQUIRE(h);
+    struct thread *w = kthread_create("waiter", wait_for_lock, NULL, &one);
+    KREQUIRE(w);
+    thread_join(w);
+    thread_join(h);
+    hangcheck_configure(old, NULL);
+    KREQUIRE(reports >= 1);
+    KCHECK_EQ(report_cpu, 1);
+    KCHECK(report_nmi);
+    KCHECK(report_lock_seen == &held);
 }
 
 // Preemptible work, however long, is not a hang: a second of a busy loop with
