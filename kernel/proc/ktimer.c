@@ -2,8 +2,10 @@
 //
 // Commute: timers armed on different CPUs. Each CPU keeps its own list,
 // sorted by deadline, under its own lock in its per-CPU area; a timer goes on
-// the list of the CPU that arms it, so arming, firing and re-arming from the
-// function touch that CPU's lines only. Cancelling a timer another CPU armed
+// the list of the CPU that arms it (unless its function is running: then it
+// stays with the CPU running it, so that it never runs on two CPUs at once),
+// so arming, firing and re-arming from the function touch that CPU's lines
+// only. Cancelling a timer another CPU armed
 // takes that CPU's lock: rare (a process changing or ending its alarm after
 // it moved). Resolution is the tick (TIMER_HZ); a tick with nothing due reads
 // one word of its own list.
@@ -55,12 +57,16 @@ void ktimer_arm(struct ktimer *t, uint64_t deadline)
     struct ktimer_cpu *kc = this_cpu_ptr(&ktimer_cpu), *old = lock_list_of(t);
     if (old && t->armed)
         unlink(old, t);
+    // A timer whose function runs now stays on the list of the CPU running
+    // it: only that CPU's tick can fire it again, after the function returns,
+    // so it never runs on two CPUs at once, and the tick clears `running`
+    // under the lock of the list the timer is on.
+    if (old && t->running)
+        kc = old;
     if (old != kc) {
         if (old)
             spin_unlock(&old->lock);
         spin_lock(&kc->lock);
-        // `running` moves with it: the function runs with the list's lock
-        // dropped, and a timer it re-arms on its own CPU stays on this list.
         WRITE_ONCE(t->cpu, cpu_id());
     }
     t->deadline = deadline;

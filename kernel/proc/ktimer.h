@@ -14,7 +14,8 @@ struct ktimer {
 };
 
 void ktimer_init(struct ktimer *t, void (*fn)(struct ktimer *));
-// Arm (or re-arm) t for deadline on this CPU's list. Its function may do it.
+// Arm (or re-arm) t for deadline on this CPU's list, or, while its function
+// runs, on the list of the CPU running it. Its function may do it.
 void ktimer_arm(struct ktimer *t, uint64_t deadline);
 // Disarm t; whether it was armed. Its function may be running on another CPU.
 bool ktimer_cancel(struct ktimer *t);
