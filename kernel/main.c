@@ -13,6 +13,7 @@
 #include "proc/sched.h"
 #include "sync/epoch.h"
 #include "proc/ktimer.h"
+#include "proc/tickless.h"
 #include "sync/percpu.h"
 #include "sync/refcache.h"
 #include "sync/xcall.h"
@@ -33,6 +34,7 @@ static void kernel_tick(struct trapframe *tf)
     epoch_tick();
     refcache_tick();
     ktimer_tick();
+    tickless_tick();
     sched_tick(tf); // last: it may switch to another thread
 }
 
@@ -186,6 +188,7 @@ void kmain(uint64_t bootinfo_pa)
     rtc_init(); // the wall clock, before any file gets a time
     smp_boot(bi);
     xcall_all(cpu_user_init, NULL); // run queues, syscall MSRs, SMEP/SMAP/UMIP
+    tickless_start();
     console_input_init();
     tty_init();
     sti();
@@ -195,6 +198,5 @@ void kmain(uint64_t bootinfo_pa)
 
     start_user_space();
     // From here on this is the boot CPU's idle thread.
-    for (;;)
-        hlt();
+    tickless_idle();
 }

@@ -14,9 +14,11 @@
 //
 // Scalability: a CPU's tick writes only its own per-CPU state, and reads one
 // other CPU's tick count once a second: no shared line, and the work per tick
-// does not grow with the number of CPUs (a ring, not a sweep). Everything runs
+// does not grow with the number of CPUs (a ring, not a sweep; CPUs whose tick
+// stopped are skipped, one flag each, once a second). Everything runs
 // in interrupt handlers, which mtrace leaves out of the per-operation figures.
 #include "proc/hangcheck.h"
+#include "proc/tickless.h"
 #include "lib/panic.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
@@ -33,7 +35,8 @@
 struct hangcheck {
     uint32_t quiet;      // own ticks in a row that found this CPU not preemptible
     uint32_t since;      // own ticks since the last look at the neighbour
-    uint64_t seen;       // the neighbour's tick count at the last look
+    int watching;        // the neighbour looked at last
+    uint64_t seen;       // its tick count at the last look
     uint32_t still;      // seconds the neighbour's tick count has not moved
     bool reported;       // this CPU's current hang was reported (once per hang)
     bool nmi_requested;  // written by the watching CPU before it sends the NMI
@@ -108,13 +111,27 @@ static bool preemptible(const struct trapframe *tf)
            (this_cpu_read(cpu.preempt_depth) == 0 && this_cpu_read(cpu.locks_held) == 0);
 }
 
+// The next CPU in the ring whose tick runs: one whose tick stopped (tickless
+// idle, proc/tickless.c) is halted with nothing to do, and the one after it
+// would otherwise go unwatched. -1 if there is none.
+static int neighbour(void)
+{
+    for (int i = 1; i < ncpu; i++) {
+        int n = (cpu_id() + i) % ncpu;
+        if (cpumask_test(&cpu_online_mask, n) && !tickless_stopped(n))
+            return n;
+    }
+    return -1;
+}
+
 static void watch_neighbour(struct hangcheck *h, uint32_t s)
 {
-    int n = (cpu_id() + 1) % ncpu;
-    if (n == cpu_id() || !cpumask_test(&cpu_online_mask, n))
+    int n = neighbour();
+    if (n < 0)
         return;
     uint64_t t = timer_ticks(n);
-    if (t != h->seen) {
+    if (n != h->watching || t != h->seen) {
+        h->watching = n;
         h->seen = t;
         h->still = 0;
         return;

@@ -111,6 +111,17 @@ void ktimer_cancel_sync(struct ktimer *t)
     }
 }
 
+uint64_t ktimer_next_deadline(void)
+{
+    struct ktimer_cpu *kc = this_cpu_ptr(&ktimer_cpu);
+    if (!READ_ONCE(kc->first))
+        return UINT64_MAX;
+    spin_lock(&kc->lock); // a cancel on another CPU may take it off and free it
+    uint64_t d = kc->first ? kc->first->deadline : UINT64_MAX;
+    spin_unlock(&kc->lock);
+    return d;
+}
+
 void ktimer_tick(void)
 {
     struct ktimer_cpu *kc = this_cpu_ptr(&ktimer_cpu);

@@ -23,3 +23,6 @@ bool ktimer_cancel(struct ktimer *t);
 // Not from the function, nor holding a lock the function takes.
 void ktimer_cancel_sync(struct ktimer *t);
 void ktimer_tick(void); // each CPU's timer tick: run its due timers
+// The earliest deadline on this CPU's list, UINT64_MAX if none (interrupts
+// off; tickless idle). Only this CPU adds timers to its list.
+uint64_t ktimer_next_deadline(void);

@@ -23,8 +23,10 @@
 #include "mm/uvm.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
+#include "proc/tickless.h"
 #include "sync/atomic.h"
 #include "sync/percpu.h"
+#include "sync/seqlock.h"
 #include "syscall/syscall.h"
 #include "uapi/errno.h"
 #include "x86/smp.h"
@@ -54,6 +56,10 @@ struct cpuload {
     uint64_t ticks[3];    // [p,r] by TICK_*
     uint64_t avg[3];      // [p,r] 1, 5, 15 minutes; SCHED_LOAD_SHIFT fraction bits
     uint32_t since_avg;   // [p] ticks since avg was last updated
+    // Tickless idle: while the tick is stopped, the idle time since stopped_at
+    // is counted by readers; the sequence covers stopping and waking.
+    uint32_t seq;         // [p,r]
+    uint64_t stopped_at;  // [p,r] nsec_now() when the tick stopped; 0 while it runs
 } __cacheline_aligned;
 
 static DEFINE_PERCPU(struct runq, runq);
@@ -152,6 +158,8 @@ static void enqueue_on(struct thread *t, int c)
     fence();
     if (READ_ONCE(*per_cpu_ptr(&cpu_idle, c)))
         lapic_send_ipi(cpu_apicid[c], T_RESCHED);
+    else
+        tickless_kick(&t->affinity); // it waits: a CPU whose tick stopped would not steal it
 }
 
 void sched_enqueue(struct thread *t)
@@ -486,11 +494,27 @@ static void account_tick(struct trapframe *tf, struct thread *t)
     }
 }
 
+// avg after n intervals with nothing running (a stopped tick's).
+static uint64_t decayed(uint64_t avg, int i, uint64_t n)
+{
+    for (uint64_t k = 0; k < n && avg; k++) // 0 within a few thousand
+        avg = avg * load_exp[i] >> SCHED_LOAD_SHIFT;
+    return avg;
+}
+
 void sched_cpu_ticks(int c, uint64_t out[3])
 {
     struct cpuload *l = per_cpu_ptr(&cpuload, c);
-    for (int i = 0; i < 3; i++)
-        out[i] = READ_ONCE(l->ticks[i]);
+    uint32_t seq;
+    uint64_t stopped_at;
+    do {
+        seq = seqcount_read_begin(&l->seq);
+        for (int i = 0; i < 3; i++)
+            out[i] = READ_ONCE(l->ticks[i]);
+        stopped_at = READ_ONCE(l->stopped_at);
+    } while (seqcount_read_retry(&l->seq, seq));
+    if (stopped_at) // idle since, uncounted until it wakes
+        out[TICK_IDLE] += (nsec_now() - stopped_at) / (1000000000ULL / TIMER_HZ);
 }
 
 void sched_loadavg(uint64_t avg[3], int *running)
@@ -501,11 +525,54 @@ void sched_loadavg(uint64_t avg[3], int *running)
         if (!READ_ONCE(percpu_offset[c]))
             continue;
         struct cpuload *l = per_cpu_ptr(&cpuload, c);
+        uint64_t stopped_at = READ_ONCE(l->stopped_at), n = 0; // decays it has yet to make
+        if (stopped_at)
+            n = (nsec_now() - stopped_at) / (1000000000ULL / TIMER_HZ) / LOAD_INTERVAL;
         for (int i = 0; i < 3; i++)
-            avg[i] += READ_ONCE(l->avg[i]);
+            avg[i] += decayed(READ_ONCE(l->avg[i]), i, n);
         bool idle = READ_ONCE(*per_cpu_ptr(&cpu_idle, c));
         *running += READ_ONCE(per_cpu_ptr(&runq, c)->n) + !idle;
     }
+}
+
+// Tickless idle (proc/tickless.c), interrupts off. May this CPU stop its
+// tick: nothing queued here; *wake is the earliest timed sleeper's deadline
+// (UINT64_MAX if none). Only threads on this CPU join its sleep list.
+bool sched_may_stop_tick(uint64_t *wake)
+{
+    if (READ_ONCE(this_cpu_ptr(&runq)->n))
+        return false;
+    struct sleepq *sq = this_cpu_ptr(&sleepq);
+    *wake = UINT64_MAX;
+    spin_lock(&sq->lock);
+    if (!list_empty(&sq->threads))
+        *wake = list_entry(sq->threads.next, struct thread, timer_link)->wake_ns;
+    spin_unlock(&sq->lock);
+    return true;
+}
+
+void sched_tick_stopped(uint64_t now)
+{
+    struct cpuload *l = this_cpu_ptr(&cpuload);
+    seqcount_write_begin(&l->seq);
+    WRITE_ONCE(l->stopped_at, now);
+    seqcount_write_end(&l->seq);
+}
+
+// The ticks a stopped tick did not take: idle time, and the load average's
+// decay toward 0 over the intervals that passed.
+void sched_tick_restarted(void)
+{
+    struct cpuload *l = this_cpu_ptr(&cpuload);
+    uint64_t ticks = (nsec_now() - l->stopped_at) / (1000000000ULL / TIMER_HZ);
+    seqcount_write_begin(&l->seq);
+    WRITE_ONCE(l->ticks[TICK_IDLE], l->ticks[TICK_IDLE] + ticks);
+    WRITE_ONCE(l->stopped_at, 0);
+    seqcount_write_end(&l->seq);
+    uint64_t intervals = (l->since_avg + ticks) / LOAD_INTERVAL;
+    l->since_avg = (l->since_avg + ticks) % LOAD_INTERVAL;
+    for (int i = 0; i < 3; i++)
+        WRITE_ONCE(l->avg[i], decayed(l->avg[i], i, intervals));
 }
 
 void sched_tick(struct trapframe *tf)

@@ -111,6 +111,9 @@ void sched_init_cpu(void);        // every CPU, in its idle context, before thre
 void schedule(void);              // give up the CPU; see the state protocol above
 void sched_yield(void);
 void sched_tick(struct trapframe *tf); // timer hook: timers, stealing, preemption
+bool sched_may_stop_tick(uint64_t *wake); // tickless idle: nothing queued; next timed wake-up
+void sched_tick_stopped(uint64_t now);    // tickless idle: this CPU's tick stops now,
+void sched_tick_restarted(void);          // and runs again: account the idle time between
 bool thread_wake(struct thread *t);    // T_SLEEPING -> T_RUNNABLE and queue it
 void sched_enqueue(struct thread *t);  // queue a T_RUNNABLE thread
 int thread_set_affinity(struct thread *t, const cpumask_t *m); // t must be current

@@ -13,6 +13,10 @@ static inline void cpumask_set_atomic(cpumask_t *m, int c)
 {
     __atomic_fetch_or(&m->w[c / 64], 1UL << (c % 64), __ATOMIC_RELAXED);
 }
+static inline void cpumask_clear_atomic(cpumask_t *m, int c)
+{
+    __atomic_fetch_and(&m->w[c / 64], ~(1UL << (c % 64)), __ATOMIC_RELAXED);
+}
 static inline int cpumask_weight(const cpumask_t *m)
 {
     int n = 0;

@@ -149,6 +149,33 @@ void epoch_tick(void)
         run_callbacks(e, READ_ONCE(global_epoch));
 }
 
+// Tickless idle (proc/tickless.c). A CPU that stops its tick acknowledges
+// every epoch to come: it is in no read section, and it enters none before it
+// wakes. It may not stop while callbacks of its own wait (only its tick runs
+// them). Interrupts are off.
+#define EPOCH_TICK_STOPPED UINT64_MAX
+
+bool epoch_stop_tick(void)
+{
+    struct epoch_cpu *e = this_cpu_ptr(&epoch_cpu);
+    if (e->pending || e->depth)
+        return false;
+    WRITE_ONCE(e->acked, EPOCH_TICK_STOPPED);
+    return true;
+}
+
+// Waking, before anything on this CPU enters a read section: acknowledge the
+// epoch read now. The epoch may have advanced past it meanwhile (the advancer
+// counted us as stopped): then the advancer waits for our next tick, as for a
+// CPU that is behind. The fence orders the store before the read sections'
+// own reads of the global epoch.
+void epoch_restart_tick(void)
+{
+    struct epoch_cpu *e = this_cpu_ptr(&epoch_cpu);
+    WRITE_ONCE(e->acked, READ_ONCE(global_epoch));
+    fence();
+}
+
 uint64_t epoch_pending(void)
 {
     uint64_t n = 0;

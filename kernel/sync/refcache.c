@@ -285,6 +285,31 @@ static void flush_and_review(void)
 
 void refcache_tick(void) { flush_and_review(); }
 
+// Tickless idle (proc/tickless.c), interrupts off. A CPU may stop its tick
+// once its cache is empty for good: it has left the active set (its slots are
+// empty and it has put nothing in them for ACTIVE_LINGER epochs) and reviews
+// nothing (only its tick decides those objects' fate). It then counts as
+// having flushed in every epoch to come.
+#define RC_TICK_STOPPED UINT64_MAX
+
+bool refcache_stop_tick(void)
+{
+    struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
+    if (this_cpu_ptr(&kernel_active_mark)->in || rc->review)
+        return false;
+    WRITE_ONCE(rc->flushed_epoch, RC_TICK_STOPPED);
+    return true;
+}
+
+// Waking: flushed in the epoch read now (our cache is still empty). If the
+// epoch moved on meanwhile, the advancer waits for our next tick's flush.
+void refcache_restart_tick(void)
+{
+    struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
+    WRITE_ONCE(rc->flushed_epoch, READ_ONCE(rc_global_epoch));
+    fence();
+}
+
 uint64_t refcache_reviewing(void)
 {
     uint64_t n = 0;

@@ -36,6 +36,10 @@ void refcache_add_direct(struct refcache_obj *o, int64_t d);
 int64_t refcache_read_exact(struct refcache_obj *o);
 
 void refcache_tick(void);       // each CPU's timer tick: flush and review
+// Tickless idle (proc/tickless.c), interrupts off: false if this CPU's cache
+// may still hold deltas or it reviews objects; and waking again.
+bool refcache_stop_tick(void);
+void refcache_restart_tick(void);
 void refcache_flush_cpu(void);  // flush this CPU's cache now (tests)
 void refcache_flush_all(void);  // flush every CPU's cache now (tests; xcall)
 uint64_t refcache_epoch(void);

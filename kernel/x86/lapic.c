@@ -351,6 +351,25 @@ void lapic_timer_init(void)
     lapic_write(LAPIC_TIMER_INIT, timer_count);
 }
 
+// Tickless idle (proc/tickless.c): stop this CPU's timer, or let it fire once
+// after ns (at most a minute; the CPU wakes and looks again), and back to the
+// periodic tick. A one-shot interrupt arrives at the same vector as a tick.
+void lapic_timer_stop(void) { lapic_write(LAPIC_TIMER_INIT, 0); }
+
+void lapic_timer_oneshot(uint64_t ns)
+{
+    ns = MIN(ns, 60 * 1000000000ULL);
+    uint64_t count = ns * timer_count / (1000000000ULL / TIMER_HZ); // timer_count: per tick
+    lapic_write(LAPIC_LVT_TIMER, T_TIMER); // one-shot mode
+    lapic_write(LAPIC_TIMER_INIT, (uint32_t)MIN(MAX(count, 1), 0xffffffffULL));
+}
+
+void lapic_timer_restart(void)
+{
+    lapic_write(LAPIC_LVT_TIMER, LVT_PERIODIC | T_TIMER);
+    lapic_write(LAPIC_TIMER_INIT, timer_count);
+}
+
 uint64_t timer_ticks(int c) { return READ_ONCE(*per_cpu_ptr(&ticks, c)); }
 
 uint64_t tsc_hz(void) { return tsc_freq; }

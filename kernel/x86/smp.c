@@ -20,6 +20,7 @@
 #include "sync/percpu.h"
 #include "sync/xcall.h"
 #include "x86/smp.h"
+#include "proc/tickless.h"
 #include "x86/trap.h"
 #include "x86/x86.h"
 
@@ -272,6 +273,5 @@ void ap_main(void)
         lapic_send_ipi(cpu_apicid[0], T_XCALL); // wake the boot CPU now, not at its next tick
 
     // Idle: everything from here on arrives as an interrupt.
-    for (;;)
-        asm volatile("sti; hlt" ::: "memory");
+    tickless_idle();
 }

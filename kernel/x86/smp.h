@@ -46,6 +46,9 @@ void lapic_park_aps_early(void);
 extern uint64_t lapic_aps_parked_tsc; // when, 0 if not done
 void lapic_timer_init(void);            // calibrate once on the boot CPU, start on each
 uint64_t timer_ticks(int c);            // ticks seen by CPU c
+void lapic_timer_stop(void);            // tickless idle: no more ticks on this CPU,
+void lapic_timer_oneshot(uint64_t ns);  // or one interrupt after ns,
+void lapic_timer_restart(void);         // and the periodic tick again
 uint64_t tsc_hz(void);                  // calibrated TSC frequency
 uint64_t nsec_now(void);                // nanoseconds since kernel entry (TSC based)
 uint64_t realtime_nsec(void);           // CLOCK_REALTIME in nanoseconds (rtc.c)

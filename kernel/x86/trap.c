@@ -4,6 +4,7 @@
 #include "lib/panic.h"
 #include "mm/usercopy.h"
 #include "proc/hangcheck.h"
+#include "proc/tickless.h"
 #include "proc/proc.h"
 #include "sync/percpu.h"
 #include "syscall/syscall.h"
@@ -155,6 +156,7 @@ void trap(struct trapframe *tf)
             user_return(tf);
         return;
     }
+    tickless_wake_if_stopped();
     irq_handler_t h = handlers[tf->vector];
     if (h)
         h(tf);

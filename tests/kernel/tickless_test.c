@@ -1,0 +1,136 @@
+// Tickless idle (kernel/proc/tickless.c): an idle CPU stops its tick, and a
+// stopped CPU still does what it must: it runs cross-calls sent to it, wakes
+// a timed sleeper on time, lets epochs advance, and takes work queued behind
+// a busy CPU's running thread. CPU 1 is the subject; the tests run on CPU 0.
+#include "ktest/ktest.h"
+#include "proc/sched.h"
+#include "proc/tickless.h"
+#include "sync/cpumask.h"
+#include "sync/epoch.h"
+#include "sync/percpu.h"
+#include "sync/xcall.h"
+#include "x86/smp.h"
+#include "x86/x86.h"
+
+#define MS 1000000UL
+
+// Wait (sleeping, so CPU 0 stays usable) until CPU 1's tick stops, up to
+// 30 s: a CPU keeps ticking while it may hold refcache deltas (several
+// seconds after it last did file work).
+static bool cpu1_stopped(void)
+{
+    uint64_t end = nsec_now() + 30000 * MS;
+    while (!tickless_stopped(1) && nsec_now() < end)
+        sched_sleep_until(nsec_now() + 20 * MS);
+    return tickless_stopped(1);
+}
+
+static bool enough_cpus(void)
+{
+    if (ncpu_online >= 2)
+        return true;
+    kprintf("# needs 2 CPUs; nothing to check\n");
+    return false;
+}
+
+KTEST(tickless_idle_cpu_stops_its_tick)
+{
+    if (!enough_cpus())
+        return;
+    KREQUIRE(cpu1_stopped());
+    uint64_t t0 = timer_ticks(1);
+    sched_sleep_until(nsec_now() + 300 * MS);
+    if (tickless_stopped(1)) // still: nothing woke it meanwhile
+        KCHECK_EQ(timer_ticks(1), t0);
+    KCHECK(tickless_stops(1) > 0);
+}
+
+static volatile int ran_on;
+static void note_cpu(void *arg)
+{
+    (void)arg;
+    ran_on = cpu_id();
+}
+
+KTEST(tickless_stopped_cpu_runs_xcalls)
+{
+    if (!enough_cpus())
+        return;
+    KREQUIRE(cpu1_stopped());
+    cpumask_t one;
+    cpumask_clear(&one);
+    cpumask_set(&one, 1);
+    ran_on = -1;
+    xcall(&one, note_cpu, NULL, true);
+    KCHECK_EQ(ran_on, 1);
+    KCHECK(!tickless_stopped(1)); // it ticks again for a while
+}
+
+static volatile uint64_t woke_at;
+static void sleep_half_second(void *arg)
+{
+    uint64_t deadline = *(uint64_t *)arg;
+    sched_sleep_until(deadline);
+    woke_at = nsec_now();
+}
+
+// The sleeper's CPU stops its tick while it sleeps; the one-shot timer at the
+// deadline wakes it.
+KTEST(tickless_timed_sleeper_wakes_on_time)
+{
+    if (!enough_cpus())
+        return;
+    KREQUIRE(cpu1_stopped());
+    cpumask_t one;
+    cpumask_clear(&one);
+    cpumask_set(&one, 1);
+    uint64_t stops0 = tickless_stops(1);
+    static uint64_t deadline;
+    deadline = nsec_now() + 600 * MS;
+    woke_at = 0;
+    struct thread *t = kthread_create("sleeper", sleep_half_second, &deadline, &one);
+    KREQUIRE(t);
+    thread_join(t);
+    KCHECK(woke_at >= deadline);
+    KCHECK(woke_at < deadline + 1000 * MS);
+    KCHECK(tickless_stops(1) > stops0); // it stopped while the thread slept
+    kprintf("# woke %lu ms after its deadline\n", (woke_at - deadline) / MS);
+}
+
+KTEST(tickless_epochs_advance_while_ticks_stopped)
+{
+    if (!enough_cpus())
+        return;
+    KREQUIRE(cpu1_stopped());
+    uint64_t e0 = epoch_current(), t0 = nsec_now();
+    epoch_synchronize();
+    KCHECK(epoch_current() >= e0 + 2);
+    KCHECK(nsec_now() - t0 < 5000 * MS);
+}
+
+// A thread queued on CPU 0 behind the running test, which keeps the CPU
+// (preemption off): only a CPU woken to steal it can run it.
+static void note_cpu_thread(void *arg) { note_cpu(arg); }
+
+KTEST(tickless_stopped_cpu_takes_queued_work)
+{
+    if (!enough_cpus())
+        return;
+    KREQUIRE(cpu1_stopped());
+    cpumask_t both;
+    cpumask_clear(&both);
+    cpumask_set(&both, 0);
+    cpumask_set(&both, 1);
+    ran_on = -1;
+    preempt_disable();
+    int me = cpu_id();
+    struct thread *t = kthread_create("queued", note_cpu_thread, NULL, &both);
+    uint64_t end = nsec_now() + 5000 * MS;
+    while (t && READ_ONCE(ran_on) < 0 && nsec_now() < end)
+        pause();
+    preempt_enable();
+    KREQUIRE(t);
+    thread_join(t);
+    KCHECK_EQ(me, 0);
+    KCHECK_EQ(ran_on, 1);
+}
