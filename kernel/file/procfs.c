@@ -51,7 +51,8 @@ static const struct {
     enum procfs_text text;
 } pid_files[] = {
     {"stat", PT_PID_STAT}, {"status", PT_PID_STATUS}, {"cmdline", PT_PID_CMDLINE},
-    {"comm", PT_PID_COMM}, {"statm", PT_PID_STATM}, {"maps", PT_PID_MAPS},
+    {"stack", PT_PID_STACK}, {"comm", PT_PID_COMM}, {"statm", PT_PID_STATM},
+    {"maps", PT_PID_MAPS},
 };
 
 // /proc/PID's directories and links, after pid_files in its listing.
@@ -60,8 +61,8 @@ static const struct {
     enum pkind kind;
 } pid_dirs[] = {{"fd", PK_FD_DIR}, {"task", PK_TASK_DIR}, {"exe", PK_EXE}};
 
-// A thread's files, task/TID/NAME (the first three of pid_files).
-#define TASK_FILES 3
+// A thread's files, task/TID/NAME (the first four of pid_files).
+#define TASK_FILES 4
 
 #define PID_POS (1ULL << 32) // first position of a process in /proc's listing
 

@@ -53,7 +53,7 @@ void pb_bytes(struct pbuf *b, const void *p, size_t n);
 enum procfs_text {
     PT_CPUINFO, PT_MEMINFO, PT_UPTIME, PT_LOADAVG, PT_MOUNTS, PT_STAT, // /proc/NAME
     PT_PID_STAT, PT_PID_STATUS, PT_PID_CMDLINE, PT_PID_COMM,          // /proc/PID/NAME
-    PT_PID_STATM, PT_PID_MAPS,
+    PT_PID_STACK, PT_PID_STATM, PT_PID_MAPS,
 };
 // The text of a file (pid for the PT_PID_* ones; tid: a thread's, task/TID,
 // or 0): 0, -ESRCH (the process has been reaped, the thread is gone) or -ENOMEM.

@@ -12,6 +12,7 @@
 #include "file/fs_context.h"
 #include "file/procfs.h"
 #include "file/stat.h"
+#include "lib/panic.h"
 #include "mm/mm.h"
 #include "mm/uvm.h"
 #include "proc/proc.h"
@@ -309,6 +310,8 @@ struct psnap {
     uint16_t cmdline_len;
     struct vmspace *vs; // held, or NULL
     struct vmsize mem;
+    uintptr_t trace[PROC_TRACE_MAX]; // a thread's (task/TID/stack)
+    int ntrace;
 };
 
 // One thread's view (task/TID): its own id, state, times and name.
@@ -322,7 +325,23 @@ static bool snapshot_thread(struct proc *p, int tid, struct psnap *s)
     s->info.utime = ti.utime;
     s->info.stime = ti.stime;
     memcpy(s->name, ti.name, sizeof s->name);
+    memcpy(s->trace, ti.trace, sizeof s->trace);
+    s->ntrace = ti.ntrace;
     return true;
+}
+
+// Where the thread waits in the kernel, innermost first, in Linux's format
+// (which shows no address either): nothing while it runs.
+static void text_pid_stack(struct pbuf *b, const struct psnap *s)
+{
+    for (int i = 0; i < s->ntrace; i++) {
+        uintptr_t off;
+        const char *name = symbol_lookup(s->trace[i], &off);
+        if (name)
+            pb_printf(b, "[<0>] %s+0x%lx\n", name, off);
+        else
+            pb_printf(b, "[<0>] 0x%lx\n", s->trace[i]);
+    }
 }
 
 static int snapshot(int pid, int tid, struct psnap *s)
@@ -459,6 +478,9 @@ static int text_pid(enum procfs_text which, int pid, int tid, struct pbuf *b)
     struct psnap *s = kmalloc(sizeof *s);
     if (!s)
         return -ENOMEM;
+    if (which == PT_PID_STACK && !tid)
+        tid = pid; // /proc/PID/stack: the first thread's
+    s->ntrace = 0;
     int err = snapshot(pid, tid, s);
     if (!err) {
         switch (which) {
@@ -470,6 +492,7 @@ static int text_pid(enum procfs_text which, int pid, int tid, struct pbuf *b)
                 uvm_regions(s->vs, maps_line, &(struct maps_ctx){b, s->vs});
             break;
         case PT_PID_CMDLINE: pb_bytes(b, s->cmdline, s->cmdline_len); break;
+        case PT_PID_STACK: text_pid_stack(b, s); break;
         default: pb_printf(b, "%s\n", s->name); break;
         }
         if (s->vs)

@@ -105,6 +105,7 @@ bool proc_thread_info(struct proc *p, int tid, struct proc_thread_info *out)
         out->stime = READ_ONCE(t->stime);
         memcpy(out->name, t->name, sizeof out->name);
         out->name[sizeof out->name - 1] = 0;
+        out->ntrace = thread_kernel_trace(t, out->trace, PROC_TRACE_MAX);
         found = true;
         break;
     }

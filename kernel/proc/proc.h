@@ -179,10 +179,13 @@ struct proc_info {
 void proc_info(struct proc *p, struct proc_info *out);
 // One thread of p (/proc/PID/task/TID): its state letter, CPU ticks and name.
 // Inside an epoch read section, as proc_info. False if p has no thread tid.
+#define PROC_TRACE_MAX 16
 struct proc_thread_info {
     char state;
     uint64_t utime, stime;
     char name[16];
+    uintptr_t trace[PROC_TRACE_MAX]; // where it waits in the kernel (thread_kernel_trace)
+    int ntrace;
 };
 bool proc_thread_info(struct proc *p, int tid, struct proc_thread_info *out);
 // The tids of p's threads into tids[0 .. max); how many it has (may be more

@@ -101,6 +101,10 @@ void thread_exit(void) __noreturn;
 struct thread *thread_alloc(const char *name, void (*entry)(void *), void *arg, bool joinable);
 void thread_start(struct thread *t, const cpumask_t *affinity);
 void thread_put(struct thread *t);
+// The return addresses on the kernel stack of t, a thread switched out (0
+// if it runs), innermost first, at most max. t's stack must stay allocated
+// meanwhile (its process locked, with t among its threads).
+int thread_kernel_trace(struct thread *t, uintptr_t *pcs, int max);
 void thread_release_stack(struct thread *t); // called by sched once t is off its CPU
 // Bottom of a new thread's stack area reserved for its user trapframe.
 struct trapframe *thread_trapframe(struct thread *t);

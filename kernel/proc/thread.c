@@ -5,6 +5,7 @@
 // cache line: the thread structure and stack come from per-CPU allocator caches
 // (kmalloc, kstack.c), kernel thread ids from per-CPU ranges, and a new thread is
 // queued on its creator's CPU.
+#include "lib/panic.h"
 #include "mm/mm.h"
 #include "proc/sched.h"
 #include "sync/atomic.h"
@@ -91,6 +92,31 @@ struct thread *kthread_create(const char *name, void (*fn)(void *), void *arg,
     if (t)
         thread_start(t, affinity);
     return t;
+}
+
+int thread_kernel_trace(struct thread *t, uintptr_t *pcs, int max)
+{
+    if (load_acquire(&t->on_cpu) || !t->kstack)
+        return 0;
+    // swtch pushed rbp, rbx, r12-r15 below its return address: the frames go
+    // on from the saved rbp. The thread may start running meanwhile and
+    // rewrite them, so every address is checked against its stack.
+    uintptr_t lo = (uintptr_t)t->kstack, hi = t->kstack_top, rsp = READ_ONCE(t->rsp);
+    if (rsp < lo || rsp + 7 * sizeof(uintptr_t) > hi)
+        return 0;
+    uintptr_t *saved = (uintptr_t *)rsp, rbp = READ_ONCE(saved[5]);
+    int n = 0;
+    pcs[n++] = READ_ONCE(saved[6]);
+    while (n < max && rbp >= lo && rbp + 2 * sizeof(uintptr_t) <= hi && !(rbp & 7)) {
+        uintptr_t *frame = (uintptr_t *)rbp, ret = READ_ONCE(frame[1]), off;
+        if (!symbol_lookup(ret, &off))
+            break; // not kernel code: the bottom of the kernel's part
+        pcs[n++] = ret;
+        if (READ_ONCE(frame[0]) <= rbp)
+            break; // frames go up the stack
+        rbp = READ_ONCE(frame[0]);
+    }
+    return n;
 }
 
 void thread_put(struct thread *t)

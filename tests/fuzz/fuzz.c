@@ -277,15 +277,45 @@ static void reap(void)
     }
 }
 
-// Where each thread of a worker is (for a hang report).
+// A small /proc file of the worker's thread into buf ("" if it cannot be read).
+static void read_task_file(int w, int tid, const char *name, char *buf, size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/%s", worker_pid[w], tid, name);
+    buf[0] = 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = 0;
+}
+
+// The thread's state letter from task/TID/stat ("PID (NAME) S ..."), 0 if gone.
+static char task_state(int w, int tid)
+{
+    char buf[256];
+    read_task_file(w, tid, "stat", buf, sizeof buf);
+    char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' ? p[2] : 0;
+}
+
+// Where each thread of a worker is (for a hang report): its call, its state
+// and, where the kernel shows it, where it waits in the kernel.
 static void print_threads(int w)
 {
     for (int t = 0; t < cfg.threads; t++) {
         struct slot *s = &shared->w[w].slot[t];
         int c = s->call, st = s->state;
-        printf("#   thread %d (tid %d): call %llu, %s%s\n", t, s->tid, (unsigned long long)s->calls,
+        char state = task_state(w, s->tid);
+        printf("#   thread %d (tid %d, state %c): call %llu, %s%s\n", t, s->tid, state ? state : '-',
+               (unsigned long long)s->calls,
                st == SLOT_CALL ? "in " : st == SLOT_USER ? "in user code after " : "gone after ",
                c >= 0 && c < ncalls ? calls[c].name : "?");
+        char stack[1024];
+        read_task_file(w, s->tid, "stack", stack, sizeof stack);
+        for (char *line = strtok(stack, "\n"); line; line = strtok(NULL, "\n"))
+            printf("#     %s\n", line);
     }
 }
 
@@ -296,7 +326,9 @@ static void judge_stall(int w, int t)
     struct worker_rec *r = &shared->w[w];
     struct slot *s = &r->slot[t];
     int c = s->call;
-    if (s->state == SLOT_CALL && c >= 0 && c < ncalls && !(calls[c].flags & BLOCKS)) {
+    // Stopped again after our SIGCONT (by its own family's SIGSTOP): no hang.
+    bool stopped = task_state(w, s->tid) == 'T';
+    if (s->state == SLOT_CALL && c >= 0 && c < ncalls && !(calls[c].flags & BLOCKS) && !stopped) {
         hangs++;
         printf("# hang: worker %d gen %d thread %d call %llu (%s) made no progress for %d s\n", w, worker_gen[w],
                t, (unsigned long long)s->calls, calls[c].name, 2 * STALL_S);
@@ -305,7 +337,8 @@ static void judge_stall(int w, int t)
     } else {
         stalls_killed++;
         if (cfg.verbose)
-            printf("# worker %d gen %d thread %d waits in %s: killed\n", w, worker_gen[w], t,
+            printf("# worker %d gen %d thread %d %s in %s: killed\n", w, worker_gen[w], t,
+                   stopped ? "stopped" : "waits",
                    s->state == SLOT_CALL && c >= 0 && c < ncalls ? calls[c].name : "user code");
     }
 }
