@@ -26,7 +26,7 @@
 // those slots' sequences moved meanwhile. So its cost follows the CPUs that use
 // refcache, not the CPUs online. Two stats share no line, and a stat shares a
 // line with another CPU's refcache updates only when they are to an object that
-// hashes to the read object's slot (a slot is a cache line: chance 1 /
+// hashes to the read object's slot there (a slot is a cache line: chance 1 /
 // RC_SLOTS), or when that CPU joins the active set.
 #include "sync/refcache.h"
 #include "sync/activeset.h"
@@ -69,14 +69,21 @@ static bool call_flush_hook(void) { return flush_hook && flush_hook(); }
 
 uint64_t refcache_epoch(void) { return READ_ONCE(rc_global_epoch); }
 
-// Multiplicative hashing: the top bits of the product depend on every address
-// bit. Objects that CPUs allocate symmetrically (the same offset in per-CPU
-// pages a power of two apart) would otherwise share a slot far more often than
-// 1 / RC_SLOTS.
+// Each CPU hashes with its own salt (its cache's address), so that two
+// objects that share a slot on one CPU most likely do not on another. With
+// one hash for all, a collision would be the same on every CPU: two CPUs that
+// both used object X (a pipe both ends of a fork touched) would both evict X
+// to make room for object O (the directory both create in), and write X's
+// shared line together. The mix (splitmix64's finalizer) spreads every bit of
+// the address over the index, so objects that CPUs allocate symmetrically
+// (the same offset in pages a power of two apart) do not share slots either.
 static struct rc_slot *slot_for(struct rc_cpu *rc, struct refcache_obj *o)
 {
-    uint64_t h = ((uintptr_t)o >> 3) * 0x9e3779b97f4a7c15ULL;
-    return &rc->slot[h >> (64 - __builtin_ctz(RC_SLOTS))];
+    uint64_t h = (uintptr_t)o ^ (uintptr_t)rc;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+    return &rc->slot[h & (RC_SLOTS - 1)];
 }
 
 static void review_add(struct rc_cpu *rc, struct refcache_obj *o)
