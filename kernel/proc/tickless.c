@@ -12,8 +12,9 @@
 //  - epochs (sync/epoch.c): the CPU acknowledges every epoch to come; it may
 //    not stop with callbacks of its own waiting;
 //  - refcache (sync/refcache.c): it counts as flushed in every epoch; it may
-//    stop only once its cache is empty for good (it left the active set) and
-//    it reviews no objects;
+//    stop only with its cache empty and out of the active set (after 1 s of
+//    idleness it empties its cache and leaves at once, so that exact readers
+//    stop visiting it), and reviewing no objects;
 //  - timed sleepers and kernel timers on this CPU: the timer fires once, at
 //    the earliest deadline, instead of stopping;
 //  - the scheduler: a stopped CPU looks for no work to steal, so a CPU that
@@ -38,6 +39,7 @@
 #include "x86/x86.h"
 
 #define IDLE_TICKS (TIMER_HZ / 5)      // idle this long (200 ms) before stopping
+#define LEAVE_TICKS TIMER_HZ           // and this long (1 s) to leave the active set for it
 #define TICK_NS (1000000000ULL / TIMER_HZ)
 
 struct tickless {
@@ -65,7 +67,7 @@ void tickless_tick(void)
 
 // Interrupts off, in the idle thread. Whether nothing here needs the tick
 // before `wake` (UINT64_MAX: nothing at all).
-static bool nothing_to_tick_for(uint64_t now, uint64_t *wake)
+static bool nothing_to_tick_for(uint32_t idle_ticks, uint64_t now, uint64_t *wake)
 {
     if (!sched_may_stop_tick(wake))
         return false;
@@ -73,7 +75,7 @@ static bool nothing_to_tick_for(uint64_t now, uint64_t *wake)
     if (*wake != UINT64_MAX && *wake < now + 2 * TICK_NS)
         return false; // due within a tick or two: keep ticking
     uvm_tick(); // this CPU's deferred copy-on-write releases
-    if (!refcache_stop_tick())
+    if (!refcache_stop_tick(idle_ticks >= LEAVE_TICKS))
         return false;
     if (!epoch_stop_tick()) {
         refcache_restart_tick();
@@ -88,7 +90,7 @@ static void stop_tick(void)
     if (!READ_ONCE(enabled) || cpu_id() == 0 || tl->idle_ticks < IDLE_TICKS)
         return;
     uint64_t now = nsec_now(), wake;
-    if (!nothing_to_tick_for(now, &wake))
+    if (!nothing_to_tick_for(tl->idle_ticks, now, &wake))
         return;
     sched_tick_stopped(now);
     WRITE_ONCE(tl->stops, tl->stops + 1);

@@ -18,8 +18,10 @@
 // lines in steady state: a writer reads and writes only its own CPU's
 // active_mark while it stays in the set. Joining writes the set's mask, a line
 // every reader reads, once per stretch of activity: a CPU that uses the
-// mechanism continually never rejoins, and one that idles leaves, and costs its
-// next writer one shared write when it comes back. The kernel's mechanisms
+// mechanism continually never rejoins, and one that idles leaves (after the
+// linger, or at once when it has been idle for a second and stops its tick:
+// proc/tickless.c), and costs its next writer one shared write when it comes
+// back. The kernel's mechanisms
 // share one set (kernel_active, below), so that a CPU doing file work, which
 // uses them all, stays in through any of them and joins once.
 //
@@ -81,6 +83,17 @@ static inline void active_decay(struct active_set *set, struct active_mark *m, b
     if (++m->idle < ACTIVE_LINGER)
         return;
     m->in = false;
+    fetch_and(&set->mask.w[cpu_id() / 64], ~(1UL << (cpu_id() % 64)));
+}
+
+// Leave at once (an idle CPU stopping its tick, sync/refcache.c): the owner
+// has just emptied its slots.
+static inline void active_leave(struct active_set *set, struct active_mark *m)
+{
+    if (!m->in)
+        return;
+    m->in = false;
+    m->idle = 0;
     fetch_and(&set->mask.w[cpu_id() / 64], ~(1UL << (cpu_id() % 64)));
 }
 

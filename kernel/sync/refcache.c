@@ -293,17 +293,28 @@ static void flush_and_review(void)
 void refcache_tick(void) { flush_and_review(); }
 
 // Tickless idle (proc/tickless.c), interrupts off. A CPU may stop its tick
-// once its cache is empty for good: it has left the active set (its slots are
-// empty and it has put nothing in them for ACTIVE_LINGER epochs) and reviews
-// nothing (only its tick decides those objects' fate). It then counts as
-// having flushed in every epoch to come.
+// once its cache is empty for good (out of the active set) and it reviews
+// nothing (only its tick decides those objects' fate). If it is still in the
+// set, `leave` (it has been idle a while) empties its caches and leaves now
+// rather than after ACTIVE_LINGER epochs: exact readers then stop visiting a
+// CPU that does nothing. A stopped CPU counts as having flushed in every
+// epoch to come.
 #define RC_TICK_STOPPED UINT64_MAX
 
-bool refcache_stop_tick(void)
+bool refcache_stop_tick(bool leave)
 {
     struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
-    if (this_cpu_ptr(&kernel_active_mark)->in || rc->review)
-        return false;
+    struct active_mark *m = this_cpu_ptr(&kernel_active_mark);
+    if (m->in) {
+        if (!leave || call_flush_hook())
+            return false;
+        spin_lock(&rc->lock);
+        flush_all_slots(rc);
+        active_leave(&kernel_active, m);
+        spin_unlock(&rc->lock);
+    }
+    if (rc->review)
+        return false; // the flush may have put objects there: the tick decides
     WRITE_ONCE(rc->flushed_epoch, RC_TICK_STOPPED);
     return true;
 }

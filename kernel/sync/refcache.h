@@ -37,8 +37,9 @@ int64_t refcache_read_exact(struct refcache_obj *o);
 
 void refcache_tick(void);       // each CPU's timer tick: flush and review
 // Tickless idle (proc/tickless.c), interrupts off: false if this CPU's cache
-// may still hold deltas or it reviews objects; and waking again.
-bool refcache_stop_tick(void);
+// may still hold deltas (unless `leave`: then it empties them and leaves the
+// active set) or it reviews objects; and waking again.
+bool refcache_stop_tick(bool leave);
 void refcache_restart_tick(void);
 void refcache_flush_cpu(void);  // flush this CPU's cache now (tests)
 void refcache_flush_all(void);  // flush every CPU's cache now (tests; xcall)

@@ -6,8 +6,10 @@
 #include "proc/sched.h"
 #include "proc/tickless.h"
 #include "sync/cpumask.h"
+#include "sync/activeset.h"
 #include "sync/epoch.h"
 #include "sync/percpu.h"
+#include "sync/refcache.h"
 #include "sync/xcall.h"
 #include "x86/smp.h"
 #include "x86/x86.h"
@@ -133,4 +135,40 @@ KTEST(tickless_stopped_cpu_takes_queued_work)
     thread_join(t);
     KCHECK_EQ(me, 0);
     KCHECK_EQ(ran_on, 1);
+}
+
+// A CPU that used refcache and then idles for a second empties its cache and
+// leaves the active set as its tick stops (exact readers stop visiting it);
+// the object's exact count is still right.
+static struct refcache_obj counted;
+static void count_on_cpu1(void *arg)
+{
+    (void)arg;
+    refcache_inc(&counted);
+    refcache_inc(&counted);
+    refcache_dec(&counted);
+}
+
+static void not_released(struct refcache_obj *o) { (void)o; }
+
+KTEST(tickless_idle_cpu_leaves_the_active_set)
+{
+    if (!enough_cpus())
+        return;
+    refcache_init(&counted, 1, not_released);
+    cpumask_t one;
+    cpumask_clear(&one);
+    cpumask_set(&one, 1);
+    struct thread *t = kthread_create("counter", count_on_cpu1, NULL, &one);
+    KREQUIRE(t);
+    thread_join(t);
+    uint64_t t0 = nsec_now();
+    KREQUIRE(cpu1_stopped());
+    cpumask_t active;
+    active_snapshot(&kernel_active, &active);
+    KCHECK(!cpumask_test(&active, 1));
+    KCHECK(nsec_now() - t0 < 10000 * MS); // not the linger's many epochs
+    KCHECK_EQ(refcache_read_exact(&counted), 2); // kept: a static object is never released
+    kprintf("# CPU 1 stopped and left the active set %lu ms after its last update\n",
+            (nsec_now() - t0) / MS);
 }
