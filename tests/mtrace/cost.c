@@ -54,6 +54,7 @@ static const struct op {
 #define NOPS (sizeof ops / sizeof ops[0])
 
 static long iterations = 1000;
+static double settle; // -s: seconds to pause before the operations
 static int mark;
 static long cpus;                        // online; before pinning (sysconf may count the mask)
 
@@ -145,7 +146,7 @@ static int parse_workers(char *list, int *w)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: cost [-n ITERATIONS] [-w W1,W2,...] [--mark] [--list] [OP...]\n");
+    fprintf(stderr, "usage: cost [-n ITERATIONS] [-s SECONDS] [-w W1,W2,...] [--mark] [--list] [OP...]\n");
     exit(2);
 }
 
@@ -159,6 +160,8 @@ int main(int argc, char **argv)
             iterations = atol(argv[++i]);
         else if (strcmp(argv[i], "-w") == 0 && i + 1 < argc)
             nworkers = parse_workers(argv[++i], workers);
+        else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
+            settle = atof(argv[++i]); // as scale's -s: a pause before the operations
         else if (strcmp(argv[i], "--mark") == 0)
             mark = 1;
         else if (strcmp(argv[i], "--list") == 0) {
@@ -188,6 +191,10 @@ int main(int argc, char **argv)
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE, -1, 0)
         != (void *)MTRACE_BASE)
         die("mmap marker region");
+    if (settle > 0) {
+        struct timespec ts = {(time_t)settle, (long)((settle - (time_t)settle) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
     for (int k = 0; k < nworkers; k++) {
         for (unsigned o = 0; o < NOPS; o++) {
             if (!selected[o] && any)

@@ -35,7 +35,10 @@ HOST_TEST_DEPS += $(MTRACE_COSTCHECK) $(MTRACE_SO) $(MTRACE_COST_PROG) $(BUILD)/
 # transfers per operation with N workers on N vCPUs for each N in WORKERS.
 # Tables on the terminal and in $(BUILD)/bench-cost/tables.md, JSON beside.
 # Narrow it: CPUS="1 16" WORKERS="2 4" (either may be empty) OPS="getpid stat"
-# KERNELS=ours ITERATIONS=100; DETERMINISTIC=1 ties guest time to instructions
+# KERNELS=ours ITERATIONS=100 SETTLE=0 (seconds between the workers' set-up and
+# their start, default 2: the CPUs that started the run go idle meanwhile, so
+# the 1-worker figures show what CPUs online cost, not what recent activity
+# does); DETERMINISTIC=1 ties guest time to instructions
 # (runqemu --deterministic). SCALE names another program that follows scale's
 # command line, e.g. the calibration program:
 #   make bench-cost SCALE=$(MTRACE_COST_PROG) SCALE_GUEST=/tests/mtrace/cost
@@ -48,11 +51,12 @@ WORKERS ?= 2 4 8 16 32 64
 OPS ?=
 KERNELS ?= ours linux
 ITERATIONS ?= 200
+SETTLE ?= 2
 
 bench-cost: $(MTRACE_SO) $(BUILD)/esp.img $(SCALE)
 	/usr/bin/python3 tools/mtrace/cost.py --scale $(SCALE) --guest-path $(SCALE_GUEST) \
 	  --plugin $(MTRACE_SO) --build $(BUILD) --kernels "$(KERNELS)" \
-	  --cpus "$(BENCH_COST_CPUS)" --workers "$(WORKERS)" --ops "$(OPS)" -n $(ITERATIONS) \
+	  --cpus "$(BENCH_COST_CPUS)" --workers "$(WORKERS)" --ops "$(OPS)" -n $(ITERATIONS) --settle $(SETTLE) \
 	  --out $(BUILD)/bench-cost $(if $(DETERMINISTIC),--deterministic)
 .PHONY: bench-cost
 

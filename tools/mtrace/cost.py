@@ -179,11 +179,11 @@ def provenance(build):
 def measure(kernel, cpus, workers, a, syms):
     """One run: returns its record (also written as JSON)."""
     tag = f"{kernel}-{cpus}cpu-{workers}w"
-    args = ["-n", str(a.iterations), "-w", str(workers), "--mark"] + a.ops
+    args = ["-n", str(a.iterations), "-w", str(workers), "-s", str(a.settle), "--mark"] + a.ops
     print(f"# {tag}: {workers} worker(s) on {cpus} vCPU(s) ...", end="", flush=True)
     rc, wall, trace, log = boot(kernel, cpus, a.scale, a.guest_path, args, a, tag)
     record = {"kernel": kernel, "cpus": cpus, "workers": workers, "status": rc,
-              "wall_s": round(wall, 1), "iterations": a.iterations,
+              "wall_s": round(wall, 1), "iterations": a.iterations, "settle_s": a.settle,
               "deterministic": a.deterministic, **provenance(a.build), "ops": {}}
     if os.path.exists(trace) and os.path.exists(log):
         ops, sites, blocks, total = read_trace(trace)
@@ -338,6 +338,9 @@ def main():
     p.add_argument("--workers", default="2 4 8 16 32 64", help="N for the N-worker runs")
     p.add_argument("--ops", default="", help="operations (default: all the benchmark has)")
     p.add_argument("-n", "--iterations", type=int, default=200)
+    p.add_argument("--settle", type=float, default=2,
+                   help="seconds between the workers' set-up and their start (scale -s): "
+                        "the CPUs that started the benchmark go idle meanwhile")
     p.add_argument("--timeout", type=float, default=3600, help="per boot, wall seconds")
     p.add_argument("--deterministic", action="store_true",
                    help="guest clocks follow the instruction count (runqemu --deterministic)")

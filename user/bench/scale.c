@@ -7,10 +7,13 @@
 // One static binary (our libc) that runs the same on our kernel and on Linux:
 // `make bench-scale` runs it on both in one QEMU (tools/benchscale).
 //
-//   scale [-d SECONDS] [-n ITERATIONS] [-w W1,W2,...] [--mark] [--list] [OP...]
+//   scale [-d SECONDS] [-n ITERATIONS] [-s SECONDS] [-w W1,W2,...] [--mark] [--list] [OP...]
 //
 // -d runs each operation for SECONDS (default 1); -n instead makes each worker
-// run exactly ITERATIONS operations. -w lists the worker counts (default 1 and
+// run exactly ITERATIONS operations. -s lets the workers start only SECONDS
+// after they have set up (default 0): time for the CPUs that started the
+// program to go idle (on our kernel an idle CPU then leaves the set of CPUs
+// whose per-CPU counts exact reads visit: proc/tickless.c). -w lists the worker counts (default 1 and
 // the number of CPUs this process may run on); worker i runs on the i-th of
 // those CPUs (CPU i in a guest). OPs name the operations (default: all); --list
 // prints them with a description each. Per operation and worker count, one line
@@ -81,6 +84,7 @@ static struct control *ctl;
 
 static double seconds = 1;
 static long iterations;             // 0: run for `seconds`
+static double settle;               // -s: seconds between set-up and start
 static bool mark;
 static bool ours;                   // running on our kernel (uname release *-scalable)
 static const char *self;            // our own path, for the exec operations
@@ -531,6 +535,8 @@ static void coordinate(int nworkers)
     bool failed = false;
     for (int i = 0; i < nworkers; i++)
         failed |= ctl->slot[i].err != 0;
+    if (!failed && settle > 0)
+        sleep_ns((long long)(settle * 1e9));
     __atomic_store_n(&ctl->go, failed ? -1 : 1, __ATOMIC_RELEASE);
     if (!failed && !iterations) {
         sleep_ns((long long)(seconds * 1e9));
@@ -685,8 +691,8 @@ static int map_markers(void)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: scale [-d SECONDS] [-n ITERATIONS] [-w W1,W2,...] [--mark] [--list] "
-                    "[OP...]\n");
+    fprintf(stderr, "usage: scale [-d SECONDS] [-n ITERATIONS] [-s SECONDS] [-w W1,W2,...] [--mark] "
+                    "[--list] [OP...]\n");
     return 2;
 }
 
@@ -733,7 +739,8 @@ int main(int argc, char **argv)
             mark = true;
         } else if (strcmp(arg, "--list") == 0) {
             list = true;
-        } else if ((strcmp(arg, "-d") == 0 || strcmp(arg, "-n") == 0 || strcmp(arg, "-w") == 0)) {
+        } else if ((strcmp(arg, "-d") == 0 || strcmp(arg, "-n") == 0 || strcmp(arg, "-w") == 0 ||
+                    strcmp(arg, "-s") == 0)) {
             if (a + 1 >= argc)
                 return usage();
             const char *v = argv[++a];
@@ -745,6 +752,10 @@ int main(int argc, char **argv)
             } else if (arg[1] == 'n') {
                 iterations = strtol(v, &end, 10);
                 if (*end || iterations < 1)
+                    return usage();
+            } else if (arg[1] == 's') {
+                settle = strtod(v, &end);
+                if (*end || !(settle >= 0))
                     return usage();
             } else if (!(nruns = parse_workers(v, counts))) {
                 return usage();
