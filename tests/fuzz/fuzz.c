@@ -158,6 +158,7 @@ struct watch {
     double since[FUZZ_MAX_THREADS];
     int stage;         // 0 running, 1 sent SIGCONT, 2 sent SIGKILL, 3 reported unkillable
     double killed_at;
+    long utime[FUZZ_MAX_THREADS], stime[FUZZ_MAX_THREADS]; // CPU time when SIGCONT went
 };
 
 static struct watch watch[FUZZ_MAX_WORKERS];
@@ -291,13 +292,25 @@ static void read_task_file(int w, int tid, const char *name, char *buf, size_t s
     buf[n > 0 ? n : 0] = 0;
 }
 
-// The thread's state letter from task/TID/stat ("PID (NAME) S ..."), 0 if gone.
-static char task_state(int w, int tid)
+// The thread's state letter from task/TID/stat ("PID (NAME) S ppid ..."), 0
+// if gone, and its CPU time in user and kernel mode (fields 14 and 15).
+static char task_state(int w, int tid, long *utime, long *stime)
 {
-    char buf[256];
+    char buf[512];
     read_task_file(w, tid, "stat", buf, sizeof buf);
     char *p = strrchr(buf, ')');
-    return p && p[1] == ' ' ? p[2] : 0;
+    if (!p || p[1] != ' ')
+        return 0;
+    long field[13] = {0}; // fields 4..15 after the state
+    int n = 0;
+    for (char *q = p + 4; n < 13 && *q; n++) {
+        char *end;
+        field[n] = strtol(q, &end, 10);
+        q = *end ? end + 1 : end;
+    }
+    if (utime)
+        *utime = field[10], *stime = field[11];
+    return p[2];
 }
 
 // Where each thread of a worker is (for a hang report): its call, its state
@@ -307,7 +320,7 @@ static void print_threads(int w)
     for (int t = 0; t < cfg.threads; t++) {
         struct slot *s = &shared->w[w].slot[t];
         int c = s->call, st = s->state;
-        char state = task_state(w, s->tid);
+        char state = task_state(w, s->tid, NULL, NULL);
         printf("#   thread %d (tid %d, state %c): call %llu, %s%s\n", t, s->tid, state ? state : '-',
                (unsigned long long)s->calls,
                st == SLOT_CALL ? "in " : st == SLOT_USER ? "in user code after " : "gone after ",
@@ -326,9 +339,16 @@ static void judge_stall(int w, int t)
     struct worker_rec *r = &shared->w[w];
     struct slot *s = &r->slot[t];
     int c = s->call;
-    // Stopped again after our SIGCONT (by its own family's SIGSTOP): no hang.
-    bool stopped = task_state(w, s->tid) == 'T';
-    if (s->state == SLOT_CALL && c >= 0 && c < ncalls && !(calls[c].flags & BLOCKS) && !stopped) {
+    // Stopped again after our SIGCONT (by its own family's SIGSTOP), or it
+    // has run in user mode since (so the call returned: a handler at a
+    // garbage address faults for ever, entered as the call returned): no
+    // hang in the call.
+    long ut = 0, st = 0;
+    char state = task_state(w, s->tid, &ut, &st);
+    bool stopped = state == 'T';
+    bool user_spin = state == 'R' && ut > watch[w].utime[t];
+    if (s->state == SLOT_CALL && c >= 0 && c < ncalls && !(calls[c].flags & BLOCKS) && !stopped &&
+        !user_spin) {
         hangs++;
         printf("# hang: worker %d gen %d thread %d call %llu (%s) made no progress for %d s\n", w, worker_gen[w],
                t, (unsigned long long)s->calls, calls[c].name, 2 * STALL_S);
@@ -338,7 +358,7 @@ static void judge_stall(int w, int t)
         stalls_killed++;
         if (cfg.verbose)
             printf("# worker %d gen %d thread %d %s in %s: killed\n", w, worker_gen[w], t,
-                   stopped ? "stopped" : "waits",
+                   stopped ? "stopped" : user_spin ? "spins in user mode after" : "waits",
                    s->state == SLOT_CALL && c >= 0 && c < ncalls ? calls[c].name : "user code");
     }
 }
@@ -369,6 +389,8 @@ static void watch_worker(int w)
     }
     if (worst > STALL_S && wa->stage == 0) {
         kill(worker_pid[w], SIGCONT); // a stopped worker is no hang
+        for (int t = 0; t < cfg.threads; t++)
+            task_state(w, shared->w[w].slot[t].tid, &wa->utime[t], &wa->stime[t]);
         wa->stage = 1;
     } else if (worst > 2 * STALL_S && wa->stage == 1) {
         judge_stall(w, worst_t);
