@@ -148,7 +148,7 @@ static void enqueue_on(struct thread *t, int c)
     t->cpu = c;
     spin_lock(&rq->lock);
     list_push_back(&rq->threads, &t->rq_link);
-    rq->n++;
+    int waiting = ++rq->n;
     spin_unlock(&rq->lock);
     // An idle CPU is halted; tell it (this one too: its idle loop may be about to
     // halt again, and the IPI fires as soon as it enables interrupts). A busy CPU
@@ -158,8 +158,12 @@ static void enqueue_on(struct thread *t, int c)
     fence();
     if (READ_ONCE(*per_cpu_ptr(&cpu_idle, c)))
         lapic_send_ipi(cpu_apicid[c], T_RESCHED);
-    else
-        tickless_kick(&t->affinity); // it waits: a CPU whose tick stopped would not steal it
+    else if (waiting >= 2)
+        // Work piles up behind a busy CPU's thread: a CPU whose tick stopped
+        // would not steal it. One thread alone waits for the next switch (a
+        // child behind a parent that is about to wait for it, usually), and
+        // the enqueue reads no line that stopping and waking CPUs write.
+        tickless_kick(&t->affinity);
 }
 
 void sched_enqueue(struct thread *t)

@@ -18,15 +18,16 @@
 //  - timed sleepers and kernel timers on this CPU: the timer fires once, at
 //    the earliest deadline, instead of stopping;
 //  - the scheduler: a stopped CPU looks for no work to steal, so a CPU that
-//    queues a thread behind a running one kicks a stopped CPU (an IPI) to
-//    come and take it; idle time and the load average are made up at waking;
+//    queues a second thread behind a running one kicks a stopped CPU (an IPI)
+//    to come and take one; idle time and the load average are made up at
+//    waking;
 //  - the hang detector watches the next CPU whose tick runs.
 // CPU 0 keeps its tick: it advances the epochs and refcache's epochs.
 //
 // Commute: stopping and starting write this CPU's own state and one bit of
-// the mask of stopped CPUs, which is read only by a CPU queueing work it
-// cannot run at once; both happen in the idle loop or at interrupt entry,
-// never in a system call.
+// the mask of stopped CPUs, which is read only by a CPU whose queue holds two
+// threads or more it cannot run yet; both happen in the idle loop or at
+// interrupt entry, never in a system call.
 #include "proc/tickless.h"
 #include "proc/ktimer.h"
 #include "proc/sched.h"

@@ -18,8 +18,9 @@ static inline void tickless_wake_if_stopped(void)
     if (this_cpu_read(tick_stopped))
         tickless_wake();
 }
-// A thread allowed on `allowed` waits on a busy CPU's queue: wake a CPU whose
-// tick stopped (it would not look for work to steal otherwise), if any.
+// Threads (the last one allowed on `allowed`) pile up on a busy CPU's queue:
+// wake a CPU whose tick stopped (it would not look for work to steal
+// otherwise), if any.
 void tickless_kick(const cpumask_t *allowed);
 bool tickless_stopped(int c);     // is CPU c's tick stopped now (racy)
 uint64_t tickless_stops(int c);   // how often CPU c's tick stopped (tests)

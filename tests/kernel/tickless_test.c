@@ -110,9 +110,13 @@ KTEST(tickless_epochs_advance_while_ticks_stopped)
     KCHECK(nsec_now() - t0 < 5000 * MS);
 }
 
-// A thread queued on CPU 0 behind the running test, which keeps the CPU
-// (preemption off): only a CPU woken to steal it can run it.
-static void note_cpu_thread(void *arg) { note_cpu(arg); }
+// Two threads queued on CPU 0 behind the running test, which keeps the CPU
+// (preemption off): only a CPU woken to steal one can run it.
+static volatile int queued_ran[2];
+static void note_queued(void *arg)
+{
+    queued_ran[(long)arg] = cpu_id() + 1;
+}
 
 KTEST(tickless_stopped_cpu_takes_queued_work)
 {
@@ -123,18 +127,24 @@ KTEST(tickless_stopped_cpu_takes_queued_work)
     cpumask_clear(&both);
     cpumask_set(&both, 0);
     cpumask_set(&both, 1);
-    ran_on = -1;
+    queued_ran[0] = queued_ran[1] = 0;
     preempt_disable();
     int me = cpu_id();
-    struct thread *t = kthread_create("queued", note_cpu_thread, NULL, &both);
+    struct thread *t[2];
+    for (long i = 0; i < 2; i++)
+        t[i] = kthread_create("queued", note_queued, (void *)i, &both);
     uint64_t end = nsec_now() + 5000 * MS;
-    while (t && READ_ONCE(ran_on) < 0 && nsec_now() < end)
+    while (t[0] && t[1] && !READ_ONCE(queued_ran[0]) && !READ_ONCE(queued_ran[1]) &&
+           nsec_now() < end)
         pause();
+    int first = queued_ran[0] ? queued_ran[0] : queued_ran[1];
     preempt_enable();
-    KREQUIRE(t);
-    thread_join(t);
+    for (int i = 0; i < 2; i++)
+        if (t[i])
+            thread_join(t[i]);
+    KREQUIRE(t[0] && t[1]);
     KCHECK_EQ(me, 0);
-    KCHECK_EQ(ran_on, 1);
+    KCHECK_EQ(first, 1 + 1); // CPU 1 took one while CPU 0 was held
 }
 
 // A CPU that used refcache and then idles for a second empties its cache and
