@@ -522,13 +522,20 @@ static int setup_frame(struct trapframe *tf, int sig, const struct k_sigaction *
     if (!(act->flags & SA_RESTORER) || act->restorer >= USER_END || act->handler >= USER_END)
         return -EFAULT;
     uint64_t sp = tf->rsp;
-    bool was_on = on_altstack(s, sp);
-    if ((act->flags & SA_ONSTACK) && s->ss_size && !(s->ss_flags & SS_DISABLE) && !was_on)
+    bool was_on = on_altstack(s, sp), on_alt = was_on;
+    if ((act->flags & SA_ONSTACK) && s->ss_size && !(s->ss_flags & SS_DISABLE) && !was_on) {
         sp = s->ss_sp + s->ss_size;
-    else
+        on_alt = true;
+    } else {
         sp -= 128; // the interrupted code's red zone
+    }
     uint64_t fp = (sp - FPSTATE_SIZE) & ~63UL;
     uint64_t frame_at = ((fp - sizeof(struct rt_sigframe)) & ~15UL) - 8;
+    // A frame that would overflow the alternate stack is not written below it,
+    // over whatever lies there (Linux): the thread dies of SIGSEGV instead. A
+    // handler that faults at once with SA_NODEFER otherwise nests for ever.
+    if (on_alt && !on_altstack(s, frame_at))
+        return -EFAULT;
 
     uint8_t fx[FPSTATE_SIZE] __attribute__((aligned(16)));
     asm volatile("fxsave64 %0" : "=m"(fx));

@@ -108,9 +108,9 @@ void tickless_idle(void)
     for (;;) {
         cli();
         stop_tick();
-        // An interrupt that came after the cli (a kick, a wake-up) is taken
-        // right after the sti: hlt waits for the one after it only if none is
-        // pending.
+        // sti takes effect after the next instruction, so an interrupt that
+        // arrived since the cli (a kick, a wake-up) ends the hlt at once:
+        // none is lost between the look and the halt.
         asm volatile("sti; hlt" ::: "memory");
     }
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -178,6 +179,45 @@ static void test_altstack(void)
     stack_t off = {.ss_flags = SS_DISABLE};
     sigaltstack(&off, NULL);
     dfl(SIGUSR1);
+}
+
+// A handler that signals itself again with SA_NODEFER nests on the alternate
+// stack until it is full: the next frame is not written below it, and the
+// process dies of SIGSEGV (Linux's rule). The stack sits in the middle of a
+// shared mapping, so the parent sees whether anything was written below it.
+#define ALT_SIZE 16384
+static void again(int sig, siginfo_t *si, void *uc)
+{
+    (void)si, (void)uc;
+    kill(getpid(), sig);
+}
+
+static void test_altstack_overflow(void)
+{
+    unsigned char *area = mmap(NULL, 3 * ALT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                               -1, 0);
+    if (area == MAP_FAILED) {
+        check(0, "an overflowing alternate stack: mmap");
+        return;
+    }
+    memset(area, 0xa5, 3 * ALT_SIZE);
+    pid_t pid = fork();
+    if (pid == 0) {
+        stack_t ss = {.ss_sp = area + ALT_SIZE, .ss_size = ALT_SIZE, .ss_flags = 0};
+        sigaltstack(&ss, NULL);
+        on(SIGUSR1, again, SA_ONSTACK | SA_NODEFER);
+        kill(getpid(), SIGUSR1);
+        _exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    check(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV,
+          "handlers that overflow the alternate stack end in SIGSEGV");
+    int untouched = 1;
+    for (size_t i = 0; i < ALT_SIZE; i++)
+        untouched &= area[i] == 0xa5;
+    check(untouched, "... and nothing is written below the alternate stack");
+    munmap(area, 3 * ALT_SIZE);
 }
 
 static sigjmp_buf jb;
@@ -576,6 +616,7 @@ int main(void)
     test_resethand();
     test_nodefer();
     test_altstack();
+    test_altstack_overflow();
     test_faults();
     test_faults_in_threads();
     test_default_actions();
