@@ -115,40 +115,47 @@ static void make_tree(void)
     raw6(SYS_mknod, (long)p, S_IFCHR | 0666, (long)makedev(1, 3), 0, 0, 0);
 }
 
-static int remove_tree(const char *path, int depth);
-
-static void remove_entries(const char *path, int depth)
+// Removes everything in the directory dirfd (which it closes). Names are taken
+// relative to their directory, so depth and path length do not matter (the
+// workers make chains of directories past PATH_MAX), and a directory that
+// keeps an entry costs one more pass of its own, not one per ancestor.
+static void empty_dir(int dirfd)
 {
-    DIR *d = opendir(path);
-    if (!d)
+    DIR *d = fdopendir(dirfd);
+    if (!d) {
+        close(dirfd);
         return;
-    struct dirent *e;
-    char sub[PATH_MAX];
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < (int)sizeof sub)
-            remove_tree(sub, depth + 1);
+    }
+    for (int pass = 0; pass < 3; pass++) { // removing while reading may skip names
+        bool left = false;
+        rewinddir(d);
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            if (unlinkat(dirfd, e->d_name, 0) == 0)
+                continue;
+            fchmodat(dirfd, e->d_name, 0700, 0); // modes may have been changed to 0
+            int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+            if (sub >= 0)
+                empty_dir(sub);
+            left |= unlinkat(dirfd, e->d_name, AT_REMOVEDIR) != 0;
+        }
+        if (!left)
+            break;
     }
     closedir(d);
 }
 
-// Removes path and everything under it (modes may have been changed to 0). A
-// directory is read again if entries remain: removing while reading may skip.
-static int remove_tree(const char *path, int depth)
+// Removes path and everything under it.
+static int remove_tree(const char *path)
 {
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return errno == ENOENT ? 0 : -1;
-    if (!S_ISDIR(st.st_mode))
-        return unlink(path);
     chmod(path, 0700);
-    for (int pass = 0; pass < 3 && depth < 64; pass++) {
-        remove_entries(path, depth);
-        if (rmdir(path) == 0)
-            return 0;
-    }
-    return -1;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : unlink(path);
+    empty_dir(fd);
+    return rmdir(path);
 }
 
 // ---- workers -------------------------------------------------------------------------
@@ -572,7 +579,7 @@ int main(int argc, char **argv)
     mem.shm_len = SHM_PAGES * PG;
     // The warm-up fills the kernel's caches and tables to the sizes the run
     // needs (slabs, hash tables): what it leaves is the baseline.
-    remove_tree(cfg.dir, 0);
+    remove_tree(cfg.dir);
     make_tree();
     bool all_gone = true;
     if (warmup) {
@@ -580,7 +587,7 @@ int main(int argc, char **argv)
         all_gone = kill_everything();
         for (int w = first_worker(); w < end_worker(); w++)
             worker_gen[w]++;
-        remove_tree(cfg.dir, 0);
+        remove_tree(cfg.dir);
         make_tree();
     }
     long before = settled_pages();
@@ -592,7 +599,7 @@ int main(int argc, char **argv)
     for (int w = first_worker(); w < end_worker(); w++)
         note_bad_result(w);
     summary();
-    bool removed = remove_tree(cfg.dir, 0) == 0;
+    bool removed = remove_tree(cfg.dir) == 0;
     long after = settled_pages();
 
     check(total_calls >= (cfg.only_worker >= 0 ? 1 : 100), "the workers made calls");
