@@ -49,6 +49,15 @@ struct inode {
     // Regular files: writers and executors (writecount.c), allocated by the
     // first open for writing or exec and installed once (NULL before).
     struct writecount *wc;        // [a] set once
+    // Regular files (filedata.c): the page tree, and the pages the size
+    // covers, all a fault asks (is its page inside the file?). On this
+    // read-mostly line, away from the size's line (a write or truncate inside
+    // the last page does not change them) and from the refcache objects' (a
+    // CPU evicting the inode's count from its cache writes that line: a read
+    // of the file on another CPU shared it, mtrace spawn-own-child-2proc and
+    // fstat-one-fd-2thread in some runs).
+    struct filemap map;           // [a] nodes installed by compare-and-swap
+    uint64_t npages;              // [s]
 
     // The size seqlock: its sequence changes only while a truncate shrinks the
     // file, so readers retry only then; its spinlock serialises size changes.
@@ -58,11 +67,6 @@ struct inode {
 
     struct refcache_obj nlink __cacheline_aligned; // names (+1 for "." and per subdirectory)
     struct refcache_obj ref;      // dents + open references + children's ".." + callers
-    // Regular files (filedata.c), off the size's line: the page tree, and the
-    // pages the size covers, all a fault asks (is its page inside the file?),
-    // which a write or truncate inside the last page does not change.
-    struct filemap map;           // [a] nodes installed by compare-and-swap
-    uint64_t npages;              // [s]
 };
 
 static inline bool inode_isdir(const struct inode *ip) { return S_ISDIR(ip->mode); }
