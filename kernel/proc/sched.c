@@ -518,7 +518,7 @@ void sched_cpu_ticks(int c, uint64_t out[3])
         stopped_at = READ_ONCE(l->stopped_at);
     } while (seqcount_read_retry(&l->seq, seq));
     if (stopped_at) // idle since, uncounted until it wakes
-        out[TICK_IDLE] += (nsec_now() - stopped_at) / (1000000000ULL / TIMER_HZ);
+        out[TICK_IDLE] += (nsec_now() - stopped_at) / TICK_NS;
 }
 
 void sched_loadavg(uint64_t avg[3], int *running)
@@ -531,7 +531,7 @@ void sched_loadavg(uint64_t avg[3], int *running)
         struct cpuload *l = per_cpu_ptr(&cpuload, c);
         uint64_t stopped_at = READ_ONCE(l->stopped_at), n = 0; // decays it has yet to make
         if (stopped_at)
-            n = (nsec_now() - stopped_at) / (1000000000ULL / TIMER_HZ) / LOAD_INTERVAL;
+            n = (nsec_now() - stopped_at) / TICK_NS / LOAD_INTERVAL;
         for (int i = 0; i < 3; i++)
             avg[i] += decayed(READ_ONCE(l->avg[i]), i, n);
         bool idle = READ_ONCE(*per_cpu_ptr(&cpu_idle, c));
@@ -568,7 +568,7 @@ void sched_tick_stopped(uint64_t now)
 void sched_tick_restarted(void)
 {
     struct cpuload *l = this_cpu_ptr(&cpuload);
-    uint64_t ticks = (nsec_now() - l->stopped_at) / (1000000000ULL / TIMER_HZ);
+    uint64_t ticks = (nsec_now() - l->stopped_at) / TICK_NS;
     seqcount_write_begin(&l->seq);
     WRITE_ONCE(l->ticks[TICK_IDLE], l->ticks[TICK_IDLE] + ticks);
     WRITE_ONCE(l->stopped_at, 0);

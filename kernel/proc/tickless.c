@@ -41,7 +41,6 @@
 
 #define IDLE_TICKS (TIMER_HZ / 5)      // idle this long (200 ms) before stopping
 #define LEAVE_TICKS TIMER_HZ           // and this long (1 s) to leave the active set for it
-#define TICK_NS (1000000000ULL / TIMER_HZ)
 
 struct tickless {
     uint32_t idle_ticks; // [p] ticks in a row that found the idle thread running

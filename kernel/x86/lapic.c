@@ -359,7 +359,7 @@ void lapic_timer_stop(void) { lapic_write(LAPIC_TIMER_INIT, 0); }
 void lapic_timer_oneshot(uint64_t ns)
 {
     ns = MIN(ns, 60 * 1000000000ULL);
-    uint64_t count = ns * timer_count / (1000000000ULL / TIMER_HZ); // timer_count: per tick
+    uint64_t count = ns * timer_count / TICK_NS; // timer_count: per tick
     lapic_write(LAPIC_LVT_TIMER, T_TIMER); // one-shot mode
     lapic_write(LAPIC_TIMER_INIT, (uint32_t)MIN(MAX(count, 1), 0xffffffffULL));
 }

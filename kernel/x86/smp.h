@@ -54,6 +54,7 @@ uint64_t nsec_now(void);                // nanoseconds since kernel entry (TSC b
 uint64_t realtime_nsec(void);           // CLOCK_REALTIME in nanoseconds (rtc.c)
 void udelay(uint64_t usec);             // busy wait (TSC); needs lapic_timer_init first
 #define TIMER_HZ 100
+#define TICK_NS (1000000000ULL / TIMER_HZ) // nanoseconds per tick
 // Called on every timer interrupt of every CPU, after the tick is counted and the
 // interrupt acknowledged, so it may switch away (the scheduler installs itself here).
 extern void (*timer_tick_hook)(struct trapframe *tf);

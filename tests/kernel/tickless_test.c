@@ -35,6 +35,14 @@ static bool enough_cpus(void)
     return false;
 }
 
+static cpumask_t only_cpu1(void)
+{
+    cpumask_t one;
+    cpumask_clear(&one);
+    cpumask_set(&one, 1);
+    return one;
+}
+
 KTEST(tickless_idle_cpu_stops_its_tick)
 {
     if (!enough_cpus())
@@ -59,9 +67,7 @@ KTEST(tickless_stopped_cpu_runs_xcalls)
     if (!enough_cpus())
         return;
     KREQUIRE(cpu1_stopped());
-    cpumask_t one;
-    cpumask_clear(&one);
-    cpumask_set(&one, 1);
+    cpumask_t one = only_cpu1();
     ran_on = -1;
     xcall(&one, note_cpu, NULL, true);
     KCHECK_EQ(ran_on, 1);
@@ -69,7 +75,7 @@ KTEST(tickless_stopped_cpu_runs_xcalls)
 }
 
 static volatile uint64_t woke_at;
-static void sleep_half_second(void *arg)
+static void sleep_until_deadline(void *arg)
 {
     uint64_t deadline = *(uint64_t *)arg;
     sched_sleep_until(deadline);
@@ -83,14 +89,12 @@ KTEST(tickless_timed_sleeper_wakes_on_time)
     if (!enough_cpus())
         return;
     KREQUIRE(cpu1_stopped());
-    cpumask_t one;
-    cpumask_clear(&one);
-    cpumask_set(&one, 1);
+    cpumask_t one = only_cpu1();
     uint64_t stops0 = tickless_stops(1);
     static uint64_t deadline;
     deadline = nsec_now() + 600 * MS;
     woke_at = 0;
-    struct thread *t = kthread_create("sleeper", sleep_half_second, &deadline, &one);
+    struct thread *t = kthread_create("sleeper", sleep_until_deadline, &deadline, &one);
     KREQUIRE(t);
     thread_join(t);
     KCHECK(woke_at >= deadline);
@@ -166,9 +170,7 @@ KTEST(tickless_idle_cpu_leaves_the_active_set)
     if (!enough_cpus())
         return;
     refcache_init(&counted, 1, not_released);
-    cpumask_t one;
-    cpumask_clear(&one);
-    cpumask_set(&one, 1);
+    cpumask_t one = only_cpu1();
     struct thread *t = kthread_create("counter", count_on_cpu1, NULL, &one);
     KREQUIRE(t);
     thread_join(t);
