@@ -10,7 +10,7 @@
 # our own (user/ps.c).
 BUSYBOX := /bin/busybox
 BUSYBOX_APPLETS := vi ed less more \
-	find xargs sort uniq sed awk tr cut paste tee diff cmp patch \
+	uniq sed awk tr cut paste tee diff cmp patch \
 	date cal printf which time timeout expr seq yes sync \
 	basename dirname readlink realpath mktemp mkfifo truncate unlink \
 	od hexdump xxd strings tac rev nl fold expand unexpand dos2unix base64 \

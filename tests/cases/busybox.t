@@ -4,23 +4,23 @@
 # edits a file with it on the guest's console.
 
 ## our own programs keep their names; busybox provides the rest
-test -L "$PATH/sort" && test ! -L "$PATH/ls" && test ! -L "$PATH/sh" && echo ok
+test -L "$PATH/sed" && test ! -L "$PATH/ls" && test ! -L "$PATH/sh" && echo ok
 -- out
 ok
 
-## find lists a tree, by name and type
+## busybox find lists a tree, by name and type (find is our own: find.t)
 mkdir -p d/e && touch d/a.c d/e/b.c d/e/c.h
-find d -name '*.c' | sort
-find d -type d | sort
+busybox find d -name '*.c' | busybox sort
+busybox find d -type d | busybox sort
 -- out
 d/a.c
 d/e/b.c
 d
 d/e
 
-## sort: numeric, reverse, unique
-printf '10\n9\n100\n9\n' | sort -n
-printf 'b\na\nc\na\n' | sort -ru
+## busybox sort: numeric, reverse, unique
+printf '10\n9\n100\n9\n' | busybox sort -n
+printf 'b\na\nc\na\n' | busybox sort -ru
 -- out
 9
 9
@@ -43,9 +43,9 @@ one
 two
 3
 
-## xargs runs a command with the words it reads
-printf 'a b\nc\n' | xargs echo args:
-printf 'x\ny\n' | xargs -n 1 echo one:
+## busybox xargs runs a command with the words it reads
+printf 'a b\nc\n' | busybox xargs echo args:
+printf 'x\ny\n' | busybox xargs -n 1 echo one:
 -- out
 args: a b c
 one: x
