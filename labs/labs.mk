@@ -7,8 +7,9 @@
 LABS := $(notdir $(patsubst %/lab.json,%,$(wildcard labs/*/lab.json)))
 LAB ?= $(shell cat .lab 2>/dev/null)
 LABDIR ?=
-# What the graders run: the image, the shell cases' runner, the mtrace plugin.
-GRADE_DEPS := $(BUILD)/esp.img $(BUILD)/tests/runcases $(MTRACE_SO)
+# What the graders run: the image, the shell cases' runner, the mtrace plugin, the
+# scaling benchmark (on the host too: cost.py reads its list of operations).
+GRADE_DEPS := $(BUILD)/esp.img $(BUILD)/tests/runcases $(MTRACE_SO) $(BUILD)/user/scale
 
 $(addprefix lab-,$(LABS)): lab-%:
 	tools/mklab $* $(LABDIR)
