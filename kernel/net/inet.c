@@ -33,6 +33,7 @@
 #include "sync/atomic.h"
 #include "sync/sleeplock.h"
 #include "uapi/errno.h"
+#include "x86/smp.h"
 
 #include "lwip/api.h"
 #include "lwip/netif.h"
@@ -139,11 +140,13 @@ static void kick(struct inet_sock *s)
     pollhead_wake(&s->poll);
 }
 
-// Sleep until an event after `gen`, or a signal: 0 or -ERESTARTSYS.
-static int wait_event_after(struct inet_sock *s, unsigned gen)
+// Sleep until an event after `gen`, a signal, or the deadline (0: none; see
+// sock_deadline): 0, -ERESTARTSYS or -EAGAIN.
+static int wait_event_after(struct inet_sock *s, unsigned gen, uint64_t deadline)
 {
     struct thread *t = thread_current();
-    wait_event(&s->wq, load_acquire(&s->gen) != gen || signal_pending(t));
+    if (!wait_event_until(&s->wq, load_acquire(&s->gen) != gen || signal_pending(t), deadline))
+        return -EAGAIN;
     return load_acquire(&s->gen) == gen ? -ERESTARTSYS : 0;
 }
 
@@ -275,6 +278,20 @@ static int lwip_errno(err_t e)
 
 // ---- bind, listen, connect, accept ------------------------------------------
 
+// Is a TCP socket listening on port at an address that overlaps ip? Linux
+// refuses a bind to such a port even when both sockets have SO_REUSEADDR,
+// where lwIP's tcp_bind lets it through and only the listen fails.
+static bool listener_on(const ip_addr_t *ip, u16_t port)
+{
+    bool found = false;
+    LOCK_TCPIP_CORE();
+    for (struct tcp_pcb_listen *l = tcp_listen_pcbs.listen_pcbs; l && !found; l = l->next)
+        found = l->local_port == port && (ip_addr_isany(&l->local_ip) || ip_addr_isany(ip) ||
+                                          ip_addr_cmp(&l->local_ip, ip));
+    UNLOCK_TCPIP_CORE();
+    return found;
+}
+
 static int inet_bind(struct sock *sk, const void *addr, int len)
 {
     struct inet_sock *s = isk(sk);
@@ -288,6 +305,8 @@ static int inet_bind(struct sock *sk, const void *addr, int len)
     sleeplock_acquire(&s->lock);
     if (s->bound || s->connected || s->listening)
         err = -EINVAL;
+    else if (is_tcp(s) && port && s->reuseaddr && listener_on(&ip, port))
+        err = -EADDRINUSE;
     else if ((err = lwip_errno(netconn_bind(s->conn, &ip, port))) == 0)
         s->bound = true;
     sleeplock_release(&s->lock);
@@ -362,6 +381,26 @@ static int renew(struct inet_sock *s)
     return 0;
 }
 
+// Linux's rule: a datagram to a broadcast address (255.255.255.255, or the
+// broadcast address of the interface it would leave by) needs SO_BROADCAST.
+// dst: the destination, NULL for the connected one.
+static bool broadcast_refused(struct inet_sock *s, const ip_addr_t *dst)
+{
+    if (READ_ONCE(s->sk.broadcast))
+        return false;
+    bool refused = false;
+    LOCK_TCPIP_CORE();
+    if (!dst && s->conn->pcb.udp)
+        dst = &s->conn->pcb.udp->remote_ip;
+    if (dst) {
+        u32_t a = ip4_addr_get_u32(ip_2_ip4(dst));
+        struct netif *n = a == IPADDR_BROADCAST || a == IPADDR_ANY ? NULL : ip4_route(ip_2_ip4(dst));
+        refused = a == IPADDR_BROADCAST || (n && ip4_addr_isbroadcast_u32(a, n));
+    }
+    UNLOCK_TCPIP_CORE();
+    return refused;
+}
+
 static int dgram_connect(struct inet_sock *s, const void *addr, int len)
 {
     const struct sockaddr_in *a = addr;
@@ -374,6 +413,7 @@ static int dgram_connect(struct inet_sock *s, const void *addr, int len)
         ip_addr_t ip;
         u16_t port;
         if (!(err = addr_from(addr, len, &ip, &port)) &&
+            !(err = broadcast_refused(s, &ip) ? -EACCES : 0) &&
             !(err = lwip_errno(netconn_connect(s->conn, &ip, port))))
             s->connected = s->bound = true;
     }
@@ -412,13 +452,16 @@ static int inet_connect(struct sock *sk, const void *addr, int len, bool nonbloc
         sleeplock_release(&s->lock);
         return err;
     }
+    uint64_t deadline = sock_deadline(&s->sk, true);
     for (;;) {
         unsigned gen = load_acquire(&s->gen);
         if ((err = connect_state(s)) != -EINPROGRESS)
             break;
         sleeplock_release(&s->lock);
-        if (wait_event_after(s, gen))
-            return -ERESTARTSYS; // the connect goes on; a restarted call waits for it
+        // The connect goes on either way: a restarted call waits for it, a
+        // call after SO_SNDTIMEO ran out finds it in progress (EALREADY).
+        if ((err = wait_event_after(s, gen, deadline)))
+            return err == -EAGAIN ? -EINPROGRESS : err;
         sleeplock_acquire(&s->lock);
     }
     sleeplock_release(&s->lock);
@@ -445,6 +488,7 @@ static int inet_accept(struct sock *sk, struct sock **out, bool nonblock)
         return -EOPNOTSUPP;
     sleeplock_acquire(&s->lock);
     int err = 0;
+    uint64_t deadline = sock_deadline(&s->sk, false);
     for (;;) {
         unsigned gen = load_acquire(&s->gen);
         if (!s->listening) {
@@ -458,8 +502,8 @@ static int inet_accept(struct sock *sk, struct sock **out, bool nonblock)
             break;
         }
         sleeplock_release(&s->lock);
-        if (wait_event_after(s, gen))
-            return -ERESTARTSYS;
+        if ((err = wait_event_after(s, gen, deadline)))
+            return err;
         sleeplock_acquire(&s->lock);
     }
     struct netconn *c = s->pending;
@@ -535,6 +579,7 @@ static long stream_recv(struct inet_sock *s, struct sk_msg *m)
 {
     bool peek = m->flags & MSG_PEEK, waitall = (m->flags & MSG_WAITALL) && !peek;
     long done = 0, err = 0;
+    uint64_t deadline = sock_deadline(&s->sk, false);
     sleeplock_acquire(&s->lock);
     settle(s);
     if (s->rx_err && !s->connected) { // a failed non-blocking connect
@@ -577,8 +622,8 @@ static long stream_recv(struct inet_sock *s, struct sk_msg *m)
             break;
         }
         sleeplock_release(&s->lock);
-        if (wait_event_after(s, gen))
-            return done ? done : -ERESTARTSYS;
+        if ((err = wait_event_after(s, gen, deadline)))
+            return done ? done : err;
         sleeplock_acquire(&s->lock);
     }
     sleeplock_release(&s->lock);
@@ -599,6 +644,7 @@ static void dgram_fill(struct inet_sock *s)
 static long dgram_recv(struct inet_sock *s, struct sk_msg *m)
 {
     long err = 0;
+    uint64_t deadline = sock_deadline(&s->sk, false);
     sleeplock_acquire(&s->lock);
     for (;;) {
         unsigned gen = load_acquire(&s->gen);
@@ -610,8 +656,8 @@ static long dgram_recv(struct inet_sock *s, struct sk_msg *m)
             break;
         }
         sleeplock_release(&s->lock);
-        if (wait_event_after(s, gen))
-            return -ERESTARTSYS;
+        if ((err = wait_event_after(s, gen, deadline)))
+            return err;
         sleeplock_acquire(&s->lock);
     }
     if (err || !s->dg) {
@@ -701,6 +747,7 @@ static long stream_send(struct inet_sock *s, struct sk_msg *m)
         return -ENOMEM;
     }
     long done = 0, err = 0;
+    uint64_t deadline = sock_deadline(&s->sk, true);
     while (!err && m->data.left > 0) {
         long chunk = skiov_from(&m->data, buf, SEND_CHUNK);
         if (chunk < 0) {
@@ -732,7 +779,7 @@ static long stream_send(struct inet_sock *s, struct sk_msg *m)
                 break;
             }
             sleeplock_release(&s->lock);
-            err = wait_event_after(s, gen);
+            err = wait_event_after(s, gen, deadline);
             sleeplock_acquire(&s->lock);
             if (err)
                 break;
@@ -764,6 +811,8 @@ static long dgram_send(struct inet_sock *s, struct sk_msg *m)
         err = sock_epipe(m->flags);
     else if (!m->addrlen && !s->connected)
         err = -EDESTADDRREQ;
+    else if (broadcast_refused(s, m->addrlen ? &ip : NULL))
+        err = -EACCES;
     if (err) {
         sleeplock_release(&s->lock);
         return err;
@@ -1055,9 +1104,12 @@ static void tcp_orphan(struct inet_sock *s)
         tcp_poll(pcb, NULL, 0);
         tcp_err(pcb, NULL);
         tcp_recv(pcb, orphan_recv);
-        // The data still queued for the reader means the close resets.
-        bool unread = s->rx || s->conn->recv_avail > 0;
-        if (unread) {
+        // Data still queued for the reader means the close resets, as does
+        // SO_LINGER with a time of 0 (Linux's tcp_close). A longer linger
+        // time does not make close wait here.
+        bool reset = s->rx || s->conn->recv_avail > 0 ||
+                     (READ_ONCE(s->sk.linger) && READ_ONCE(s->sk.linger_s) == 0);
+        if (reset) {
             tcp_abort(pcb);
             s->conn->pcb.tcp = NULL;
         } else if (tcp_close(pcb) == ERR_OK) {

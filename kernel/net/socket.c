@@ -12,6 +12,7 @@
 #include "proc/proc.h"
 #include "sync/atomic.h"
 #include "uapi/errno.h"
+#include "x86/smp.h"
 
 void skiov_init(struct sk_iov *it, const struct iovec *iov, int cnt)
 {
@@ -91,6 +92,107 @@ int sock_opt_get(const void *val, int len, int *v)
         return -EINVAL;
     memcpy(v, val, sizeof *v);
     return 0;
+}
+
+// ---- options every family has ----------------------------------------------------
+
+// x86-64's struct timeval (SO_RCVTIMEO, SO_SNDTIMEO) and struct linger.
+struct ktimeval { int64_t sec, usec; };
+struct klinger { int32_t onoff, secs; };
+
+#define NSEC_PER_SEC 1000000000ull
+// Longer timeouts than this mean "for ever", as Linux's above its jiffies' range.
+#define TIMEO_MAX_S (UINT64_MAX / NSEC_PER_SEC / 4)
+
+static int set_timeout(uint64_t *timeo, const void *val, int len)
+{
+    struct ktimeval tv;
+    if (len < (int)sizeof tv)
+        return -EINVAL;
+    memcpy(&tv, val, sizeof tv);
+    if (tv.usec < 0 || tv.usec >= 1000000)
+        return -EDOM;
+    uint64_t ns;
+    if (tv.sec < 0)
+        ns = 1;                  // Linux: a negative time means "do not wait"
+    else if ((uint64_t)tv.sec > TIMEO_MAX_S)
+        ns = 0;
+    else
+        ns = (uint64_t)tv.sec * NSEC_PER_SEC + (uint64_t)tv.usec * 1000;
+    WRITE_ONCE(*timeo, ns);
+    return 0;
+}
+
+static int opt_bytes(void *val, int *len, const void *v, int size)
+{
+    *len = MIN(*len, size);
+    memcpy(val, v, (size_t)*len);
+    return 0;
+}
+
+int sock_setsockopt(struct sock *sk, int level, int name, const void *val, int len)
+{
+    if (level != SOL_SOCKET)
+        return -ENOPROTOOPT;
+    int v, err;
+    switch (name) {
+    case SO_RCVTIMEO:
+        return set_timeout(&sk->rcvtimeo, val, len);
+    case SO_SNDTIMEO:
+        return set_timeout(&sk->sndtimeo, val, len);
+    case SO_LINGER: {
+        struct klinger l;
+        if (len < (int)sizeof l)
+            return -EINVAL;
+        memcpy(&l, val, sizeof l);
+        if (l.onoff)             // off keeps the time, as Linux
+            WRITE_ONCE(sk->linger_s, l.secs < 0 ? 0 : l.secs);
+        WRITE_ONCE(sk->linger, l.onoff != 0);
+        return 0;
+    }
+    case SO_BROADCAST:
+        if ((err = sock_opt_get(val, len, &v)))
+            return err;
+        WRITE_ONCE(sk->broadcast, v != 0);
+        return 0;
+    }
+    return -ENOPROTOOPT;
+}
+
+int sock_getsockopt(struct sock *sk, int level, int name, void *val, int *len)
+{
+    if (level != SOL_SOCKET)
+        return -ENOPROTOOPT;
+    switch (name) {
+    case SO_RCVTIMEO:
+    case SO_SNDTIMEO: {
+        uint64_t ns = READ_ONCE(*(name == SO_RCVTIMEO ? &sk->rcvtimeo : &sk->sndtimeo));
+        struct ktimeval tv = {(int64_t)(ns / NSEC_PER_SEC), (int64_t)(ns % NSEC_PER_SEC / 1000)};
+        return opt_bytes(val, len, &tv, sizeof tv);
+    }
+    case SO_LINGER: {
+        struct klinger l = {READ_ONCE(sk->linger), READ_ONCE(sk->linger_s)};
+        return opt_bytes(val, len, &l, sizeof l);
+    }
+    case SO_BROADCAST:
+        return sock_opt_int(val, len, READ_ONCE(sk->broadcast));
+    }
+    return -ENOPROTOOPT;
+}
+
+void sock_inherit(struct sock *child, const struct sock *listener)
+{
+    child->rcvtimeo = READ_ONCE(listener->rcvtimeo);
+    child->sndtimeo = READ_ONCE(listener->sndtimeo);
+    child->linger_s = READ_ONCE(listener->linger_s);
+    child->linger = READ_ONCE(listener->linger);
+    child->broadcast = READ_ONCE(listener->broadcast);
+}
+
+uint64_t sock_deadline(struct sock *sk, bool send)
+{
+    uint64_t t = READ_ONCE(*(send ? &sk->sndtimeo : &sk->rcvtimeo));
+    return t ? nsec_now() + t : 0;
 }
 
 static struct sock *sk_of(struct file *f) { return f->priv; }

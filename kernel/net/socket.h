@@ -86,6 +86,11 @@ struct sock {
     const struct sock_ops *ops; // [i]
     int family, type, protocol; // [i]
     struct file *file;          // [i] its file (no reference: the file owns the sock)
+    // Options every family has (sock_setsockopt), [a]: setsockopt writes them,
+    // the calls that wait and close read them. accept copies them.
+    uint64_t rcvtimeo, sndtimeo; // SO_RCVTIMEO, SO_SNDTIMEO in ns; 0: wait for ever
+    int linger_s;               // SO_LINGER's time, seconds
+    bool linger, broadcast;     // SO_LINGER on; SO_BROADCAST
 };
 
 // The families: a new socket of the given type (SOCK_STREAM, SOCK_DGRAM) and
@@ -103,6 +108,15 @@ struct sock *sock_of(struct file *f);
 bool sock_nonblock(struct sock *sk);
 // A send on a stream whose peer is gone: SIGPIPE unless MSG_NOSIGNAL, and EPIPE.
 long sock_epipe(int flags);
+// The SOL_SOCKET options every family has: SO_RCVTIMEO, SO_SNDTIMEO,
+// SO_LINGER, SO_BROADCAST. -ENOPROTOOPT for the others (the family's).
+int sock_setsockopt(struct sock *sk, int level, int name, const void *val, int len);
+int sock_getsockopt(struct sock *sk, int level, int name, void *val, int *len);
+void sock_inherit(struct sock *child, const struct sock *listener); // accept
+// When a wait that starts now must give up (nsec_now() clock; 0: never): the
+// receive timeout (accept, recv) or the send timeout (send, connect). On it,
+// the call returns what it did, or -EAGAIN (connect: -EINPROGRESS).
+uint64_t sock_deadline(struct sock *sk, bool send);
 // getsockopt of an int option: min(*len, 4) bytes of v.
 int sock_opt_int(void *val, int *len, int v);
 // An int option value for setsockopt: EINVAL if shorter than an int.

@@ -46,6 +46,7 @@
 #include "sync/sleeplock.h"
 #include "sync/spinlock.h"
 #include "uapi/errno.h"
+#include "x86/smp.h"
 #include "x86/x86.h"
 
 #define UNIX_QUEUE (256 * 1024) // bytes a socket's receive queue holds
@@ -191,12 +192,13 @@ static void wake(struct unix_sock *u)
     pollhead_wake(&u->poll);
 }
 
-// Sleep on u's queue until cond, or a signal: 0 or -ERESTARTSYS.
-#define WAIT_ON(u, cond)                                                                 \
+// Sleep on u's queue until cond, a signal, or the deadline (0: none; see
+// sock_deadline): 0, -ERESTARTSYS or -EAGAIN.
+#define WAIT_ON(u, cond, deadline)                                                       \
     ({                                                                                   \
         struct thread *t_ = thread_current();                                           \
-        wait_event(&(u)->wq, (cond) || signal_pending(t_));                             \
-        (cond) ? 0 : -ERESTARTSYS;                                                       \
+        bool ok_ = wait_event_until(&(u)->wq, (cond) || signal_pending(t_), deadline);  \
+        (cond) ? 0 : ok_ ? -ERESTARTSYS : -EAGAIN;                                       \
     })
 
 // ---- the name table -------------------------------------------------------------
@@ -412,13 +414,14 @@ static int unix_listen(struct sock *sk, int backlog)
 }
 
 // Queue a new server end for u on listener l: 0, -EAGAIN (queue full,
-// nonblock), -ECONNREFUSED (not listening), -ERESTARTSYS.
+// nonblock, or SO_SNDTIMEO ran out), -ECONNREFUSED (not listening), -ERESTARTSYS.
 static int stream_connect(struct unix_sock *u, struct unix_sock *l, bool nonblock)
 {
     struct unix_sock *n = alloc_sock(SOCK_STREAM);
     if (!n)
         return -ENOMEM;
     int err;
+    uint64_t deadline = sock_deadline(&u->sk, true);
     sleeplock_acquire(&l->lock);
     for (;;) {
         if (!l->listening || l->closed) {
@@ -434,7 +437,8 @@ static int stream_connect(struct unix_sock *u, struct unix_sock *l, bool nonbloc
             break;
         }
         sleeplock_release(&l->lock);
-        err = WAIT_ON(l, READ_ONCE(l->nacc) < READ_ONCE(l->backlog) || !READ_ONCE(l->listening));
+        err = WAIT_ON(l, READ_ONCE(l->nacc) < READ_ONCE(l->backlog) || !READ_ONCE(l->listening),
+                      deadline);
         sleeplock_acquire(&l->lock);
         if (err)
             break;
@@ -512,6 +516,7 @@ static int unix_accept(struct sock *sk, struct sock **out, bool nonblock)
     if (!stream(l))
         return -EOPNOTSUPP;
     int err = 0;
+    uint64_t deadline = sock_deadline(&l->sk, false);
     sleeplock_acquire(&l->lock);
     while (!err && list_empty(&l->acceptq)) {
         if (!l->listening)
@@ -520,7 +525,7 @@ static int unix_accept(struct sock *sk, struct sock **out, bool nonblock)
             err = -EAGAIN;
         else {
             sleeplock_release(&l->lock);
-            err = WAIT_ON(l, !list_empty(&l->acceptq) || !READ_ONCE(l->listening));
+            err = WAIT_ON(l, !list_empty(&l->acceptq) || !READ_ONCE(l->listening), deadline);
             sleeplock_acquire(&l->lock);
         }
     }
@@ -698,6 +703,7 @@ static long dgram_send(struct unix_sock *u, struct unix_sock *d, struct sk_msg *
         msg_free(msg);
         return k;
     }
+    uint64_t deadline = sock_deadline(&u->sk, true);
     sleeplock_acquire(&d->lock);
     for (;;) {
         if (d->closed || d->shut_rd) {
@@ -715,7 +721,8 @@ static long dgram_send(struct unix_sock *u, struct unix_sock *d, struct sk_msg *
             break;
         }
         sleeplock_release(&d->lock);
-        k = WAIT_ON(d, READ_ONCE(d->rq_bytes) + len <= UNIX_QUEUE || READ_ONCE(d->closed));
+        k = WAIT_ON(d, READ_ONCE(d->rq_bytes) + len <= UNIX_QUEUE || READ_ONCE(d->closed),
+                    deadline);
         sleeplock_acquire(&d->lock);
         if (k)
             break;
@@ -730,10 +737,12 @@ static long dgram_send(struct unix_sock *u, struct unix_sock *d, struct sk_msg *
 
 // The rights (if any) ride on the first message; the caller frees them if
 // they are still *rights afterwards.
-static long stream_send(struct unix_sock *d, struct sk_msg *m, struct rights **rights)
+static long stream_send(struct unix_sock *u, struct unix_sock *d, struct sk_msg *m,
+                        struct rights **rights)
 {
     static const struct uname none;
     long done = 0, err = 0;
+    uint64_t deadline = sock_deadline(&u->sk, true);
     while (m->data.left > 0) {
         sleeplock_acquire(&d->lock);
         while (!err && !d->closed && !d->shut_rd && d->rq_bytes >= UNIX_QUEUE) {
@@ -742,7 +751,7 @@ static long stream_send(struct unix_sock *d, struct sk_msg *m, struct rights **r
             else {
                 sleeplock_release(&d->lock);
                 err = WAIT_ON(d, READ_ONCE(d->rq_bytes) < UNIX_QUEUE || READ_ONCE(d->closed) ||
-                                     READ_ONCE(d->shut_rd));
+                                     READ_ONCE(d->shut_rd), deadline);
                 sleeplock_acquire(&d->lock);
             }
         }
@@ -795,7 +804,7 @@ static long unix_sendmsg(struct sock *sk, struct sk_msg *m)
         return r == -EPIPE ? sock_epipe(m->flags) : r;
     }
     if (stream(u)) {
-        r = stream_send(d, m, &rights);
+        r = stream_send(u, d, m, &rights);
         rights_free(rights); // not sent
     } else {
         r = dgram_send(u, d, m, rights); // the message owns them, sent or not
@@ -876,6 +885,7 @@ static long unix_recvmsg(struct sock *sk, struct sk_msg *m)
         return -EOPNOTSUPP;
     bool peek = in & MSG_PEEK, waitall = stream(u) && (in & MSG_WAITALL) && !peek;
     long done = 0, err = 0;
+    uint64_t deadline = sock_deadline(&u->sk, false);
     struct rights *late = NULL; // files received that could not be installed
     sleeplock_acquire(&u->lock);
     if (stream(u) && !u->connected) {
@@ -902,7 +912,8 @@ static long unix_recvmsg(struct sock *sk, struct sk_msg *m)
             break;
         }
         sleeplock_release(&u->lock);
-        err = WAIT_ON(u, !list_empty(&u->rq) || READ_ONCE(u->eof) || READ_ONCE(u->shut_rd));
+        err = WAIT_ON(u, !list_empty(&u->rq) || READ_ONCE(u->eof) || READ_ONCE(u->shut_rd),
+                      deadline);
         sleeplock_acquire(&u->lock);
         if (err) {
             err = done ? 0 : err;

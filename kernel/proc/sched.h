@@ -163,6 +163,24 @@ int waitq_wake_one(struct waitq *q);
         }                                                                                \
         waitq_finish(q);                                                                 \
     } while (0)
+// wait_event, but give up at deadline (nsec_now() clock; 0: never). Its value:
+// whether cond held.
+#define wait_event_until(q, cond, deadline)                                              \
+    ({                                                                                   \
+        uint64_t dl_ = (deadline);                                                       \
+        bool ok_;                                                                        \
+        for (;;) {                                                                       \
+            waitq_prepare(q);                                                            \
+            if ((ok_ = (cond)) || (dl_ && nsec_now() >= dl_))                            \
+                break;                                                                   \
+            if (dl_)                                                                     \
+                schedule_until(dl_);                                                     \
+            else                                                                         \
+                schedule();                                                              \
+        }                                                                                \
+        waitq_finish(q);                                                                 \
+        ok_;                                                                             \
+    })
 
 // kstack.c: kernel stacks in their own virtual region, each with an unmapped guard
 // page below it.

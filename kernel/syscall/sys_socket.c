@@ -178,6 +178,8 @@ long sys_accept4(int fd, uint64_t uaddr, uint64_t ulen, int flags)
     GET_SOCK(r, sk, fd);
     struct sock *nsk = NULL;
     long ret = sk->ops->accept ? sk->ops->accept(sk, &nsk, sock_nonblock(sk)) : -EOPNOTSUPP;
+    if (!ret)
+        sock_inherit(nsk, sk);
     fd_put(r);
     if (ret)
         return ret;
@@ -367,6 +369,8 @@ long sys_setsockopt(int fd, int level, int optname, uint64_t uval, int len)
     if (!err && n > 0 && copy_from_user(val, uval, (size_t)n))
         err = -EFAULT;
     if (!err)
+        err = sock_setsockopt(sk, level, optname, val, n);
+    if (err == -ENOPROTOOPT)
         err = sk->ops->setsockopt(sk, level, optname, val, n);
     fd_put(r);
     return err;
@@ -382,7 +386,9 @@ long sys_getsockopt(int fd, int level, int optname, uint64_t uval, uint64_t ulen
         err = -EINVAL;
     if (!err) {
         len = MIN(len, OPT_MAX);
-        err = sk->ops->getsockopt(sk, level, optname, val, &len);
+        err = sock_getsockopt(sk, level, optname, val, &len);
+        if (err == -ENOPROTOOPT)
+            err = sk->ops->getsockopt(sk, level, optname, val, &len);
     }
     if (!err && ((len > 0 && copy_to_user(uval, val, (size_t)len)) ||
                  copy_to_user(ulen, &len, sizeof len)))

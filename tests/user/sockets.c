@@ -248,6 +248,20 @@ static void tcp_refused_inuse(void)
     CHECK_ERR(bind(b, (struct sockaddr *)&a, sizeof a), EADDRINUSE, "bind to a listener's port is EADDRINUSE");
     close(b);
     close(l);
+    // SO_REUSEADDR on both lets a second socket bind a port another one holds
+    // bound, but not one it listens on.
+    int one = 1, r1 = socket(AF_INET, SOCK_STREAM, 0), r2 = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in ra = loopback(0);
+    socklen_t rlen = sizeof ra;
+    setsockopt(r1, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    setsockopt(r2, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    check(bind(r1, (struct sockaddr *)&ra, sizeof ra) == 0 &&
+              getsockname(r1, (struct sockaddr *)&ra, &rlen) == 0 && listen(r1, 1) == 0,
+          "a listener with SO_REUSEADDR");
+    CHECK_ERR(bind(r2, (struct sockaddr *)&ra, sizeof ra), EADDRINUSE,
+              "bind to its port is EADDRINUSE, SO_REUSEADDR on both");
+    close(r1);
+    close(r2);
     sleep_ms(10);
     int c = socket(AF_INET, SOCK_STREAM, 0);
     CHECK_ERR(connect(c, (struct sockaddr *)&a, sizeof a), ECONNREFUSED,
@@ -709,6 +723,146 @@ static void unix_names(void)
     rmdir(suite_dir);
 }
 
+static long ms_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+// SO_RCVTIMEO and SO_SNDTIMEO: their values, bad ones, and waits that give up.
+static void socket_timeouts(void)
+{
+    int s = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in a = loopback(0);
+    struct timeval tv = {0, 200000}, got = {9, 9};
+    socklen_t len = sizeof got;
+    check(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0 &&
+              getsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &got, &len) == 0 && len == sizeof got &&
+              got.tv_sec == 0 && got.tv_usec == 200000,
+          "SO_RCVTIMEO of 200 ms reads back");
+    CHECK_ERR(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv - 1), EINVAL,
+              "a timeval too short for SO_RCVTIMEO is EINVAL");
+    struct timeval bad = {1, 1000000};
+    CHECK_ERR(setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &bad, sizeof bad), EDOM,
+              "a SO_SNDTIMEO of 1,000,000 microseconds is EDOM");
+    len = sizeof got;
+    check(getsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &got, &len) == 0 && got.tv_sec == 0 &&
+              got.tv_usec == 0,
+          "SO_SNDTIMEO is 0 (for ever) at first, and after a refused value");
+    bind(s, (struct sockaddr *)&a, sizeof a);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char c;
+    ssize_t r = recv(s, &c, 1, 0);
+    int e = errno;
+    long ms = ms_since(&t0);
+    check(r == -1 && e == EAGAIN && ms >= 190 && ms < 5000,
+          "a receive with nothing to read gives up after SO_RCVTIMEO: EAGAIN");
+    if (!(ms >= 190 && ms < 5000))
+        printf("# it took %ld ms\n", ms);
+    struct timeval neg = {-1, 0};
+    len = sizeof got;
+    check(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &neg, sizeof neg) == 0 &&
+              getsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &got, &len) == 0 && got.tv_sec == 0 &&
+              got.tv_usec == 0,
+          "a negative SO_RCVTIMEO is taken and reads back as 0");
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_ERR(recv(s, &c, 1, 0), EAGAIN, "after it a receive does not wait: EAGAIN");
+    check(ms_since(&t0) < 150, "at once");
+    close(s);
+
+    struct sockaddr_in la;
+    int l = listener(&la, 0);
+    tv = (struct timeval){0, 100000};
+    setsockopt(l, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_ERR(accept(l, NULL, NULL), EAGAIN, "an accept with no connection gives up after SO_RCVTIMEO");
+    check(ms_since(&t0) >= 90, "after the time set");
+    int cl = connect_to(&la), sv = accept(l, NULL, NULL);
+    len = sizeof got;
+    check(sv >= 0 && getsockopt(sv, SOL_SOCKET, SO_RCVTIMEO, &got, &len) == 0 &&
+              got.tv_usec == 100000,
+          "the accepted socket has the listener's SO_RCVTIMEO");
+    // Nobody reads: sends fill the connection, and then one gives up.
+    static char buf[256 * 1024];
+    setsockopt(cl, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    ssize_t k = sizeof buf;
+    for (int i = 0; i < 400 && k == (ssize_t)sizeof buf; i++)
+        k = send(cl, buf, sizeof buf, 0);
+    e = errno;
+    check((k >= 0 && k < (ssize_t)sizeof buf) || (k == -1 && e == EAGAIN),
+          "a send into a full connection gives up after SO_SNDTIMEO (short count or EAGAIN)");
+    close(cl);
+    close(sv);
+    close(l);
+}
+
+// SO_LINGER (a time of 0: close resets the connection) and SO_BROADCAST.
+static void socket_linger_broadcast(void)
+{
+    struct sockaddr_in la;
+    int l = listener(&la, 0);
+    int cl = connect_to(&la), sv = accept(l, NULL, NULL);
+    struct linger lg = {1, 0}, got = {7, 7};
+    socklen_t len = sizeof got;
+    check(getsockopt(sv, SOL_SOCKET, SO_LINGER, &got, &len) == 0 && len == sizeof got &&
+              got.l_onoff == 0,
+          "SO_LINGER is off at first");
+    CHECK_ERR(setsockopt(sv, SOL_SOCKET, SO_LINGER, &lg, sizeof lg - 1), EINVAL,
+              "a struct linger too short is EINVAL");
+    len = sizeof got;
+    check(setsockopt(sv, SOL_SOCKET, SO_LINGER, &lg, sizeof lg) == 0 &&
+              getsockopt(sv, SOL_SOCKET, SO_LINGER, &got, &len) == 0 && got.l_onoff == 1 &&
+              got.l_linger == 0,
+          "SO_LINGER on with 0 s reads back");
+    close(sv);
+    sleep_ms(100);
+    char c;
+    CHECK_ERR(read(cl, &c, 1), ECONNRESET, "a close with SO_LINGER of 0 s resets the connection");
+    close(cl);
+    cl = connect_to(&la);
+    sv = accept(l, NULL, NULL);
+    close(sv);
+    check(read(cl, &c, 1) == 0, "without it the peer reads end of file");
+    close(cl);
+    close(l);
+
+    int u = socket(AF_INET, SOCK_DGRAM, 0);
+    int v = 5;
+    len = sizeof v;
+    check(getsockopt(u, SOL_SOCKET, SO_BROADCAST, &v, &len) == 0 && v == 0,
+          "SO_BROADCAST is off at first");
+    struct sockaddr_in bc = {.sin_family = AF_INET, .sin_port = htons(9)};
+    bc.sin_addr.s_addr = htonl(INADDR_BROADCAST);
+    CHECK_ERR(sendto(u, "x", 1, 0, (struct sockaddr *)&bc, sizeof bc), EACCES,
+              "a datagram to 255.255.255.255 without SO_BROADCAST is EACCES");
+    CHECK_ERR(connect(u, (struct sockaddr *)&bc, sizeof bc), EACCES,
+              "connecting a UDP socket to it is EACCES too");
+    v = 1;
+    len = sizeof v;
+    check(setsockopt(u, SOL_SOCKET, SO_BROADCAST, &v, sizeof v) == 0 &&
+              getsockopt(u, SOL_SOCKET, SO_BROADCAST, &v, &len) == 0 && v == 1,
+          "SO_BROADCAST set reads back 1");
+    close(u);
+
+    int sp[2];
+    struct timeval tv = {0, 50000};
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sp);
+    setsockopt(sp[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    CHECK_ERR(recv(sp[0], &c, 1, 0), EAGAIN, "an AF_UNIX receive gives up after SO_RCVTIMEO too");
+    static char buf[64 * 1024];
+    setsockopt(sp[1], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    ssize_t k = sizeof buf;
+    for (int i = 0; i < 400 && k == (ssize_t)sizeof buf; i++)
+        k = send(sp[1], buf, sizeof buf, 0);
+    int e = errno;
+    check((k >= 0 && k < (ssize_t)sizeof buf) || (k == -1 && e == EAGAIN),
+          "and a send into a full AF_UNIX pair after SO_SNDTIMEO");
+    close(sp[0]);
+    close(sp[1]);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -725,5 +879,7 @@ int main(void)
     unix_rights();
     unix_rights_chain();
     unix_names();
+    socket_timeouts();
+    socket_linger_broadcast();
     return suite_end();
 }
