@@ -34,3 +34,30 @@ $(BUILD)/lwip/obj/%.c.o: | $(LWIP_STAMP)
 LWIP_USERS := $(filter $(BUILD)/kernel/net/% $(BUILD)/tests/kernel/net_%,$(KOBJS))
 $(LWIP_USERS): KCFLAGS += $(LWIP_INC)
 $(LWIP_USERS): | $(LWIP_STAMP)
+
+# A second lwIP instance in the same kernel, for the two-instance test
+# (tests/kernel/net_twin_test.c; docs/net.md, "Where it serialises"): lwIP's
+# files and the test's side of it (tests/kernel/net_twin_side.c) compiled
+# again, linked into one relocatable object, and every global symbol that
+# object defines renamed lw2_NAME. Its references to the rest of the kernel
+# (sys_arch, kmalloc, the C library functions) keep their names, so it shares
+# those and nothing of lwIP's state: its own pools, PCBs, interfaces, timers,
+# core lock and tcpip thread. One instance per core would be built this way.
+LWIP2_OBJS := $(patsubst %,$(BUILD)/lwip2/obj/%.o,$(LWIP_SRCS)) $(BUILD)/lwip2/obj/net_twin_side.c.o
+LWIP2 := $(BUILD)/lwip2/lwip2.o
+KOBJS += $(LWIP2)
+
+$(BUILD)/lwip2/obj/%.c.o: | $(LWIP_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC      lwip2/$*.c"
+	$(Q)$(KCC) $(KCFLAGS) $(LWIP_INC) -Ikernel/net/port/libc -c -o $@ $(LWIP_DIR)/$*.c
+$(BUILD)/lwip2/obj/net_twin_side.c.o: tests/kernel/net_twin_side.c | $(LWIP_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC      lwip2/net_twin_side.c"
+	$(Q)$(KCC) $(KCFLAGS) $(LWIP_INC) -c -o $@ $<
+
+$(LWIP2): $(LWIP2_OBJS) kernel/net/net.mk
+	@echo "  LD -r   $@ (globals renamed lw2_*)"
+	$(Q)ld -r -o $@.tmp $(LWIP2_OBJS)
+	$(Q)nm -g --defined-only $@.tmp | awk '{ print $$3 " lw2_" $$3 }' > $@.syms
+	$(Q)objcopy --redefine-syms=$@.syms $@.tmp $@ && rm -f $@.tmp
