@@ -9,15 +9,25 @@
 //   linuxguest-output BEGIN N   and   linuxguest-output END N STATUS
 // lines (N counts from 0; STATUS 0, or the errno that stopped it), which the
 // host side turns back into files (tools/linuxguest --output).
+// With the NIC's modules in /lib/net-modules (tools/linuxguest --net), it loads
+// them in name order and sets eth0 to 10.0.2.15/24 (QEMU's user network, the
+// address our kernel takes) and lo to 127.0.0.1, both up, before the program.
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/io.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -46,6 +56,55 @@ static void mounts(void)
     mount("sysfs", "/sys", "sysfs", 0, NULL);
     mkdir("/tmp", 01777);
     mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
+}
+
+#define NET_MODULES "/lib/net-modules"
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+// Give interface name the address addr/24 and bring it up: 0, or -1.
+static int if_up(int sock, const char *name, const char *addr)
+{
+    struct ifreq r;
+    memset(&r, 0, sizeof r);
+    strncpy(r.ifr_name, name, IFNAMSIZ - 1);
+    struct sockaddr_in *a = (struct sockaddr_in *)&r.ifr_addr;
+    a->sin_family = AF_INET;
+    inet_pton(AF_INET, addr, &a->sin_addr);
+    if (ioctl(sock, SIOCSIFADDR, &r) < 0)
+        return -1;
+    inet_pton(AF_INET, strcmp(name, "lo") ? "255.255.255.0" : "255.0.0.0", &a->sin_addr);
+    if (ioctl(sock, SIOCSIFNETMASK, &r) < 0 || ioctl(sock, SIOCGIFFLAGS, &r) < 0)
+        return -1;
+    r.ifr_flags |= IFF_UP | IFF_RUNNING;
+    return ioctl(sock, SIOCSIFFLAGS, &r);
+}
+
+static void network(void)
+{
+    struct dirent **names;
+    int n = scandir(NET_MODULES, &names, NULL, by_name);
+    if (n < 0)
+        return;
+    for (int i = 0; i < n; i++) {
+        char path[512];
+        snprintf(path, sizeof path, NET_MODULES "/%s", names[i]->d_name);
+        int fd = names[i]->d_name[0] == '.' ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0 && syscall(SYS_finit_module, fd, "", 0) != 0)
+            fprintf(stderr, "linuxguest: loading %s: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        free(names[i]);
+    }
+    free(names);
+    int sock = socket(AF_INET, SOCK_DGRAM, 0);
+    if (sock < 0 || if_up(sock, "lo", "127.0.0.1") < 0 || if_up(sock, "eth0", "10.0.2.15") < 0)
+        fprintf(stderr, "linuxguest: setting up the network: %s\n", strerror(errno));
+    if (sock >= 0)
+        close(sock);
 }
 
 // A list of strings, each ended by a NUL byte (/linuxguest/argv: the program
@@ -142,6 +201,7 @@ int main(void)
 {
     console();
     mounts();
+    network();
     static char argbuf[65536], outbuf[65536];
     char *argv[MAX_ARGS + 1], *outputs[MAX_ARGS + 1];
     int status = 127;
