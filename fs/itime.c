@@ -30,6 +30,7 @@
 // cache first (an xcall), so that an explicit time is not overridden by a
 // cached one.
 #include "inode.h"
+#include "lib/hash.h"
 #include "sync/activeset.h"
 #include "sync/atomic.h"
 #include "sync/percpu.h"
@@ -49,11 +50,14 @@ struct it_slot {
 static DEFINE_PERCPU(struct it_slot, it_slots[IT_SLOTS]);
 
 
+// Each CPU salts the hash with its slots' address, as refcache does: with one
+// hash for all, two CPUs that both cached inode X's times and then both change
+// inode O, which shares X's slot, would both evict X and write its line
+// together, for calls on O that commute.
 static struct it_slot *slot_for(int cpu, const struct inode *ip)
 {
-    uintptr_t h = (uintptr_t)ip >> 8; // inodes are 256-byte objects
-    h ^= h >> 8;
-    return &per_cpu_ptr(&it_slots, cpu)[0][h & (IT_SLOTS - 1)];
+    struct it_slot *slots = per_cpu_ptr(&it_slots, cpu)[0];
+    return &slots[mix64((uintptr_t)ip ^ (uintptr_t)slots) & (IT_SLOTS - 1)];
 }
 
 static uint64_t *inode_field(struct inode *ip, int i)

@@ -26,7 +26,9 @@
 // linked, or used refcache, in the last several seconds: sync/activeset.h),
 // under no lock, so its cost follows the CPUs that link, not the CPUs online. A
 // link and a remover of entries that share a slot number (1 in 128) touch one
-// line.
+// line. The slot number is the same on every CPU: a pin lives only while one
+// link runs, so unlike refcache's and itime's slots none holds state that a
+// later collision evicts, and a salt per CPU would not make that 1 in 128 rarer.
 #include "inode.h"
 #include "sync/activeset.h"
 #include "sync/atomic.h"

@@ -29,6 +29,7 @@
 // hashes to the read object's slot there (a slot is a cache line: chance 1 /
 // RC_SLOTS), or when that CPU joins the active set.
 #include "sync/refcache.h"
+#include "lib/hash.h"
 #include "sync/activeset.h"
 #include "sync/atomic.h"
 #include "sync/cpumask.h"
@@ -74,16 +75,12 @@ uint64_t refcache_epoch(void) { return READ_ONCE(rc_global_epoch); }
 // one hash for all, a collision would be the same on every CPU: two CPUs that
 // both used object X (a pipe both ends of a fork touched) would both evict X
 // to make room for object O (the directory both create in), and write X's
-// shared line together. The mix (splitmix64's finalizer) spreads every bit of
+// shared line together. The mix (mix64) spreads every bit of
 // the address over the index, so objects that CPUs allocate symmetrically
 // (the same offset in pages a power of two apart) do not share slots either.
 static struct rc_slot *slot_for(struct rc_cpu *rc, struct refcache_obj *o)
 {
-    uint64_t h = (uintptr_t)o ^ (uintptr_t)rc;
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-    h ^= h >> 31;
-    return &rc->slot[h & (RC_SLOTS - 1)];
+    return &rc->slot[mix64((uintptr_t)o ^ (uintptr_t)rc) & (RC_SLOTS - 1)];
 }
 
 static void review_add(struct rc_cpu *rc, struct refcache_obj *o)
