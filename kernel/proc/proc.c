@@ -476,7 +476,9 @@ static long clone_thread(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t
         return -ENOMEM;
     }
     spin_lock(&p->lock);
-    bool dying = p->group_exiting;
+    // An exec in another thread waits for every other thread to leave: a new
+    // one would have no SIGKILL and keep it waiting.
+    bool dying = p->group_exiting || p->execing;
     struct childlist *unused = dying ? NULL : add_thread(p, t);
     spin_unlock(&p->lock);
     kfree(unused);
@@ -974,14 +976,16 @@ void proc_exit_group(int wstatus)
 }
 
 // For exec: make the caller the process's only thread. false if a group exit
-// overtook us (the caller then leaves).
+// or another thread's exec overtook us (the caller then leaves: that exec
+// sent it SIGKILL first, under the same lock). Two threads that exec at once
+// would otherwise each wait for the other to leave, for ever.
 bool proc_kill_other_threads(void)
 {
     struct thread *t = thread_current();
     struct proc *p = t->proc;
     push_off();
     spin_lock(&p->lock);
-    if (p->group_exiting) {
+    if (p->group_exiting || p->execing) {
         spin_unlock(&p->lock);
         pop_off();
         return false;
@@ -990,11 +994,16 @@ bool proc_kill_other_threads(void)
     if (!alone) {
         kill_others(p, t, 0);
         p->group_exiting = false; // not us: only the others are told to leave
+        p->execing = t;
     }
     spin_unlock(&p->lock);
     pop_off();
-    if (!alone)
-        wait_event(&p->exit_wq, READ_ONCE(p->nthreads) == 1);
+    if (alone)
+        return true;
+    wait_event(&p->exit_wq, READ_ONCE(p->nthreads) == 1);
+    spin_lock(&p->lock);
+    p->execing = NULL;
+    spin_unlock(&p->lock);
     return true;
 }
 

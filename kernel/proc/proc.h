@@ -83,6 +83,7 @@ struct proc {
     struct waitq exit_wq;    // the kernel waiting for this process; de_thread in exec
     struct list threads;     // [l] live threads, struct thread.group_link
     int nthreads;            // [l,r]
+    struct thread *execing;  // [l] the thread whose execve waits for the others to leave
     int group_status;        // [l] the wait status then
     int exit_signal;         // [i] sent to the parent at exit (clone's CSIGNAL; SIGCHLD)
     struct waitq stop_wq;    // the stopped threads wait here

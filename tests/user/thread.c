@@ -200,6 +200,48 @@ static void test_exec_from_thread(void)
           "execve from a thread replaces the whole process");
 }
 
+static volatile int exec_go;
+
+static void *exec_on_go(void *arg)
+{
+    (void)arg;
+    while (!exec_go)
+        ;
+    char *a[] = {"argcheck", "1", "2", "3", "4", NULL};
+    execv(argcheck_path, a);
+    return NULL;
+}
+
+// Four threads call execve at once, 20 times over: one exec wins and the
+// others die, every time. (Two execs that each waited for the other thread
+// to leave hung for ever.) A process that has not ended after 30 s fails.
+static void test_exec_from_threads_at_once(void)
+{
+    int ok = 0, rounds = 20;
+    for (int r = 0; r < rounds; r++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            pthread_t t[4];
+            for (int i = 0; i < 4; i++)
+                pthread_create(&t[i], NULL, exec_on_go, NULL);
+            exec_go = 1;
+            for (;;)
+                pause();
+        }
+        int st = 0;
+        pid_t w = 0;
+        for (int ms = 0; ms < 30000 && (w = waitpid(pid, &st, WNOHANG)) == 0; ms += 10)
+            usleep(10000);
+        if (w != pid) {
+            printf("# round %d: the process did not end\n", r);
+            kill(pid, SIGKILL);
+            break;
+        }
+        ok += WIFEXITED(st) && WEXITSTATUS(st) == 5;
+    }
+    check(ok == rounds, "execve in four threads at once: one wins, the process ends (20 rounds)");
+}
+
 static void *forker(void *arg)
 {
     (void)arg;
@@ -515,6 +557,7 @@ int main(int argc, char **argv)
     test_exit_group_from_thread();
     test_thread_exit_leaves_process();
     test_exec_from_thread();
+    test_exec_from_threads_at_once();
     test_threads_fork_concurrently();
     test_children_of_threads();
     test_vector_registers_private();
