@@ -17,9 +17,31 @@ struct extable_entry {
 };
 extern const struct extable_entry __start_extable[], __stop_extable[];
 
+// The part of [a, a+n) inside this thread's kernel I/O window, from a: 0 if a
+// is outside it.
+static size_t kio_part(uint64_t a, size_t n)
+{
+    struct thread *t = thread_current();
+    if (!t->kio_len || a < t->kio_base || a - t->kio_base >= t->kio_len)
+        return 0;
+    return MIN(n, t->kio_len - (a - t->kio_base));
+}
+
+void usercopy_kio_begin(void *buf, size_t n)
+{
+    struct thread *t = thread_current();
+    t->kio_base = (uint64_t)buf;
+    t->kio_len = n;
+}
+
+void usercopy_kio_end(void) { thread_current()->kio_len = 0; }
+
 bool user_range_valid(uint64_t uaddr, size_t n)
 {
-    return uaddr < USER_END && n <= USER_END - uaddr;
+    if (uaddr < USER_END)
+        return n <= USER_END - uaddr;
+    size_t want = n ? n : 1; // an empty range still needs a valid address
+    return kio_part(uaddr, want) == want;
 }
 
 // Did the copy that just ended stop at a fault that found no memory? Read and
@@ -54,7 +76,7 @@ long copy_to_user(uint64_t udst, const void *src, size_t n)
 // The part of [uaddr, uaddr+n) inside user space.
 static size_t user_part(uint64_t uaddr, size_t n)
 {
-    return uaddr >= USER_END ? 0 : MIN(n, USER_END - uaddr);
+    return uaddr >= USER_END ? kio_part(uaddr, n) : MIN(n, USER_END - uaddr);
 }
 
 // A short count says only where the copy stopped, whatever the reason.

@@ -22,6 +22,12 @@ size_t copy_to_user_some(uint64_t udst, const void *src, size_t n);
 // -ENAMETOOLONG if it does not fit, -EFAULT or -ENOMEM.
 long strncpy_from_user(char *dst, uint64_t usrc, size_t n);
 bool user_range_valid(uint64_t uaddr, size_t n);
+// Until usercopy_kio_end, the copy helpers of this thread also take
+// [buf, buf+n), a kernel buffer, as user memory: a file operation given it reads
+// or writes the buffer through the ordinary path, with every other check. For
+// sendfile, which moves data from one file's read to another's write.
+void usercopy_kio_begin(void *buf, size_t n);
+void usercopy_kio_end(void);
 
 // trap.c: a kernel-mode #PF or #GP. True if it came from a copy helper and was
 // handled (demand paging or the fixup).

@@ -83,6 +83,10 @@ struct thread {
     bool force_iret;       // [t] the next return to user mode restores every register
     struct restart_block restart; // [t] how restart_syscall continues (proc.h)
     bool ucopy_nomem;      // [t] a copy helper's fault found no memory (usercopy.c)
+    // A kernel buffer the copy helpers take as this thread's memory while set
+    // (usercopy_kio_begin): sendfile's bounce buffer.
+    uint64_t kio_base;     // [t]
+    size_t kio_len;        // [t] 0: none
     bool short_of_pages;   // [t] an allocation found no page (mm/page.c): see page_wait_if_short
     uint8_t oom_waits;     // [t] faults in a row waited out for want of pages (proc.c)
 };

@@ -67,6 +67,86 @@ long sys_pwrite64(int fd, uint64_t buf, size_t n, int64_t off)
     return ret;
 }
 
+// sendfile(out_fd, in_fd, offset, count): in_fd's bytes from *offset (or its
+// own offset, which then advances) written to out_fd, through a kernel bounce
+// buffer that the two files' ordinary read and write take as the caller's
+// memory (usercopy_kio_begin): every file kind works as out_fd, with its own
+// checks, blocking and signals. A copy, not Linux's splice. Linux's order of
+// errors: the offset's EFAULT; in_fd's EBADF, ESPIPE, EINVAL; out_fd's EBADF,
+// and EINVAL for O_APPEND. in_fd must be seekable (a file, as the classic
+// rule: EINVAL for pipes and sockets). The count done, short at the end of
+// in_fd or where out_fd took less.
+#define SENDFILE_CHUNK (64 * 1024)
+
+static long sendfile_copy(struct file *in, struct file *out, int64_t *pos, size_t count)
+{
+    char *buf = kmalloc(SENDFILE_CHUNK);
+    if (!buf)
+        return -ENOMEM;
+    usercopy_kio_begin(buf, SENDFILE_CHUNK);
+    long done = 0, err = 0;
+    while ((size_t)done < count) {
+        size_t n = MIN(count - (size_t)done, SENDFILE_CHUNK);
+        long r = file_read(in, (uint64_t)buf, n, pos);
+        if (r <= 0) {
+            err = r;
+            break;
+        }
+        long w = file_write(out, (uint64_t)buf, (size_t)r, NULL);
+        if (w <= 0) {
+            err = w;
+            break;
+        }
+        done += w;
+        *pos += w;
+        if (w < r || (size_t)r < n)
+            break; // out_fd took less, or in_fd ended
+    }
+    usercopy_kio_end();
+    kfree(buf);
+    return done ? done : err;
+}
+
+long sys_sendfile(int out_fd, int in_fd, uint64_t uoff, size_t count)
+{
+    int64_t pos = 0;
+    if (uoff && copy_from_user(&pos, uoff, sizeof pos))
+        return -EFAULT;
+    GET_FD(in, in_fd);
+    long ret = 0;
+    if (!file_readable(in.f))
+        ret = -EBADF;
+    else if (!in.f->ops->seekable)
+        ret = uoff ? -ESPIPE : -EINVAL;
+    else if (pos < 0)
+        ret = -EINVAL;
+    if (ret) {
+        fd_put(in);
+        return ret;
+    }
+    struct fd_ref out = fd_get(fdt(), out_fd);
+    if (!out.f || !file_writable(out.f))
+        ret = -EBADF;
+    else if (READ_ONCE(out.f->flags) & O_APPEND)
+        ret = -EINVAL;
+    if (!ret) {
+        if (!uoff)
+            pos = (int64_t)READ_ONCE(in.f->pos);
+        ret = sendfile_copy(in.f, out.f, &pos, MIN(count, (size_t)0x7ffff000));
+        if (!uoff && ret > 0) {
+            sleeplock_acquire(&in.f->poslock);
+            WRITE_ONCE(in.f->pos, (uint64_t)pos);
+            sleeplock_release(&in.f->poslock);
+        }
+    }
+    if (out.f)
+        fd_put(out);
+    fd_put(in);
+    if (uoff && ret >= 0 && copy_to_user(uoff, &pos, sizeof pos))
+        return -EFAULT;
+    return ret;
+}
+
 #define IOV_MAX 1024
 
 // readv/writev: segment by segment; a short transfer ends the call. The

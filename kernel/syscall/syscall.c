@@ -29,6 +29,7 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
     SYS(write),
     SYS(pread64),
     SYS(pwrite64),
+    SYS(sendfile),
     SYS(readv),
     SYS(writev),
     SYS(lseek),

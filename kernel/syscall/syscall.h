@@ -95,6 +95,7 @@ long sys_read(int fd, uint64_t buf, size_t n);
 long sys_write(int fd, uint64_t buf, size_t n);
 long sys_pread64(int fd, uint64_t buf, size_t n, int64_t off);
 long sys_pwrite64(int fd, uint64_t buf, size_t n, int64_t off);
+long sys_sendfile(int out_fd, int in_fd, uint64_t uoff, size_t count);
 long sys_readv(int fd, uint64_t iov, int iovcnt);
 long sys_writev(int fd, uint64_t iov, int iovcnt);
 long sys_lseek(int fd, int64_t off, int whence);

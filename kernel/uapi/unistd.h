@@ -38,6 +38,7 @@
 #define __NR_alarm 37
 #define __NR_setitimer 38
 #define __NR_getpid 39
+#define __NR_sendfile 40
 #define __NR_clone 56
 #define __NR_fork 57
 #define __NR_vfork 58

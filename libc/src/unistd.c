@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/select.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
@@ -22,6 +23,10 @@ ssize_t pread(int fd, void *buf, size_t n, off_t off) { return sys(__NR_pread64,
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
     return sys(__NR_pwrite64, fd, buf, n, off);
+}
+ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
+{
+    return sys(__NR_sendfile, out_fd, in_fd, offset, count);
 }
 ssize_t readv(int fd, const struct iovec *iov, int n) { return sys(__NR_readv, fd, iov, n); }
 ssize_t writev(int fd, const struct iovec *iov, int n) { return sys(__NR_writev, fd, iov, n); }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -863,6 +864,80 @@ static void socket_linger_broadcast(void)
     close(sp[1]);
 }
 
+// sendfile: a file into a TCP connection (its own offset), a pipe (an
+// explicit one), another file; the end of the file; bad input.
+static void sendfile_calls(void)
+{
+    enum { N = 300000 };
+    if (enter_scratch("sendfile") != 0) {
+        check(0, "scratch directory");
+        return;
+    }
+    static unsigned char data[N], got[N];
+    for (size_t i = 0; i < N; i++)
+        data[i] = pattern(i);
+    int f = open("sf", O_RDWR | O_CREAT | O_TRUNC, 0600);
+    check(f >= 0 && write_all(f, data, N) && lseek(f, 0, SEEK_SET) == 0, "a file of 300,000 bytes");
+    struct sockaddr_in la;
+    int l = listener(&la, 0), cl = connect_to(&la), sv = accept(l, NULL, NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        size_t n = 0;
+        ssize_t k;
+        while (n < N && (k = read(sv, got + n, N - n)) > 0)
+            n += (size_t)k;
+        _exit(n == N && memcmp(got, data, N) == 0 && read(sv, got, 1) == 0 ? 0 : 1);
+    }
+    close(sv);
+    size_t sent = 0;
+    ssize_t k = 1;
+    while (sent < N && (k = sendfile(cl, f, NULL, N - sent)) > 0)
+        sent += (size_t)k;
+    shutdown(cl, SHUT_WR);
+    check(sent == N, "sendfile of a file into a TCP connection");
+    check(wait_ok(pid), "the peer read every byte, in order");
+    check(lseek(f, 0, SEEK_CUR) == N, "without an offset, the file's own offset advanced");
+    close(cl);
+    close(l);
+
+    int p[2];
+    pipe(p);
+    off_t off = 1000;
+    k = sendfile(p[1], f, &off, 500);
+    check(k == 500 && off == 1500 && lseek(f, 0, SEEK_CUR) == N,
+          "with an offset: it advances, the file's own does not");
+    check(read(p[0], got, 500) == 500 && memcmp(got, data + 1000, 500) == 0,
+          "the pipe holds the bytes from the offset");
+    int g = open("sf2", O_RDWR | O_CREAT | O_TRUNC, 0600);
+    off = 0;
+    check(sendfile(g, f, &off, N + 100) == N && off == N, "file to file, asked past the end: what there is");
+    check(pread(g, got, N, 0) == N && memcmp(got, data, N) == 0, "the copy is the file");
+    off = N;
+    check(sendfile(g, f, &off, 10) == 0, "at the end of the file: 0");
+    CHECK_ERR(sendfile(g, f, unmapped_page(), 10), EFAULT, "a bad offset pointer is EFAULT");
+    CHECK_ERR(sendfile(g, 999, NULL, 10), EBADF, "a closed in_fd is EBADF");
+    CHECK_ERR(sendfile(999, f, NULL, 10), EBADF, "a closed out_fd is EBADF");
+    int ro = open("sf", O_RDONLY), wo = open("sf2", O_WRONLY), ap = open("sf2", O_WRONLY | O_APPEND);
+    CHECK_ERR(sendfile(ro, f, NULL, 10), EBADF, "an out_fd not open for writing is EBADF");
+    CHECK_ERR(sendfile(g, wo, NULL, 10), EBADF, "an in_fd not open for reading is EBADF");
+    off_t neg = -1;
+    CHECK_ERR(sendfile(g, f, &neg, 10), EINVAL, "a negative offset is EINVAL");
+    CHECK_ERR(sendfile(ap, f, NULL, 10), EINVAL, "an out_fd with O_APPEND is EINVAL");
+    off = 0;
+    CHECK_ERR(sendfile(g, p[0], &off, 10), ESPIPE, "an offset with a pipe as in_fd is ESPIPE");
+    close(ro);
+    close(wo);
+    close(ap);
+    close(g);
+    close(f);
+    close(p[0]);
+    close(p[1]);
+    unlink("sf");
+    unlink("sf2");
+    chdir("/");
+    rmdir(suite_dir);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -881,5 +956,6 @@ int main(void)
     unix_names();
     socket_timeouts();
     socket_linger_broadcast();
+    sendfile_calls();
     return suite_end();
 }
