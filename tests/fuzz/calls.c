@@ -456,6 +456,7 @@ const struct call calls[] = {
     C(write, "fbl", BLOCKS),
     C(pread64, "fblo", BLOCKS),
     C(pwrite64, "fblo", BLOCKS),
+    C(sendfile, "ffbl", BLOCKS),
     C(readv, "fbi", BLOCKS),
     C(writev, "fbi", BLOCKS),
     C(lseek, "fow", 0),
