@@ -1105,8 +1105,8 @@ static void tcp_orphan(struct inet_sock *s)
         tcp_err(pcb, NULL);
         tcp_recv(pcb, orphan_recv);
         // Data still queued for the reader means the close resets, as does
-        // SO_LINGER with a time of 0 (Linux's tcp_close). A longer linger
-        // time does not make close wait here.
+        // SO_LINGER with a time of 0 (Linux's tcp_close); a longer time has
+        // made the close wait (linger_wait).
         bool reset = s->rx || s->conn->recv_avail > 0 ||
                      (READ_ONCE(s->sk.linger) && READ_ONCE(s->sk.linger_s) == 0);
         if (reset) {
@@ -1123,9 +1123,32 @@ static void tcp_orphan(struct inet_sock *s)
     UNLOCK_TCPIP_CORE();
 }
 
+// SO_LINGER with a time: the close waits until the data sent has been
+// acknowledged, for at most that time or until a signal, as Linux's does
+// (which also waits for its FIN's). The connection goes on either way.
+static void linger_wait(struct inet_sock *s)
+{
+    int secs = READ_ONCE(s->sk.linger_s);
+    if (!READ_ONCE(s->sk.linger) || secs <= 0 || !s->connected)
+        return;
+    uint64_t deadline = nsec_now() + (uint64_t)secs * 1000000000ull;
+    for (;;) {
+        unsigned gen = load_acquire(&s->gen);
+        LOCK_TCPIP_CORE();
+        struct tcp_pcb *pcb = s->conn->pcb.tcp;
+        bool pending = pcb && (pcb->state == ESTABLISHED || pcb->state == CLOSE_WAIT) &&
+                       (pcb->unsent || pcb->unacked);
+        UNLOCK_TCPIP_CORE();
+        if (!pending || wait_event_after(s, gen, deadline))
+            return;
+    }
+}
+
 static void inet_release(struct sock *sk)
 {
     struct inet_sock *s = isk(sk);
+    if (is_tcp(s))
+        linger_wait(s);
     map_remove(s);
     if (is_tcp(s))
         tcp_orphan(s);

@@ -827,6 +827,34 @@ static void socket_linger_broadcast(void)
     close(sv);
     check(read(cl, &c, 1) == 0, "without it the peer reads end of file");
     close(cl);
+    // A linger time: with data the peer does not take (its window full), the
+    // close waits that long, then returns.
+    cl = connect_to(&la);
+    sv = accept(l, NULL, NULL);
+    int one = 1;
+    setsockopt(cl, SOL_SOCKET, SO_RCVBUF, &one, sizeof one); // the smallest window
+    setsockopt(sv, SOL_SOCKET, SO_SNDBUF, &one, sizeof one);
+    fcntl(sv, F_SETFL, O_NONBLOCK);
+    static char fill[64 * 1024];
+    int rounds = 0;
+    for (int idle = 0; rounds < 1000 && idle < 20; rounds++) {
+        if (send(sv, fill, sizeof fill, 0) > 0)
+            idle = 0;
+        else {
+            idle++; // full for 100 ms: the peer's window and our buffer are
+            sleep_ms(5);
+        }
+    }
+    lg = (struct linger){1, 1};
+    setsockopt(sv, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    close(sv);
+    long ms = ms_since(&t0);
+    check(ms >= 900 && ms < 5000, "a close with unacknowledged data waits SO_LINGER's time (1 s)");
+    if (!(ms >= 900 && ms < 5000))
+        printf("# it took %ld ms (%d sends)\n", ms, rounds);
+    close(cl);
     close(l);
 
     int u = socket(AF_INET, SOCK_DGRAM, 0);
