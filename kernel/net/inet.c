@@ -1125,11 +1125,13 @@ static void tcp_orphan(struct inet_sock *s)
 
 // SO_LINGER with a time: the close waits until the data sent has been
 // acknowledged, for at most that time or until a signal, as Linux's does
-// (which also waits for its FIN's). The connection goes on either way.
+// (which also waits for its FIN's). The connection goes on either way. A
+// thread that is leaving (its fd table gone) or a kernel thread does not
+// wait: at exit Linux lingers in the background too.
 static void linger_wait(struct inet_sock *s)
 {
     int secs = READ_ONCE(s->sk.linger_s);
-    if (!READ_ONCE(s->sk.linger) || secs <= 0 || !s->connected)
+    if (!READ_ONCE(s->sk.linger) || secs <= 0 || !s->connected || !thread_current()->fdt)
         return;
     uint64_t deadline = nsec_now() + (uint64_t)secs * 1000000000ull;
     for (;;) {
