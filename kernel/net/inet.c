@@ -68,8 +68,13 @@ struct inet_sock {
     bool connected;            // [l] TCP: established once; UDP: has a peer
     bool reset;                // [l] TCP: the connection is gone (send: EPIPE)
     bool peer_fin;             // [l] TCP: a send saw the peer's FIN (a reset then means EPIPE)
-    bool nodelay, keepalive, reuseaddr; // [l] options, as set
-    int sndbuf, rcvbuf;        // [l] SO_SNDBUF/SO_RCVBUF as set (reported, not enforced)
+    // [l] Options as set (apply_options puts them on the PCB): booleans as 0
+    // or 1; IP_TTL and IP_TOS; TCP_KEEPIDLE and TCP_KEEPINTVL in seconds,
+    // TCP_KEEPCNT in probes; SO_SNDBUF and SO_RCVBUF as reported (not enforced).
+    int nodelay, keepalive, reuseaddr;
+    int ttl, tos;
+    int keep_idle, keep_intvl, keep_cnt;
+    int sndbuf, rcvbuf;
 };
 
 static struct inet_sock *isk(struct sock *sk) { return (struct inet_sock *)sk; }
@@ -180,6 +185,10 @@ static struct inet_sock *alloc_sock(int type, int protocol, struct netconn *c)
     pollhead_init(&s->poll, "inet poll");
     s->sndbuf = TCP_SND_BUF;
     s->rcvbuf = TCP_WND;
+    s->ttl = IP_DEFAULT_TTL;
+    s->keep_idle = TCP_KEEPIDLE_DEFAULT / 1000;
+    s->keep_intvl = TCP_KEEPINTVL_DEFAULT / 1000;
+    s->keep_cnt = TCP_KEEPCNT_DEFAULT;
     return s;
 }
 
@@ -364,6 +373,50 @@ static void settle(struct inet_sock *s)
     }
 }
 
+// The options as set go onto the netconn's PCB: after each change, on a PCB
+// made anew (renew, after a failed connect) and on an accepted connection's
+// (which has its listener's, as Linux's accepted sockets do). Under s->lock.
+static void apply_options(struct inet_sock *s)
+{
+    LOCK_TCPIP_CORE();
+    struct ip_pcb *ip = s->conn->pcb.ip;
+    if (ip) {
+        ip->so_options = (u8_t)((ip->so_options & ~(SOF_REUSEADDR | SOF_KEEPALIVE)) |
+                                (s->reuseaddr ? SOF_REUSEADDR : 0) |
+                                (s->keepalive ? SOF_KEEPALIVE : 0));
+        ip->ttl = (u8_t)s->ttl;
+        ip->tos = (u8_t)s->tos;
+    }
+    // A listener's PCB is the smaller tcp_pcb_listen: no Nagle or keepalive
+    // fields (its connections get them at accept).
+    struct tcp_pcb *pcb = s->conn->pcb.tcp;
+    if (is_tcp(s) && pcb && !s->listening) {
+        if (s->nodelay)
+            tcp_nagle_disable(pcb);
+        else
+            tcp_nagle_enable(pcb);
+        pcb->keep_idle = (u32_t)s->keep_idle * 1000;
+        pcb->keep_intvl = (u32_t)s->keep_intvl * 1000;
+        pcb->keep_cnt = (u32_t)s->keep_cnt;
+    }
+    UNLOCK_TCPIP_CORE();
+}
+
+// An accepted socket starts with its listener's options.
+static void inherit_options(struct inet_sock *n, struct inet_sock *l)
+{
+    n->reuseaddr = l->reuseaddr;
+    n->keepalive = l->keepalive;
+    n->nodelay = l->nodelay;
+    n->ttl = l->ttl;
+    n->tos = l->tos;
+    n->keep_idle = l->keep_idle;
+    n->keep_intvl = l->keep_intvl;
+    n->keep_cnt = l->keep_cnt;
+    n->sndbuf = l->sndbuf;
+    n->rcvbuf = l->rcvbuf;
+}
+
 // A fresh netconn for a socket whose connection attempt failed (lwIP has
 // freed its PCB), so that it can connect again, as on Linux.
 static int renew(struct inet_sock *s)
@@ -378,6 +431,7 @@ static int renew(struct inet_sock *s)
     s->rx_err = 0; // the failed attempt is over
     s->rd_eof = s->reset = s->peer_fin = false;
     map_add(s);
+    apply_options(s);
     return 0;
 }
 
@@ -518,6 +572,8 @@ static int inet_accept(struct sock *sk, struct sock **out, bool nonblock)
         return -ENOMEM;
     }
     n->bound = n->connected = true;
+    inherit_options(n, s);
+    apply_options(n);
     map_add(n); // events before this found no socket: calls look at the state
     *out = &n->sk;
     return 0;
@@ -894,69 +950,74 @@ static int inet_getname(struct sock *sk, void *addr, int *len, bool peer)
     return addr_to(addr, len, &ip, port);
 }
 
-// The netconn's PCB option bits (SOF_REUSEADDR, SOF_KEEPALIVE).
-static void pcb_option(struct inet_sock *s, u8_t opt, bool on)
+// ---- options -------------------------------------------------------------------
+
+// An int option's value; IPPROTO_IP's options also take a single byte (Linux).
+static int opt_value(const void *val, int len, bool byte_ok, int *v)
 {
-    LOCK_TCPIP_CORE();
-    if (s->conn->pcb.ip) {
-        if (on)
-            ip_set_option(s->conn->pcb.ip, opt);
-        else
-            ip_reset_option(s->conn->pcb.ip, opt);
+    if (byte_ok && len >= 1 && len < (int)sizeof(int)) {
+        *v = *(const unsigned char *)val;
+        return 0;
     }
-    UNLOCK_TCPIP_CORE();
+    return sock_opt_get(val, len, v);
+}
+
+// The option's field and its valid range, or NULL if the socket has no such
+// option (ENOPROTOOPT).
+static int *option_field(struct inet_sock *s, int level, int name, int *lo, int *hi)
+{
+    *lo = INT32_MIN;
+    *hi = INT32_MAX;
+    if (level == SOL_SOCKET) {
+        switch (name) {
+        case SO_REUSEADDR: return &s->reuseaddr;
+        case SO_KEEPALIVE: return &s->keepalive;
+        case SO_SNDBUF: return &s->sndbuf;
+        case SO_RCVBUF: return &s->rcvbuf;
+        }
+    } else if (level == IPPROTO_IP) {
+        switch (name) {
+        case IP_TTL: *lo = -1, *hi = 255; return &s->ttl; // -1: the default
+        case IP_TOS: return &s->tos;
+        }
+    } else if (level == IPPROTO_TCP && is_tcp(s)) {
+        switch (name) {
+        case TCP_NODELAY: return &s->nodelay;
+        case TCP_KEEPIDLE: *lo = 1, *hi = 32767; return &s->keep_idle;
+        case TCP_KEEPINTVL: *lo = 1, *hi = 32767; return &s->keep_intvl;
+        case TCP_KEEPCNT: *lo = 1, *hi = 127; return &s->keep_cnt;
+        }
+    }
+    return NULL;
 }
 
 static int inet_setsockopt(struct sock *sk, int level, int name, const void *val, int len)
 {
     struct inet_sock *s = isk(sk);
-    int v, err;
-    if (level == SOL_SOCKET) {
-        switch (name) {
-        case SO_REUSEADDR:
-        case SO_KEEPALIVE:
-        case SO_SNDBUF:
-        case SO_RCVBUF:
-            if ((err = sock_opt_get(val, len, &v)))
-                return err;
-            break;
-        default:
-            return -ENOPROTOOPT;
-        }
-        sleeplock_acquire(&s->lock);
-        if (name == SO_REUSEADDR) {
-            s->reuseaddr = v != 0;
-            pcb_option(s, SOF_REUSEADDR, v != 0);
-        } else if (name == SO_KEEPALIVE) {
-            s->keepalive = v != 0;
-            pcb_option(s, SOF_KEEPALIVE, v != 0);
-        } else {
-            // Linux doubles the value (room for its bookkeeping) within limits.
-            v = v < 1024 ? 2048 : v > (1 << 24) ? (1 << 25) : 2 * v;
-            *(name == SO_SNDBUF ? &s->sndbuf : &s->rcvbuf) = v;
-        }
-        sleeplock_release(&s->lock);
-        return 0;
-    }
-    if (level == IPPROTO_TCP && is_tcp(s)) {
-        if (name != TCP_NODELAY)
-            return -ENOPROTOOPT;
-        if ((err = sock_opt_get(val, len, &v)))
-            return err;
-        sleeplock_acquire(&s->lock);
-        s->nodelay = v != 0;
-        LOCK_TCPIP_CORE();
-        if (s->conn->pcb.tcp) {
-            if (v)
-                tcp_nagle_disable(s->conn->pcb.tcp);
-            else
-                tcp_nagle_enable(s->conn->pcb.tcp);
-        }
-        UNLOCK_TCPIP_CORE();
-        sleeplock_release(&s->lock);
-        return 0;
-    }
-    return -ENOPROTOOPT;
+    int v, lo, hi, err;
+    int *field = option_field(s, level, name, &lo, &hi);
+    if (!field)
+        return -ENOPROTOOPT;
+    if ((err = opt_value(val, len, level == IPPROTO_IP, &v)))
+        return err;
+    if (v < lo || v > hi || (level == IPPROTO_IP && name == IP_TTL && v == 0))
+        return -EINVAL;
+    if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_RCVBUF))
+        // Linux doubles the value (room for its bookkeeping) within limits;
+        // lwIP's buffers stay their configured size.
+        v = v < 1024 ? 2048 : v > (1 << 24) ? (1 << 25) : 2 * v;
+    else if (level == IPPROTO_IP && name == IP_TTL && v == -1)
+        v = IP_DEFAULT_TTL;
+    else if (level == IPPROTO_IP && name == IP_TOS)
+        v &= is_tcp(s) ? 0xfc : 0xff; // TCP keeps the ECN bits its own
+    else if ((level == SOL_SOCKET && name != SO_SNDBUF && name != SO_RCVBUF) ||
+             (level == IPPROTO_TCP && name == TCP_NODELAY))
+        v = v != 0;
+    sleeplock_acquire(&s->lock);
+    *field = v;
+    apply_options(s);
+    sleeplock_release(&s->lock);
+    return 0;
 }
 
 // SO_ERROR: a failed connect's error, or a pending one; reading clears it.
@@ -973,27 +1034,33 @@ static int so_error(struct inet_sock *s)
 static int inet_getsockopt(struct sock *sk, int level, int name, void *val, int *len)
 {
     struct inet_sock *s = isk(sk);
-    int v;
-    if (level == SOL_SOCKET) {
-        sleeplock_acquire(&s->lock);
+    int v, lo, hi;
+    sleeplock_acquire(&s->lock);
+    int *field = option_field(s, level, name, &lo, &hi);
+    if (field) {
+        v = *field;
+    } else if (level == SOL_SOCKET) {
         switch (name) {
         case SO_TYPE: v = s->sk.type; break;
         case SO_DOMAIN: v = AF_INET; break;
         case SO_PROTOCOL: v = s->sk.protocol; break;
         case SO_ACCEPTCONN: v = s->listening; break;
-        case SO_REUSEADDR: v = s->reuseaddr; break;
-        case SO_KEEPALIVE: v = s->keepalive; break;
-        case SO_SNDBUF: v = s->sndbuf; break;
-        case SO_RCVBUF: v = s->rcvbuf; break;
         case SO_ERROR: v = -so_error(s); break;
         default: sleeplock_release(&s->lock); return -ENOPROTOOPT;
         }
+    } else {
         sleeplock_release(&s->lock);
-        return sock_opt_int(val, len, v);
+        return -ENOPROTOOPT;
     }
-    if (level == IPPROTO_TCP && is_tcp(s) && name == TCP_NODELAY)
-        return sock_opt_int(val, len, READ_ONCE(s->nodelay));
-    return -ENOPROTOOPT;
+    sleeplock_release(&s->lock);
+    // IPPROTO_IP's small values fit one byte when the caller gives less than
+    // an int's room (Linux).
+    if (level == IPPROTO_IP && *len > 0 && *len < (int)sizeof(int)) {
+        *len = 1;
+        *(unsigned char *)val = (unsigned char)v;
+        return 0;
+    }
+    return sock_opt_int(val, len, v);
 }
 
 static unsigned stream_poll(struct inet_sock *s)

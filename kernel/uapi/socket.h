@@ -60,6 +60,8 @@
 #define SO_ACCEPTCONN 30
 #define SO_PROTOCOL 38
 #define SO_DOMAIN 39
+#define IP_TOS 1 // IPPROTO_IP
+#define IP_TTL 2
 #define TCP_NODELAY 1
 #define TCP_MAXSEG 2
 #define TCP_KEEPIDLE 4

@@ -966,6 +966,69 @@ static void sendfile_calls(void)
     rmdir(suite_dir);
 }
 
+static int opt_get(int s, int level, int name)
+{
+    int v = -12345;
+    socklen_t len = sizeof v;
+    return getsockopt(s, level, name, &v, &len) == 0 && len == sizeof v ? v : -12345;
+}
+
+static int opt_set(int s, int level, int name, int v)
+{
+    return setsockopt(s, level, name, &v, sizeof v);
+}
+
+// IP_TTL, IP_TOS and TCP's keepalive timing: defaults, values, bad values,
+// and an accepted connection that has its listener's.
+static void ip_tcp_options(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    check(opt_get(s, IPPROTO_IP, IP_TTL) == 64, "IP_TTL is 64 at first");
+    check(opt_set(s, IPPROTO_IP, IP_TTL, 5) == 0 && opt_get(s, IPPROTO_IP, IP_TTL) == 5,
+          "IP_TTL set to 5 reads back");
+    CHECK_ERR(opt_set(s, IPPROTO_IP, IP_TTL, 0), EINVAL, "IP_TTL 0 is EINVAL");
+    CHECK_ERR(opt_set(s, IPPROTO_IP, IP_TTL, 256), EINVAL, "IP_TTL 256 is EINVAL");
+    check(opt_set(s, IPPROTO_IP, IP_TTL, -1) == 0 && opt_get(s, IPPROTO_IP, IP_TTL) == 64,
+          "IP_TTL -1 is the default again");
+    unsigned char b = 9;
+    socklen_t blen = 1;
+    check(setsockopt(s, IPPROTO_IP, IP_TTL, &b, 1) == 0 && (b = 0, 1) &&
+              getsockopt(s, IPPROTO_IP, IP_TTL, &b, &blen) == 0 && blen == 1 && b == 9,
+          "IP_TTL as one byte, set and read");
+    check(opt_get(s, IPPROTO_IP, IP_TOS) == 0 && opt_set(s, IPPROTO_IP, IP_TOS, 0x10) == 0 &&
+              opt_get(s, IPPROTO_IP, IP_TOS) == 0x10,
+          "IP_TOS 0 at first; 0x10 reads back");
+    check(opt_get(s, IPPROTO_TCP, TCP_KEEPIDLE) == 7200 && opt_get(s, IPPROTO_TCP, TCP_KEEPINTVL) == 75 &&
+              opt_get(s, IPPROTO_TCP, TCP_KEEPCNT) == 9,
+          "TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT: 7200, 75, 9 at first");
+    check(opt_set(s, IPPROTO_TCP, TCP_KEEPIDLE, 30) == 0 && opt_set(s, IPPROTO_TCP, TCP_KEEPINTVL, 5) == 0 &&
+              opt_set(s, IPPROTO_TCP, TCP_KEEPCNT, 3) == 0 && opt_get(s, IPPROTO_TCP, TCP_KEEPIDLE) == 30 &&
+              opt_get(s, IPPROTO_TCP, TCP_KEEPINTVL) == 5 && opt_get(s, IPPROTO_TCP, TCP_KEEPCNT) == 3,
+          "they read back as set");
+    CHECK_ERR(opt_set(s, IPPROTO_TCP, TCP_KEEPIDLE, 0), EINVAL, "TCP_KEEPIDLE 0 is EINVAL");
+    CHECK_ERR(opt_set(s, IPPROTO_TCP, TCP_KEEPINTVL, 40000), EINVAL, "TCP_KEEPINTVL 40000 is EINVAL");
+    CHECK_ERR(opt_set(s, IPPROTO_TCP, TCP_KEEPCNT, 128), EINVAL, "TCP_KEEPCNT 128 is EINVAL");
+    close(s);
+
+    struct sockaddr_in la;
+    int l = listener(&la, 0);
+    opt_set(l, IPPROTO_TCP, TCP_NODELAY, 1);
+    opt_set(l, IPPROTO_TCP, TCP_KEEPIDLE, 42);
+    opt_set(l, SOL_SOCKET, SO_KEEPALIVE, 1);
+    int c = connect_to(&la), a = accept(l, NULL, NULL);
+    check(a >= 0 && opt_get(a, IPPROTO_TCP, TCP_NODELAY) == 1 && opt_get(a, IPPROTO_TCP, TCP_KEEPIDLE) == 42 &&
+              opt_get(a, SOL_SOCKET, SO_KEEPALIVE) == 1,
+          "an accepted connection has its listener's TCP_NODELAY, TCP_KEEPIDLE, SO_KEEPALIVE");
+    close(a);
+    close(c);
+    close(l);
+    int u = socket(AF_INET, SOCK_DGRAM, 0);
+    CHECK_ERR(opt_set(u, IPPROTO_TCP, TCP_KEEPIDLE, 30), ENOPROTOOPT, "TCP options on a UDP socket are ENOPROTOOPT");
+    check(opt_set(u, IPPROTO_IP, IP_TOS, 0x13) == 0 && opt_get(u, IPPROTO_IP, IP_TOS) == 0x13,
+          "IP_TOS of a UDP socket keeps every bit");
+    close(u);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -985,5 +1048,6 @@ int main(void)
     socket_timeouts();
     socket_linger_broadcast();
     sendfile_calls();
+    ip_tcp_options();
     return suite_end();
 }

@@ -74,6 +74,7 @@
 #define TCP_QUEUE_OOSEQ 1
 #define LWIP_TCP_KEEPALIVE 1
 #define SO_REUSE 1 // SO_REUSEADDR (the socket layer sets SOF_REUSEADDR)
+#define IP_DEFAULT_TTL 64 // Linux's (net.ipv4.ip_default_ttl), which IP_TTL reports
 #define TCP_LISTEN_BACKLOG 1
 
 // The netconn API and its receive queues.
