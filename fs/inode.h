@@ -49,15 +49,6 @@ struct inode {
     // Regular files: writers and executors (writecount.c), allocated by the
     // first open for writing or exec and installed once (NULL before).
     struct writecount *wc;        // [a] set once
-    // Regular files (filedata.c): the page tree, and the pages the size
-    // covers, all a fault asks (is its page inside the file?). On this
-    // read-mostly line, away from the size's line (a write or truncate inside
-    // the last page does not change them) and from the refcache objects' (a
-    // CPU evicting the inode's count from its cache writes that line: a read
-    // of the file on another CPU shared it, mtrace spawn-own-child-2proc and
-    // fstat-one-fd-2thread in some runs).
-    struct filemap map;           // [a] nodes installed by compare-and-swap
-    uint64_t npages;              // [s]
 
     // The size seqlock: its sequence changes only while a truncate shrinks the
     // file, so readers retry only then; its spinlock serialises size changes.
@@ -65,8 +56,24 @@ struct inode {
     uint64_t size;                // [s] regular files
     uint64_t atime, mtime, ctime; // [a] nanoseconds since 1970, less what CPUs cache (itime.c)
 
-    struct refcache_obj nlink __cacheline_aligned; // names (+1 for "." and per subdirectory)
-    struct refcache_obj ref;      // dents + open references + children's ".." + callers
+    // The two counts: ref on the third line whole, nlink's count beside it
+    // and the rest of nlink on the fourth. A CPU writes an object's fields
+    // when it flushes or evicts the object from its refcache slot: ref's
+    // often (every open and close counts), nlink's only with a name's
+    // creation or removal.
+    struct refcache_obj ref __cacheline_aligned; // dents + open references + children's ".." + callers
+    struct refcache_obj nlink;    // names (+1 for "." and per subdirectory)
+    // Regular files (filedata.c): the page tree, and the pages the size
+    // covers, all a fault asks (is its page inside the file?). On the fourth
+    // line, with nlink's rarely written fields: not on the size's line (a
+    // write or truncate inside the last page does not change them), not on
+    // ref's (a CPU evicting ref wrote the line a read or stat of the file on
+    // another CPU read: mtrace spawn-own-child-2proc and fstat-one-fd-2thread,
+    // some runs), and not on the first line, which open and stat read (mode,
+    // ino, wc): an extension past a page or a truncate, which write npages,
+    // shared it with them (about 50 tests of the page suite at 3104fd9).
+    struct filemap map;           // [a] nodes installed by compare-and-swap
+    uint64_t npages;              // [s]
 };
 
 static inline bool inode_isdir(const struct inode *ip) { return S_ISDIR(ip->mode); }
