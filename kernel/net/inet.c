@@ -47,6 +47,16 @@
 
 // Who may write each field (docs/conventions.md): [i] immutable once made,
 // [a] atomic, [l] lock, [m] map_lock.
+// Options as set (apply_options puts them on the PCB): booleans as 0 or 1;
+// IP_TTL and IP_TOS; TCP_KEEPIDLE and TCP_KEEPINTVL in seconds, TCP_KEEPCNT
+// in probes; SO_SNDBUF and SO_RCVBUF as reported (not enforced).
+struct inet_opts {
+    int nodelay, keepalive, reuseaddr;
+    int ttl, tos;
+    int keep_idle, keep_intvl, keep_cnt;
+    int sndbuf, rcvbuf;
+};
+
 struct inet_sock {
     struct sock sk;
     struct netconn *conn;      // [l] (replaced only by a reconnect after failure)
@@ -68,13 +78,7 @@ struct inet_sock {
     bool connected;            // [l] TCP: established once; UDP: has a peer
     bool reset;                // [l] TCP: the connection is gone (send: EPIPE)
     bool peer_fin;             // [l] TCP: a send saw the peer's FIN (a reset then means EPIPE)
-    // [l] Options as set (apply_options puts them on the PCB): booleans as 0
-    // or 1; IP_TTL and IP_TOS; TCP_KEEPIDLE and TCP_KEEPINTVL in seconds,
-    // TCP_KEEPCNT in probes; SO_SNDBUF and SO_RCVBUF as reported (not enforced).
-    int nodelay, keepalive, reuseaddr;
-    int ttl, tos;
-    int keep_idle, keep_intvl, keep_cnt;
-    int sndbuf, rcvbuf;
+    struct inet_opts opt;      // [l] options as set; an accepted socket copies its listener's
 };
 
 static struct inet_sock *isk(struct sock *sk) { return (struct inet_sock *)sk; }
@@ -183,12 +187,14 @@ static struct inet_sock *alloc_sock(int type, int protocol, struct netconn *c)
     sleeplock_init(&s->lock, "inet sock");
     waitq_init(&s->wq, "inet sock");
     pollhead_init(&s->poll, "inet poll");
-    s->sndbuf = TCP_SND_BUF;
-    s->rcvbuf = TCP_WND;
-    s->ttl = IP_DEFAULT_TTL;
-    s->keep_idle = TCP_KEEPIDLE_DEFAULT / 1000;
-    s->keep_intvl = TCP_KEEPINTVL_DEFAULT / 1000;
-    s->keep_cnt = TCP_KEEPCNT_DEFAULT;
+    s->opt = (struct inet_opts){
+        .ttl = IP_DEFAULT_TTL,
+        .keep_idle = TCP_KEEPIDLE_DEFAULT / 1000,
+        .keep_intvl = TCP_KEEPINTVL_DEFAULT / 1000,
+        .keep_cnt = TCP_KEEPCNT_DEFAULT,
+        .sndbuf = TCP_SND_BUF,
+        .rcvbuf = TCP_WND,
+    };
     return s;
 }
 
@@ -314,7 +320,7 @@ static int inet_bind(struct sock *sk, const void *addr, int len)
     sleeplock_acquire(&s->lock);
     if (s->bound || s->connected || s->listening)
         err = -EINVAL;
-    else if (is_tcp(s) && port && s->reuseaddr && listener_on(&ip, port))
+    else if (is_tcp(s) && port && s->opt.reuseaddr && listener_on(&ip, port))
         err = -EADDRINUSE;
     else if ((err = lwip_errno(netconn_bind(s->conn, &ip, port))) == 0)
         s->bound = true;
@@ -382,39 +388,24 @@ static void apply_options(struct inet_sock *s)
     struct ip_pcb *ip = s->conn->pcb.ip;
     if (ip) {
         ip->so_options = (u8_t)((ip->so_options & ~(SOF_REUSEADDR | SOF_KEEPALIVE)) |
-                                (s->reuseaddr ? SOF_REUSEADDR : 0) |
-                                (s->keepalive ? SOF_KEEPALIVE : 0));
-        ip->ttl = (u8_t)s->ttl;
-        ip->tos = (u8_t)s->tos;
+                                (s->opt.reuseaddr ? SOF_REUSEADDR : 0) |
+                                (s->opt.keepalive ? SOF_KEEPALIVE : 0));
+        ip->ttl = (u8_t)s->opt.ttl;
+        ip->tos = (u8_t)s->opt.tos;
     }
     // A listener's PCB is the smaller tcp_pcb_listen: no Nagle or keepalive
     // fields (its connections get them at accept).
     struct tcp_pcb *pcb = s->conn->pcb.tcp;
     if (is_tcp(s) && pcb && !s->listening) {
-        if (s->nodelay)
+        if (s->opt.nodelay)
             tcp_nagle_disable(pcb);
         else
             tcp_nagle_enable(pcb);
-        pcb->keep_idle = (u32_t)s->keep_idle * 1000;
-        pcb->keep_intvl = (u32_t)s->keep_intvl * 1000;
-        pcb->keep_cnt = (u32_t)s->keep_cnt;
+        pcb->keep_idle = (u32_t)s->opt.keep_idle * 1000;
+        pcb->keep_intvl = (u32_t)s->opt.keep_intvl * 1000;
+        pcb->keep_cnt = (u32_t)s->opt.keep_cnt;
     }
     UNLOCK_TCPIP_CORE();
-}
-
-// An accepted socket starts with its listener's options.
-static void inherit_options(struct inet_sock *n, struct inet_sock *l)
-{
-    n->reuseaddr = l->reuseaddr;
-    n->keepalive = l->keepalive;
-    n->nodelay = l->nodelay;
-    n->ttl = l->ttl;
-    n->tos = l->tos;
-    n->keep_idle = l->keep_idle;
-    n->keep_intvl = l->keep_intvl;
-    n->keep_cnt = l->keep_cnt;
-    n->sndbuf = l->sndbuf;
-    n->rcvbuf = l->rcvbuf;
 }
 
 // A fresh netconn for a socket whose connection attempt failed (lwIP has
@@ -562,6 +553,7 @@ static int inet_accept(struct sock *sk, struct sock **out, bool nonblock)
     }
     struct netconn *c = s->pending;
     s->pending = NULL;
+    struct inet_opts opt = s->opt; // the new connection's, as Linux's accept gives
     sleeplock_release(&s->lock);
     if (err)
         return err;
@@ -572,7 +564,7 @@ static int inet_accept(struct sock *sk, struct sock **out, bool nonblock)
         return -ENOMEM;
     }
     n->bound = n->connected = true;
-    inherit_options(n, s);
+    n->opt = opt;
     apply_options(n);
     map_add(n); // events before this found no socket: calls look at the state
     *out = &n->sk;
@@ -970,22 +962,22 @@ static int *option_field(struct inet_sock *s, int level, int name, int *lo, int 
     *hi = INT32_MAX;
     if (level == SOL_SOCKET) {
         switch (name) {
-        case SO_REUSEADDR: return &s->reuseaddr;
-        case SO_KEEPALIVE: return &s->keepalive;
-        case SO_SNDBUF: return &s->sndbuf;
-        case SO_RCVBUF: return &s->rcvbuf;
+        case SO_REUSEADDR: return &s->opt.reuseaddr;
+        case SO_KEEPALIVE: return &s->opt.keepalive;
+        case SO_SNDBUF: return &s->opt.sndbuf;
+        case SO_RCVBUF: return &s->opt.rcvbuf;
         }
     } else if (level == IPPROTO_IP) {
         switch (name) {
-        case IP_TTL: *lo = -1, *hi = 255; return &s->ttl; // -1: the default
-        case IP_TOS: return &s->tos;
+        case IP_TTL: *lo = -1, *hi = 255; return &s->opt.ttl; // -1: the default
+        case IP_TOS: return &s->opt.tos;
         }
     } else if (level == IPPROTO_TCP && is_tcp(s)) {
         switch (name) {
-        case TCP_NODELAY: return &s->nodelay;
-        case TCP_KEEPIDLE: *lo = 1, *hi = 32767; return &s->keep_idle;
-        case TCP_KEEPINTVL: *lo = 1, *hi = 32767; return &s->keep_intvl;
-        case TCP_KEEPCNT: *lo = 1, *hi = 127; return &s->keep_cnt;
+        case TCP_NODELAY: return &s->opt.nodelay;
+        case TCP_KEEPIDLE: *lo = 1, *hi = 32767; return &s->opt.keep_idle;
+        case TCP_KEEPINTVL: *lo = 1, *hi = 32767; return &s->opt.keep_intvl;
+        case TCP_KEEPCNT: *lo = 1, *hi = 127; return &s->opt.keep_cnt;
         }
     }
     return NULL;
