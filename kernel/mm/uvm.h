@@ -139,7 +139,9 @@ struct uvm_region {
 // may change meanwhile.
 void uvm_regions(struct vmspace *vs, void (*fn)(const struct uvm_region *r, void *arg), void *arg);
 uintptr_t uvm_page_pa(struct vmspace *vs, uintptr_t va); // 0 if none (tests)
-void uvm_tick(void); // epoch tick (interrupts off): drop the page references COW breaks deferred
+// Epoch tick (interrupts off): drop the page references COW breaks deferred, and
+// give back tree leaves munmap emptied (idle: the CPU is about to stop ticking).
+void uvm_tick(bool idle);
 
 // vm.c: late kernel mappings in the shared upper half (kernel stacks).
 int kvm_map(uintptr_t va, uintptr_t pa, size_t len, uint64_t perm); // 4 KiB pages; -ENOMEM

@@ -154,7 +154,8 @@ struct vmcore {
     uintptr_t hint __cacheline_aligned; // non-fixed placement searches below here
     int64_t resident; // pages this CPU put in minus those it took out
     struct fmap *fmaps; // files this CPU mapped into the space (uvm_file.c)
-    uintptr_t trim_lo, trim_hi; // leaves munmap left for this CPU's tick (tree_trim)
+    uintptr_t trim_lo, trim_hi; // leaves munmap left for this CPU's tick (trim_tick)
+    uintptr_t cool_lo, cool_hi; // leaves the last tick left for the next one
     bool loaded __cacheline_aligned; // this CPU runs on pml4 now (uvm_switch)
 } __cacheline_aligned;
 
@@ -228,6 +229,8 @@ static inline void vp_unlock(struct vpage *vp, uint64_t w)
 void tree_trim(struct vmspace *vs, uintptr_t start, uintptr_t end);
 // After munmap of [start, end): trim what it covered whole now, the rest at the tick.
 void trim_after_unmap(struct vmspace *vs, struct vmcore *vc, uintptr_t start, uintptr_t end);
+// This CPU's tick, with vs loaded: the leaves trim_after_unmap left (idle: all now).
+void trim_tick(struct vmspace *vs, struct vmcore *vc, bool idle);
 
 // ---- per-CPU page tables (uvm_pgtable.c) -------------------------------------------
 

@@ -94,19 +94,14 @@ int vp_break_cow(struct vmspace *vs, struct vpage *vp, uintptr_t va)
     // LAB cow END
 }
 
-void uvm_tick(void)
+void uvm_tick(bool idle)
 {
     cow_defer_settle();
     // The loaded space cannot be freed before we switch away from it.
     struct vmspace *vs = this_cpu_read(loaded_vs);
     struct vmcore *vc = vs ? vs->core[cpu_id()] : NULL;
-    if (vc && vc->trim_hi > vc->trim_lo) {
-        uintptr_t lo = vc->trim_lo, hi = vc->trim_hi;
-        vc->trim_lo = vc->trim_hi = 0;
-        epoch_enter();
-        tree_trim(vs, lo, hi);
-        epoch_exit();
-    }
+    if (vc)
+        trim_tick(vs, vc, idle);
 }
 
 // ---- dropping descriptors, flushing, releasing -------------------------------------

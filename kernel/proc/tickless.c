@@ -74,7 +74,7 @@ static bool nothing_to_tick_for(uint32_t idle_ticks, uint64_t now, uint64_t *wak
     *wake = MIN(*wake, ktimer_next_deadline());
     if (*wake != UINT64_MAX && *wake < now + 2 * TICK_NS)
         return false; // due within a tick or two: keep ticking
-    uvm_tick(); // this CPU's deferred copy-on-write releases
+    uvm_tick(true); // this CPU's deferred copy-on-write releases and trims
     if (!refcache_stop_tick(idle_ticks >= LEAVE_TICKS))
         return false;
     if (!epoch_stop_tick()) {

@@ -141,7 +141,7 @@ void epoch_tick(void)
     // epoch, so a request made before the epoch advanced is seen here.
     fence();
     tlb_tick();
-    uvm_tick();
+    uvm_tick(false);
     WRITE_ONCE(e->acked, e->depth ? e->entered : now);
     if (cpu_id() == 0)
         try_advance(now);
