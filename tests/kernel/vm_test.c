@@ -250,6 +250,62 @@ KTEST(vm_munmap_frees_tree_nodes)
     vmspace_put(vs);
 }
 
+// Placement starts a mapping of 8 pages or more on a page-table line (8
+// entries), so that slices of whole lines share no line of any CPU's table;
+// smaller ones are placed on any page. Each after a 1-page mapping, which
+// leaves the next free page off a line boundary.
+KTEST(vm_placement_starts_line_sized_mappings_on_lines)
+{
+    struct vmspace *vs = vmspace_new();
+    KREQUIRE(vs);
+    vmt_enter(vs);
+    const size_t line = 8 * PGSIZE, sizes[] = {8, 16, 9, 4, 1, 300};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        long one = uvm_map(vs, 0, PGSIZE, VM_READ, 0);
+        long a = uvm_map(vs, 0, sizes[i] * PGSIZE, VM_READ | VM_WRITE, 0);
+        KCHECK(one > 0 && a > 0);
+        if (sizes[i] >= 8)
+            KCHECK_EQ(a % line, 0);
+        else // not moved off the page below the last mapping
+            KCHECK_EQ(a + sizes[i] * PGSIZE, (size_t)one);
+        KCHECK(vmt_touch(a, 1) && vmt_touch(a + (sizes[i] - 1) * PGSIZE, 2));
+    }
+    vmt_leave(vs);
+    vmspace_put(vs);
+}
+
+// A CPU that keeps mapping and unmapping a few pages of a leaf (a thread's own
+// slice of a shared region) keeps the leaf while it does (trim_tick: its tick
+// does not read the neighbours' descriptors), and gives it back once it has
+// stopped for a tick: 200 rounds of 4 pages, then quiet ticks, leave nothing.
+KTEST(vm_partial_unmap_over_and_over_then_trimmed)
+{
+    const uintptr_t va = 0x300000000UL; // alone in its leaf and nodes
+    struct vmspace *vs = vmspace_new();
+    KREQUIRE(vs);
+    vmt_enter(vs);
+    KCHECK_EQ(uvm_map(vs, BASE, PGSIZE, VM_READ | VM_WRITE, UVM_FIXED), (long)BASE);
+    KCHECK(vmt_touch(BASE, 1)); // this CPU's tables and the tree's top exist
+    settle();
+    size_t free0 = page_count_free();
+    for (int round = 0; round < 200; round++) {
+        KCHECK_EQ(uvm_map(vs, va, 4 * PGSIZE, VM_READ | VM_WRITE, UVM_FIXED), (long)va);
+        KCHECK(vmt_touch(va + (round % 4) * PGSIZE, (uint64_t)round));
+        KCHECK_EQ(round % 2 ? uvm_unmap_async(vs, va, 4 * PGSIZE) : uvm_unmap(vs, va, 4 * PGSIZE), 0);
+    }
+    for (uint64_t e = epoch_current(); epoch_current() < e + 4;)
+        pause(); // ticks on this CPU, with the space loaded
+    settle();
+    size_t free1 = page_count_free();
+    // This CPU's two new page-table pages stay with the space; a leaf and node
+    // kept would make it 4 pages.
+    KCHECK(free1 + 2 >= free0);
+    if (free1 + 2 < free0)
+        kprintf("# free pages: %zu before, %zu after\n", free0, free1);
+    vmt_leave(vs);
+    vmspace_put(vs);
+}
+
 // ---- shootdowns and asynchronous unmap ------------------------------------------
 
 static struct vmspace *VS;
