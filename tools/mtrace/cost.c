@@ -237,7 +237,18 @@ static void user_access(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vadd
     access(vcpu, info, vaddr, false, 0);
 }
 
-// A store to the marker region: a window opens or closes. rest: instructions
+// A cold start: no line has a writer or readers.
+static void forget_lines(void)
+{
+    for (size_t i = 0; i < (PHYS_LIMIT >> CHUNK_SHIFT); i++) {
+        if (chunks[i].writer) {
+            memset(chunks[i].writer, 0, CHUNK_LINES * sizeof *chunks[i].writer);
+            memset(chunks[i].readers, 0, (size_t)CHUNK_LINES * words * sizeof *chunks[i].readers);
+        }
+    }
+}
+
+// A store to the marker region: a window opens or closes, or a cold start. rest: instructions
 // after the store in its block, which block() counted (end) or did not (begin).
 static void message(unsigned vcpu, uint64_t off, unsigned rest)
 {
@@ -249,6 +260,8 @@ static void message(unsigned vcpu, uint64_t off, unsigned rest)
     } else if (off == MTRACE_COST_END && current[vcpu] != NO_OP) {
         stats[current[vcpu]].user_insns -= rest;
         current[vcpu] = NO_OP;
+    } else if (off == MTRACE_COST_COLD) {
+        forget_lines();
     }
 }
 

@@ -34,6 +34,11 @@
 //   mtrace_cost_end()       on the same vCPU, right after it
 // and the plugin adds up, per op id, the windows, the instructions executed and
 // the cache-line transfers between vCPUs inside them (tools/mtrace/README.md).
+// Before a measured phase, mtrace_cost_cold() (any vCPU) starts it cold: the
+// plugin forgets which vCPU wrote or read each line, as if every cache had been
+// written back and emptied, so that only what the phase itself moves counts (a
+// line written at boot or in set-up by another CPU is a miss to memory, not a
+// transfer).
 // The guest names its op ids on the console: lines "cost-op ID NAME".
 // mtrace_cost_end() also executes PAUSE, which ends the vCPU's turn in
 // single-threaded TCG: the workers' operations then interleave one by one, as
@@ -56,6 +61,7 @@
 #define MTRACE_CLOSE 0x040               // + call
 #define MTRACE_DONE 0x080
 #define MTRACE_COST_END 0x0c0            // cost mode: end of this vCPU's operation
+#define MTRACE_COST_COLD 0x0c8           // cost mode: every cache written back and emptied
 #define MTRACE_COST_OP 0x100             // cost mode: + op id, begin one operation
 #define MTRACE_COST_MAX_OP 0xf00
 #define MTRACE_ID 0x1000                 // + test id
@@ -72,6 +78,7 @@ static inline void mtrace_open(int call) { mtrace_store(MTRACE_OPEN + call); }
 static inline void mtrace_close(int call) { mtrace_store(MTRACE_CLOSE + call); }
 static inline void mtrace_test_done(void) { mtrace_store(MTRACE_DONE); }
 static inline void mtrace_cost_begin(unsigned op) { mtrace_store(MTRACE_COST_OP + op); }
+static inline void mtrace_cost_cold(void) { mtrace_store(MTRACE_COST_COLD); }
 static inline void mtrace_cost_end(void)
 {
     mtrace_store(MTRACE_COST_END);

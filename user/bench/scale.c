@@ -537,6 +537,8 @@ static void coordinate(int nworkers)
         failed |= ctl->slot[i].err != 0;
     if (!failed && settle > 0)
         sleep_ns((long long)(settle * 1e9));
+    if (mark)
+        mtrace_cost_cold(); // count what the operations move, not boot's or set-up's writes
     __atomic_store_n(&ctl->go, failed ? -1 : 1, __ATOMIC_RELEASE);
     if (!failed && !iterations) {
         sleep_ns((long long)(seconds * 1e9));
