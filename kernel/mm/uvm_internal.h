@@ -229,6 +229,8 @@ static inline void vp_unlock(struct vpage *vp, uint64_t w)
 void tree_trim(struct vmspace *vs, uintptr_t start, uintptr_t end);
 // After munmap of [start, end): trim what it covered whole now, the rest at the tick.
 void trim_after_unmap(struct vmspace *vs, struct vmcore *vc, uintptr_t start, uintptr_t end);
+// After a failed mmap of [start, end): the nodes it added, at the next tick.
+void trim_after_failure(struct vmspace *vs, struct vmcore *vc, uintptr_t start, uintptr_t end);
 // This CPU's tick, with vs loaded: the leaves trim_after_unmap left (idle: all now).
 void trim_tick(struct vmspace *vs, struct vmcore *vc, bool idle);
 

@@ -141,7 +141,7 @@ static uintptr_t find_free(struct vmspace *vs, uintptr_t lo, uintptr_t hi, size_
 }
 
 // Lock [start, start+len) if nothing there is mapped: 0, -EEXIST or -ENOMEM.
-// On failure the tree nodes the try added go again (trim_after_unmap, as after
+// On failure the tree nodes the try added go again (trim_after_failure, as after
 // a munmap), so that failed calls leave nothing allocated.
 static int lock_if_free(struct vmspace *vs, struct vmcore *vc, uintptr_t start, size_t len)
 {
@@ -155,7 +155,7 @@ static int lock_if_free(struct vmspace *vs, struct vmcore *vc, uintptr_t start, 
         }
     }
     if (err)
-        trim_after_unmap(vs, vc, start, start + len);
+        trim_after_failure(vs, vc, start, start + len);
     return err;
 }
 
@@ -223,7 +223,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
         ret = lock_if_free(vs, vc, addr, len);
     } else if (ret == 0 && fixed) {
         if ((ret = range_lock(vs, addr, addr + len, true)) < 0)
-            trim_after_unmap(vs, vc, addr, addr + len); // the nodes it added
+            trim_after_failure(vs, vc, addr, addr + len); // the nodes it added
     } else if (ret == 0 && (ret = place_and_lock(vs, vc, PGROUNDDOWN(addr), len)) > 0) {
         addr = ret;
     }
@@ -234,7 +234,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
     // Recorded before any descriptor names the file (truncate, vmspace_fork).
     if (ip && fmap_note(vs, vc, cpu_id(), ip, addr, addr + len, false, false) < 0) {
         range_unlock(vs, addr, addr + len);
-        trim_after_unmap(vs, vc, addr, addr + len);
+        trim_after_failure(vs, vc, addr, addr + len);
         epoch_exit();
         return -ENOMEM;
     }
@@ -272,7 +272,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
     if (ret < 0)
-        trim_after_unmap(vs, vc, addr, addr + len);
+        trim_after_failure(vs, vc, addr, addr + len);
     epoch_exit();
     return ret < 0 ? ret : (long)addr;
 }

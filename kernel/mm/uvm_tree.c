@@ -237,7 +237,8 @@ void tree_trim(struct vmspace *vs, uintptr_t start, uintptr_t end)
 // in part needs a look at the neighbours' descriptors, which commuting calls on
 // those pages write: that waits for this CPU's tick (trim_tick), outside any
 // system call, if the space is still loaded then (else for the space's free).
-void trim_after_unmap(struct vmspace *vs, struct vmcore *vc, uintptr_t start, uintptr_t end)
+static void trim_later(struct vmspace *vs, uintptr_t start, uintptr_t end, uintptr_t *lo_,
+                       uintptr_t *hi_)
 {
     size_t span = level_span(1);
     uintptr_t lo = (start + span - 1) & ~(span - 1), hi = end & ~(span - 1);
@@ -246,9 +247,23 @@ void trim_after_unmap(struct vmspace *vs, struct vmcore *vc, uintptr_t start, ui
     if (lo < hi && lo == start && hi == end)
         return;
     push_off();
-    vc->trim_lo = vc->trim_hi > vc->trim_lo ? MIN(vc->trim_lo, start) : start;
-    vc->trim_hi = MAX(vc->trim_hi, end);
+    *lo_ = *hi_ > *lo_ ? MIN(*lo_, start) : start;
+    *hi_ = MAX(*hi_, end);
     pop_off();
+}
+
+void trim_after_unmap(struct vmspace *vs, struct vmcore *vc, uintptr_t start, uintptr_t end)
+{
+    trim_later(vs, start, end, &vc->trim_lo, &vc->trim_hi);
+}
+
+// After a failed mmap of [start, end), the tree nodes it added: as after an
+// unmap, but at the next tick whatever else this CPU unmaps (a process
+// running memory out retries where it failed, and must get those pages back
+// while it still asks).
+void trim_after_failure(struct vmspace *vs, struct vmcore *vc, uintptr_t start, uintptr_t end)
+{
+    trim_later(vs, start, end, &vc->cool_lo, &vc->cool_hi);
 }
 
 // A leaf this CPU unmapped in part waits a tick more if this CPU unmapped near
