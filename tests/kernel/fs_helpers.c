@@ -108,6 +108,14 @@ size_t fst_free_pages(void)
     return page_count_free();
 }
 
+bool fst_pages_back(size_t before, size_t after, size_t slack)
+{
+    if (after + slack >= before)
+        return true;
+    kprintf("# free pages: %zu before, %zu after\n", before, after);
+    return false;
+}
+
 int64_t fst_nlink(struct inode *ip)
 {
     struct fs_stat st;

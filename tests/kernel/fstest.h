@@ -14,6 +14,8 @@ void fst_warm_threads(int n);
 void fst_quiesce(void);
 // Free pages after fst_quiesce.
 size_t fst_free_pages(void);
+// Did the free page count come back to within `slack` of `before`? Says both if not.
+bool fst_pages_back(size_t before, size_t after, size_t slack);
 // A new empty directory /name (any old one is removed first); returned referenced.
 struct inode *fst_scratch(const char *name);
 // Remove everything below dir, then dir itself from its parent (path from root).

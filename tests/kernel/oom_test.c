@@ -212,10 +212,7 @@ static void failed_maps(size_t keep)
     // nodes per GiB asked for); other CPUs may take a page meanwhile (seen at
     // 8 CPUs with the network stack running: 6,143 of 6,144), so a few pages
     // of slack.
-    size_t after = fst_free_pages();
-    KCHECK(after + 8 >= before);
-    if (after + 8 < before)
-        kprintf("# free pages: %zu before, %zu after\n", before, after);
+    KCHECK(fst_pages_back(before, fst_free_pages(), 8));
     release(held);
     vmt_leave(vs);
     vmspace_put(vs);
