@@ -33,6 +33,7 @@ struct tlb_req {
 
 static DEFINE_PERCPU(uint64_t, received);
 static DEFINE_PERCPU(uint32_t, flush_pending) __cacheline_aligned; // written by others
+static DEFINE_PERCPU(uint32_t, kflush_pending) __cacheline_aligned; // global entries too
 
 // Kernel mappings are global (PTE_G) and survive a CR3 reload; turning CR4.PGE
 // off and on again drops them too.
@@ -85,9 +86,30 @@ void tlb_flush_later(const cpumask_t *mask)
     fence(); // flags before the caller's epoch_defer
 }
 
+void tlb_flush_kernel_later(void)
+{
+    for_each_cpu(c, &cpu_online_mask)
+        if (!load_relaxed(per_cpu_ptr(&kflush_pending, c)))
+            store_relaxed(per_cpu_ptr(&kflush_pending, c), 1);
+    fence(); // flags before the caller's epoch_defer
+}
+
+// Cleared before the flush: a request that finds the flag still set was made
+// before our flush, which then covers it.
+void tlb_kernel_flush_now(void)
+{
+    if (!this_cpu_read(kflush_pending))
+        return;
+    this_cpu_write(kflush_pending, 0);
+    fence();
+    flush_everything(true);
+    kstat_async_flush();
+}
+
 // Epoch tick (interrupts off), after the CPU has read the epoch it will acknowledge.
 void tlb_tick(void)
 {
+    tlb_kernel_flush_now();
     if (!this_cpu_read(flush_pending))
         return;
     this_cpu_write(flush_pending, 0);

@@ -12,4 +12,10 @@ uint64_t tlb_shootdowns_received(int c); // per-CPU count, for tests
 void tlb_flush_later(const cpumask_t *mask);
 void tlb_tick(void);         // epoch_tick: do a requested flush
 void tlb_switch_flush(void); // context switch: the CR3 load does it
+// Kernel mappings removed for good (a kernel stack given back): every online CPU
+// drops its global entries too, at its next epoch tick or context switch,
+// whichever comes first; a grace period after the call every CPU that runs
+// anything has. tlb_kernel_flush_now does this CPU's part at once (interrupts off).
+void tlb_flush_kernel_later(void);
+void tlb_kernel_flush_now(void);
 #define TLB_FULL_FLUSH_PAGES 32          // above this many pages, flush everything

@@ -7,13 +7,26 @@
 // Scalability: allocations and frees on different CPUs commute and share no cache
 // line in the common case. Freed stacks stay mapped and go to a per-CPU cache; a
 // CPU takes from its own cache first. Only when a cache overflows or runs dry does
-// a CPU touch the shared overflow list (one lock), and only a brand-new slot takes
+// a CPU touch the shared overflow list (one lock), and only a new slot takes
 // one atomic add on the shared slot counter plus the kernel page-table lock.
-// Stacks are never unmapped, so freeing needs no TLB shootdown.
+//
+// Giving memory back. The overflow list holds at most KSTACK_KEEP stacks; a
+// stack freed beyond that is given back: its pages leave the kernel page table
+// at once, and every CPU is asked to drop its global TLB entries at its next
+// tick or context switch (tlb_flush_kernel_later), which needs no IPI. A grace
+// period later every CPU that runs anything has done so, and the pages go back
+// to the page allocator and the slot to the clean slots, which new stacks take
+// before new slots. A CPU whose tick was stopped meanwhile may still hold an
+// entry of the old pages; it drops it before it runs any thread
+// (sched.c's switch_to) or makes a stack (kstack_alloc), the only ways it could
+// use the slot again. Without this, a burst of threads kept its stacks for
+// good: 200 threads at once left 787 pages that never came back.
 #include "mm/mm.h"
+#include "mm/tlb.h"
 #include "mm/uvm.h"
 #include "proc/sched.h"
 #include "sync/atomic.h"
+#include "sync/epoch.h"
 #include "sync/percpu.h"
 #include "sync/spinlock.h"
 #include "uapi/errno.h"
@@ -21,7 +34,7 @@
 #define KSTACK_BASE 0xffffd00000000000ULL
 #define KSTACK_SLOT (2 * KSTACK_SIZE) // the lower half is the guard
 #define KSTACK_SLOTS (1UL << 24)      // 512 GiB of address space: one PML4 entry
-#define KSTACK_CACHE 8
+#define KSTACK_CLEAN 4096 // clean slots remembered; beyond, a slot's address space is lost
 
 struct free_stack {
     struct free_stack *next;
@@ -39,9 +52,25 @@ static DEFINE_PERCPU(struct kstack_cache, kstack_cache);
 struct kstack_overflow {
     struct spinlock lock;
     struct free_stack *head;
+    int n;
 } __cacheline_aligned; // the type: padded to a whole line
 static struct kstack_overflow overflow = {.lock = SPINLOCK_INIT("kstack")};
 static uint64_t next_slot __cacheline_aligned;
+
+// Slots of stacks given back, whose old entries every running CPU has dropped.
+static struct {
+    struct spinlock lock;
+    int n;
+    uintptr_t base[KSTACK_CLEAN];
+} clean __cacheline_aligned = {.lock = SPINLOCK_INIT("kstack clean")};
+
+// A stack being given back, written into its own first page (through the direct
+// map: the stack's mapping is gone) for the grace period.
+struct gone_stack {
+    struct epoch_cb cb;
+    uintptr_t base;
+    void *pg[KSTACK_PAGES];
+};
 
 bool kstack_is_guard(uintptr_t va)
 {
@@ -50,12 +79,30 @@ bool kstack_is_guard(uintptr_t va)
     return (va - KSTACK_BASE) % KSTACK_SLOT < KSTACK_SLOT - KSTACK_SIZE;
 }
 
+// A clean slot's stack base, or 0.
+static uintptr_t clean_slot(void)
+{
+    uintptr_t base = 0;
+    spin_lock(&clean.lock);
+    if (clean.n > 0)
+        base = clean.base[--clean.n];
+    spin_unlock(&clean.lock);
+    return base;
+}
+
 static void *new_stack(void)
 {
-    uint64_t slot = fetch_add_relaxed(&next_slot, 1);
-    if (slot >= KSTACK_SLOTS)
-        return NULL;
-    uintptr_t base = KSTACK_BASE + slot * KSTACK_SLOT + (KSTACK_SLOT - KSTACK_SIZE);
+    uintptr_t base = clean_slot();
+    if (base) {
+        push_off();
+        tlb_kernel_flush_now(); // we write the new stack (thread_alloc) before running it
+        pop_off();
+    } else {
+        uint64_t slot = fetch_add_relaxed(&next_slot, 1);
+        if (slot >= KSTACK_SLOTS)
+            return NULL;
+        base = KSTACK_BASE + slot * KSTACK_SLOT + (KSTACK_SLOT - KSTACK_SIZE);
+    }
     for (size_t i = 0; i < KSTACK_PAGES; i++) {
         void *pg = page_alloc();
         if (!pg || kvm_map(base + i * PGSIZE, V2P(pg), PGSIZE, PTE_W | PTE_NX | PTE_G) < 0) {
@@ -84,10 +131,42 @@ void *kstack_alloc(void)
         return s;
     spin_lock(&overflow.lock);
     s = overflow.head;
-    if (s)
+    if (s) {
         overflow.head = s->next;
+        overflow.n--;
+    }
     spin_unlock(&overflow.lock);
     return s ? (void *)s : new_stack();
+}
+
+// A grace period after give_back (a tick, interrupts off): the pages go back,
+// the slot is clean.
+static void stack_gone(struct epoch_cb *cb)
+{
+    struct gone_stack *g = container_of(cb, struct gone_stack, cb);
+    uintptr_t base = g->base;
+    void *first = g->pg[0];
+    for (size_t i = 1; i < KSTACK_PAGES; i++)
+        page_free(g->pg[i]);
+    page_free(first); // g with it
+    spin_lock(&clean.lock);
+    if (clean.n < KSTACK_CLEAN)
+        clean.base[clean.n++] = base;
+    spin_unlock(&clean.lock);
+}
+
+static void give_back(void *stack)
+{
+    uintptr_t base = (uintptr_t)stack;
+    void *pg[KSTACK_PAGES];
+    for (size_t i = 0; i < KSTACK_PAGES; i++)
+        pg[i] = P2V(kvm_unmap_page(base + i * PGSIZE));
+    struct gone_stack *g = pg[0];
+    g->base = base;
+    for (size_t i = 0; i < KSTACK_PAGES; i++)
+        g->pg[i] = pg[i];
+    tlb_flush_kernel_later();
+    epoch_defer(&g->cb, stack_gone);
 }
 
 void kstack_free(void *stack)
@@ -104,7 +183,13 @@ void kstack_free(void *stack)
     }
     pop_off();
     spin_lock(&overflow.lock);
-    s->next = overflow.head;
-    overflow.head = s;
+    bool keep = overflow.n < KSTACK_KEEP;
+    if (keep) {
+        s->next = overflow.head;
+        overflow.head = s;
+        overflow.n++;
+    }
     spin_unlock(&overflow.lock);
+    if (!keep)
+        give_back(stack);
 }

@@ -20,6 +20,7 @@
 // must still see itself T_RUNNABLE, the sign that it has to give up its CPU.
 // Idle CPUs halt; every CPU's boot context is its idle thread.
 #include "mm/mm.h"
+#include "mm/tlb.h"
 #include "mm/uvm.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
@@ -257,6 +258,9 @@ static void switch_to(struct thread *prev, struct thread *next)
     // we wait here, and both CPUs would end up running it on one stack.
     while (load_acquire(&next->on_cpu))
         pause();
+    // next's stack may be in a slot given back and mapped again (kstack.c):
+    // drop any entry this CPU kept of the slot's old pages before using it.
+    tlb_kernel_flush_now();
     next->state = T_RUNNING;
     next->on_cpu = 1;
     next->cpu = cpu_id();

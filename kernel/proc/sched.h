@@ -190,6 +190,8 @@ int waitq_wake_one(struct waitq *q);
 // page below it.
 #define KSTACK_PAGES 4
 #define KSTACK_SIZE (KSTACK_PAGES * PGSIZE)
+#define KSTACK_CACHE 8  // freed stacks kept per CPU
+#define KSTACK_KEEP 16  // and on the shared overflow list; more are given back
 void *kstack_alloc(void);     // lowest byte of the stack; NULL if out of memory
 void kstack_free(void *stack);
 bool kstack_is_guard(uintptr_t va); // va is in a guard page (stack overflow)

@@ -157,9 +157,9 @@ KTEST(proc_many_at_once_on_all_cpus)
     page_drain_all_caches();
     kmalloc_drain_all();
     // Address spaces and page tables went back. Slabs may keep a few pages, and
-    // kernel stacks freed on other CPUs wait in those CPUs' stack caches (at most
-    // 8 stacks of KSTACK_PAGES each per CPU; see kstack.c).
-    size_t slack = 8 + (size_t)ncpu * 8 * KSTACK_PAGES;
+    // kernel stacks freed on other CPUs wait in those CPUs' stack caches (see
+    // kstack.c).
+    size_t slack = 8 + (size_t)ncpu * KSTACK_CACHE * KSTACK_PAGES;
     if (page_count_free() + slack < free0)
         kprintf("# %lu pages missing\n", free0 - page_count_free());
     KCHECK(page_count_free() + slack >= free0);

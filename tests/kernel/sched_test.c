@@ -1,6 +1,7 @@
 // Tests for threads and the scheduler: threads on every CPU, exact affinity,
 // timer preemption, idle stealing, wait queues, timed sleeps, stack reuse and the
 // stack guard page.
+#include "fstest.h"
 #include "ktest/ktest.h"
 #include "proc/sched.h"
 #include "sync/atomic.h"
@@ -245,6 +246,21 @@ KTEST(sched_thread_create_join_reuses_memory)
         struct thread *t = kthread_create("short", nothing, NULL, NULL);
         KREQUIRE(t);
         thread_join(t);
+    }
+}
+
+// A burst of threads, more than ever ran at once, gives its stacks back once
+// they are gone: only what the per-CPU caches and the overflow list keep
+// stays (before kstack.c gave stacks back, 200 threads kept 787 pages). Then a
+// second burst, whose stacks take the slots the first gave back, the same.
+KTEST(sched_kstack_burst_gives_pages_back)
+{
+    int n = 64 + 12 * ncpu_online;
+    size_t kept = ((size_t)KSTACK_KEEP + (size_t)ncpu_online * KSTACK_CACHE) * KSTACK_PAGES;
+    for (int round = 0; round < 2; round++) {
+        size_t before = fst_free_pages();
+        fst_warm_threads(n);
+        KCHECK(fst_pages_back(before, fst_free_pages(), kept + 8));
     }
 }
 
