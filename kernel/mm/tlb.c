@@ -13,7 +13,10 @@
 // a flag in each target's per-CPU area, and the target flushes its whole TLB at its
 // next epoch tick (before it acknowledges the epoch, so a grace period after the
 // request every target has flushed) or context switch, whichever comes first.
-// Requests from any number of CPUs to one target collapse into one flush.
+// Requests from any number of CPUs to one target collapse into one flush. The
+// kernel's own mappings given back (kernel stacks, tlb_flush_kernel_later) go
+// the same way with the global entries included, on every online CPU; a CPU
+// whose tick is stopped does its part before it next switches threads.
 #include "lib/kstats.h"
 #include "mm/mmu.h"
 #include "mm/tlb.h"
