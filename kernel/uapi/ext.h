@@ -115,7 +115,7 @@ struct kstats_cpu {
     unsigned long ipi_received;      // ... and received (xcall interrupts taken)
     unsigned long tlb_shootdowns;    // munmap/mprotect/COW shootdowns it started (with IPIs)
     unsigned long tlb_flushes;       // shootdown requests it ran for other CPUs
-    unsigned long tlb_async_flushes; // deferred flushes it did (MADV_UNMAP_ASYNC, kernel stacks given back)
+    unsigned long tlb_async_flushes; // deferred flushes (MADV_UNMAP_ASYNC, stacks given back)
     unsigned long page_faults;       // user page faults it handled (including usercopy)
     unsigned long pages_alloc;       // physical pages it allocated (any use)
     unsigned long pages_freed;       // physical pages it freed
