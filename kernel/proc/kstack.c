@@ -64,6 +64,8 @@ static struct {
     uintptr_t base[KSTACK_CLEAN];
 } clean __cacheline_aligned = {.lock = SPINLOCK_INIT("kstack clean")};
 
+static int going; // [a] given back, pages not yet freed (tests)
+
 // A stack being given back, written into its own first page (through the direct
 // map: the stack's mapping is gone) for the grace period.
 struct gone_stack {
@@ -149,6 +151,7 @@ static void stack_gone(struct epoch_cb *cb)
     for (size_t i = 1; i < KSTACK_PAGES; i++)
         page_free(g->pg[i]);
     page_free(first); // g with it
+    fetch_add_relaxed(&going, -1);
     spin_lock(&clean.lock);
     if (clean.n < KSTACK_CLEAN)
         clean.base[clean.n++] = base;
@@ -165,6 +168,7 @@ static void give_back(void *stack)
     g->base = base;
     for (size_t i = 0; i < KSTACK_PAGES; i++)
         g->pg[i] = pg[i];
+    fetch_add_relaxed(&going, 1);
     tlb_flush_kernel_later();
     epoch_defer(&g->cb, stack_gone);
 }
@@ -193,3 +197,14 @@ void kstack_free(void *stack)
     if (!keep)
         give_back(stack);
 }
+
+int kstack_kept(void)
+{
+    int n = READ_ONCE(overflow.n);
+    for (int c = 0; c < ncpu; c++)
+        if (READ_ONCE(percpu_offset[c]))
+            n += READ_ONCE(per_cpu_ptr(&kstack_cache, c)->n);
+    return n;
+}
+
+int kstack_going(void) { return load_relaxed(&going); }

@@ -194,6 +194,10 @@ int waitq_wake_one(struct waitq *q);
 #define KSTACK_KEEP 16  // and on the shared overflow list; more are given back
 void *kstack_alloc(void);     // lowest byte of the stack; NULL if out of memory
 void kstack_free(void *stack);
+// Tests: freed stacks kept (caches and overflow list), and stacks given back
+// whose pages wait for their grace period (racy reads).
+int kstack_kept(void);
+int kstack_going(void);
 bool kstack_is_guard(uintptr_t va); // va is in a guard page (stack overflow)
 
 // swtch.S
