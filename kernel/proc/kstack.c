@@ -19,8 +19,11 @@
 // before new slots. A CPU whose tick was stopped meanwhile may still hold an
 // entry of the old pages; it drops it before it runs any thread
 // (sched.c's switch_to) or makes a stack (kstack_alloc), the only ways it could
-// use the slot again. Without this, a burst of threads kept its stacks for
-// good: 200 threads at once left 787 pages that never came back.
+// use the slot again. Asking reads one flag per online CPU (and writes those
+// not set yet): a cost that grows with the CPUs, paid only by a free beyond
+// the caches, that is by bursts of threads, not by a thread's steady churn.
+// Without this, a burst of threads kept its stacks for good: 200 threads at
+// once left 787 pages that never came back.
 #include "mm/mm.h"
 #include "mm/tlb.h"
 #include "mm/uvm.h"

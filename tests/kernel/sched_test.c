@@ -1,9 +1,7 @@
 // Tests for threads and the scheduler: threads on every CPU, exact affinity,
 // timer preemption, idle stealing, wait queues, timed sleeps, stack reuse and the
 // stack guard page.
-#include "fstest.h"
 #include "ktest/ktest.h"
-#include "mm/mm.h"
 #include "proc/sched.h"
 #include "sync/atomic.h"
 #include "sync/epoch.h"
