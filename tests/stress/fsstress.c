@@ -1,6 +1,6 @@
 // A file-system stress with exact answers (tests/README.md, "File-system stress").
 //
-//   fsstress [-s SEED] [-t SECONDS] [-w WORKERS] [-d DIR]
+//   fsstress [-s SEED] [-t SECONDS] [-w WORKERS] [-d DIR] [-m SECS]
 //
 // WORKERS processes create, write, append, truncate, map and write, read, link,
 // rename and unlink files for SECONDS, in three directories at once: a private
@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -129,8 +130,9 @@ static void fail(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    printf("# fsstress: seed %llu worker %d op %llu (%s): %s\n", (unsigned long long)seed, me,
-           (unsigned long long)n_ops, op_name, msg);
+    // The kernel's net page count says whether memory was short at the time.
+    printf("# fsstress: seed %llu worker %d op %llu (%s): %s (net pages %ld)\n",
+           (unsigned long long)seed, me, (unsigned long long)n_ops, op_name, msg, net_pages());
     fflush(stdout);
     uint64_t failed = FAILED;
     if (done_fd >= 0 && write(done_fd, &failed, sizeof failed) != sizeof failed)
@@ -629,7 +631,7 @@ static void remove_tree(const char *path)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: fsstress [-s SEED] [-t SECONDS] [-w WORKERS] [-d DIR]\n");
+    fprintf(stderr, "usage: fsstress [-s SEED] [-t SECONDS] [-w WORKERS] [-d DIR] [-m SECS]\n");
     exit(2);
 }
 
@@ -644,6 +646,35 @@ static bool make_dirs(void)
         return false;
     snprintf(p, sizeof p, "%s/s/sub", dir);
     return mkdir(p, 0755) == 0;
+}
+
+// With -m SECS, a process beside the workers prints the kernel's net page
+// count every SECS seconds of a round: memory that piles up while the files
+// stay few shows as a count that keeps growing.
+static int monitor_secs;
+
+static pid_t start_monitor(const char *what)
+{
+    if (monitor_secs <= 0 || net_pages() < 0)
+        return -1;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    double start = now();
+    for (;;) {
+        sleep(monitor_secs);
+        printf("# fsstress: %s, %.0f s: net pages %ld\n", what, now() - start, net_pages());
+        fflush(stdout);
+    }
+}
+
+static void stop_monitor(pid_t pid)
+{
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
 }
 
 // One round: the workers run for `secs`, then check what they own; then the
@@ -662,6 +693,7 @@ static void one_round(const char *what, int secs)
     double until = now() + secs;
     int started = 0;
     fflush(stdout);
+    pid_t monitor = start_monitor(what);
     for (; started < workers; started++) {
         pid_t pid = fork();
         if (pid < 0)
@@ -677,13 +709,20 @@ static void one_round(const char *what, int secs)
     // Every worker reports its count, or FAILED, when its time is up.
     uint64_t ops = 0, n;
     int reported = 0, failed = 0;
-    while (reported + failed < started && read(done[0], &n, sizeof n) == sizeof n) {
+    while (reported + failed < started) {
+        ssize_t r = read(done[0], &n, sizeof n);
+        if (r != sizeof n) {
+            printf("# fsstress: %s: the workers' pipe read %zd (%s)\n", what, r,
+                   r < 0 ? strerror(errno) : "short");
+            break;
+        }
         if (n == FAILED)
             failed++;
         else
             ops += n, reported++;
     }
     close(done[0]);
+    stop_monitor(monitor);
     check(reported == workers, "%s: %d of %d workers made %llu operations in %d s, each checked",
           what, reported, workers, (unsigned long long)ops, secs);
     close(go[1]); // the workers check their names with nothing else running
@@ -703,12 +742,13 @@ int main(int argc, char **argv)
 {
     int opt;
     const char *base = "/tmp";
-    while ((opt = getopt(argc, argv, "s:t:w:d:")) != -1) {
+    while ((opt = getopt(argc, argv, "s:t:w:d:m:")) != -1) {
         switch (opt) {
         case 's': seed = strtoull(optarg, NULL, 0); break;
         case 't': seconds = atoi(optarg); break;
         case 'w': workers = atoi(optarg); break;
         case 'd': base = optarg; break;
+        case 'm': monitor_secs = atoi(optarg); break;
         default: usage();
         }
     }

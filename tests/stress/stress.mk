@@ -4,11 +4,12 @@
 # one on the Linux host;
 # `make fsstress` boots a guest that runs it with the given settings.
 # Included by the top-level Makefile.
-## fsstress: file-system stress with exact answers: CPUS=8 SECONDS=60 SEED=1 (STRESS_WORKERS=2*CPUS)
+## fsstress: file-system stress with exact answers: CPUS=8 SECONDS=60 SEED=1 (STRESS_WORKERS=2*CPUS, STRESS_ARGS="-m 30": net pages every 30 s)
 ## $(BUILD)/tests/fsstress: the stress program (tests/stress/fsstress.c)
 
 STRESS_BIN := $(BUILD)/tests/fsstress
 STRESS_WORKERS ?=
+STRESS_ARGS ?=
 
 $(STRESS_BIN): tests/stress/fsstress.c tests/stress/netpages.h kernel/uapi/ext.h $(LIBC_DEPS) | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -34,6 +35,6 @@ STRESS_TIMEOUT = $$(( $(SECONDS) * 2 + 300 + 2 * $(CPUS) ))
 fsstress: $(BUILD)/esp.img
 	@mkdir -p $(BUILD)/fsstress
 	$(RUNQEMU) --timeout $(STRESS_TIMEOUT) --log $(BUILD)/fsstress/seed-$(SEED).log \
-	  --run "/tests/fsstress -s $(SEED) -t $(SECONDS) -w $(or $(STRESS_WORKERS),$$(( 2 * $(CPUS) )))"
+	  --run "/tests/fsstress -s $(SEED) -t $(SECONDS) -w $(or $(STRESS_WORKERS),$$(( 2 * $(CPUS) ))) $(STRESS_ARGS)"
 
 .PHONY: fsstress
