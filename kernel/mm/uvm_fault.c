@@ -106,10 +106,11 @@ static enum fill fill_checked(struct vmcore *vc, struct vpage *vp, uintptr_t va,
 // Is vp's file page, not in the descriptor yet (word w), past the end of its
 // file? Asked without locking the descriptor, so that a fault that ends in
 // SIGBUS writes nothing there (two such faults, or one and a call that only reads
-// the page's state, commute). The file may be looked at without the lock: every
-// file a descriptor of the space ever named keeps a reference from the space's
-// fmap records until the space is freed. The answer counts only if the
-// descriptor still says the same after the size was looked at.
+// the page's state, commute). The file may be looked at without the lock: the
+// record of the mapping holds a reference, and a record that goes lets go of
+// it only a grace period after the descriptors it covered were unmapped
+// (uvm_file.c), so not before this epoch read section ends. The answer counts
+// only if the descriptor still says the same after the size was looked at.
 static bool file_page_past_end(struct vpage *vp, uint64_t w)
 {
     struct inode *ip = load_acquire(&vp->ip);

@@ -11,11 +11,28 @@
 // every address space that maps them. Each uvm_map_file records (space, file,
 // address hull) once per CPU and file, on that CPU's own list (under that CPU's
 // lock, which only a truncate or the freeing of a space ever takes elsewhere):
-// mmaps on different CPUs, of any files, share no line. Records live until the
-// space is freed and hold a file reference (so every file a descriptor of the
-// space ever named stays, and a fault may look at it without the descriptor's
-// lock); truncate looks at every CPU's list and walks only the hulls of the
-// file's records that may hold pages.
+// mmaps on different CPUs, of any files, share no line. A record holds a file
+// reference (so a fault may look at the file of a descriptor without its lock);
+// truncate looks at every CPU's list and walks only the hulls of the file's
+// records that may hold pages.
+//
+// When records go. A record is needed while a descriptor in its hull names
+// its file through a mapping its CPU made; none can be on its way on that
+// CPU while that CPU is in a call (these calls run with preemption off), and
+// other CPUs' mappings and faults use records of their own. So a record goes
+// (fmap_forget_range) when its CPU's munmap, with the range locked, has
+// unmapped a range that holds the whole hull; and a CPU that makes a record
+// while its part of the space has many sweeps them (fmap_sweep): a record
+// whose hull holds no descriptor naming its file goes, which catches the
+// mappings some other CPU unmapped (a thread that moved, another thread). The
+// sweeps come each time the count has doubled since the last, so their cost
+// is spread over the records made. Before, records lived as long as the
+// space, and so did every file it had ever mapped: a process that mapped and
+// unmapped files of its own, one after another, kept every one of them, pages
+// and all, and ran the machine out of memory (fsstress's mmap operation).
+// A record leaves the lists at once and is freed a grace period later with
+// its file reference: fork reads other CPUs' chains lock-free, and a fault
+// that loaded a descriptor's file before the unmap may still be using it.
 //
 // Which records may hold pages: a record starts empty (mmap maps no file page
 // until a fault asks for it), and vp_populate marks the record of its own CPU
@@ -48,10 +65,62 @@
 
 DEFINE_PERCPU(struct fmap_list, fmap_list) = {.lock = SPINLOCK_INIT("fmap")};
 
+static void fmap_free_cb(struct epoch_cb *cb)
+{
+    struct fmap *f = container_of(cb, struct fmap, cb);
+    fs_iput(f->ip);
+    kfree(f);
+}
+
+// Take the record *pp of vc (CPU c's part, on c's list) out of both lists;
+// freed a grace period later.
+static void fmap_remove(struct vmcore *vc, int c, struct fmap **pp)
+{
+    struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
+    struct fmap *f = *pp;
+    spin_lock(&l->lock);
+    *f->lprev = f->lnext;
+    if (f->lnext)
+        f->lnext->lprev = f->lprev;
+    fetch_sub_relaxed(&l->nfile[fmap_hash(f->ip)], 1);
+    spin_unlock(&l->lock);
+    store_release(pp, f->cnext); // (a reader on f goes on to f->cnext)
+    vc->nfmaps--;
+    fence(); // epoch_defer: the unlinking stores before its read of the epoch
+    epoch_defer(&f->cb, fmap_free_cb);
+}
+
+// Does a descriptor in f's hull name its file (or is one locked, and may)?
+// A lock-free look, in an epoch read section.
+static bool fmap_in_use(struct vmspace *vs, const struct fmap *f)
+{
+    struct vpage *vp = NULL;
+    for (uintptr_t va = f->lo; (vp = vpage_iter(vs, vp, &va, f->hi)); va += PGSIZE) {
+        uint64_t w = load_acquire(&vp->word);
+        if ((w & VP_LOCK) || ((w & VP_MAPPED) && load_acquire(&vp->ip) == f->ip))
+            return true;
+    }
+    return false;
+}
+
+#define FMAP_SWEEP_MIN 8 // records a part of a space may have before a sweep
+
+// Drop vc's records that nothing in their hulls uses any more (see above).
+static void fmap_sweep(struct vmspace *vs, struct vmcore *vc, int c)
+{
+    for (struct fmap **pp = &vc->fmaps; *pp;) {
+        if (fmap_in_use(vs, *pp))
+            pp = &(*pp)->cnext;
+        else
+            fmap_remove(vc, c, pp);
+    }
+    vc->fmaps_sweep_at = MAX(FMAP_SWEEP_MIN, 2 * vc->nfmaps);
+}
+
 // Record that vs maps ip in [lo, hi), on vc (CPU c's part of vs: the caller's
 // own, or the one a fork fills the child through), and with `pages` that a page
 // of ip is about to be put there; forking for a fork's child. Writes nothing
-// when the record already says so.
+// when the record already says so. In an epoch read section.
 int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode *ip,
               uintptr_t lo, uintptr_t hi, bool pages, bool forking)
 {
@@ -71,6 +140,9 @@ int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode *ip,
             return 0;
         }
     }
+    // (Not a child's: the fork still walks those, and its space is not filled.)
+    if (!forking && vc->nfmaps >= MAX(vc->fmaps_sweep_at, FMAP_SWEEP_MIN))
+        fmap_sweep(vs, vc, c);
     struct fmap *f = kzalloc(sizeof *f);
     if (!f)
         return -ENOMEM;
@@ -79,33 +151,48 @@ int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode *ip,
                        .forking = forking, .cnext = vc->fmaps};
     spin_lock(&l->lock);
     f->lnext = l->head;
+    f->lprev = &l->head;
+    if (l->head)
+        l->head->lprev = &f->lnext;
     l->head = f;
     // A full barrier (locked add) before any descriptor names the file: a
     // truncate that does not see the count has stored the new size before its
     // look, so every fault through this mapping sees that size (fmap_collect).
     fetch_add(&l->nfile[fmap_hash(ip)], 1);
     spin_unlock(&l->lock);
+    vc->nfmaps++;
     store_release(&vc->fmaps, f); // fork reads other CPUs' lists
     return 0;
 }
 
-// Drop the records CPU c made for its part vc of a space being freed.
+void fmap_forget_range(struct vmcore *vc, uintptr_t start, uintptr_t end)
+{
+    for (struct fmap **pp = &vc->fmaps; *pp;) {
+        if (start <= (*pp)->lo && (*pp)->hi <= end)
+            fmap_remove(vc, cpu_id(), pp);
+        else
+            pp = &(*pp)->cnext;
+    }
+}
+
+// Drop the records CPU c made for its part vc of a space being freed (nobody
+// else looks at them now).
 void fmap_forget_all(struct vmcore *vc, int c)
 {
     struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
     for (struct fmap *f = vc->fmaps, *next; f; f = next) {
         next = f->cnext;
         spin_lock(&l->lock);
-        struct fmap **pp = &l->head;
-        while (*pp != f)
-            pp = &(*pp)->lnext;
-        *pp = f->lnext;
+        *f->lprev = f->lnext;
+        if (f->lnext)
+            f->lnext->lprev = f->lprev;
         fetch_sub_relaxed(&l->nfile[fmap_hash(f->ip)], 1);
         spin_unlock(&l->lock);
         fs_iput(f->ip);
         kfree(f);
     }
     vc->fmaps = NULL;
+    vc->nfmaps = 0;
 }
 
 // ---- truncate ----------------------------------------------------------------------

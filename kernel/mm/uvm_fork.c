@@ -204,7 +204,8 @@ static void fork_leaf(struct forkstate *f, struct vleaf *l, uintptr_t base)
         bool pages = VP_PA(vp->word);
         if ((locked >> i & 1) && (vp->word & VP_MAPPED) && vp->ip &&
             !fork_covered(f, vp->ip, va, pages)) {
-            f->need = vp->ip; // stays: the parent's record holds it
+            f->need = vp->ip; // held until recorded: the parent may unmap it meanwhile
+            fs_iget(f->need);
             f->need_va = va;
             f->need_pages = pages;
             f->resume = base;
@@ -244,6 +245,7 @@ static int fork_record_need(struct forkstate *f)
     uintptr_t lo = f->need_va & ~(level_span(1) - 1), hi = lo + level_span(1);
     cpumask_t cores;
     uvm_cores(f->parent, &cores);
+    epoch_enter(); // the parent's threads may drop records meanwhile (fmap_remove)
     for_each_cpu(c, &cores) {
         struct vmcore *pvc = load_acquire(&f->parent->core[c]);
         for (struct fmap *m = pvc ? load_acquire(&pvc->fmaps) : NULL; m; m = m->cnext) {
@@ -254,8 +256,10 @@ static int fork_record_need(struct forkstate *f)
         }
     }
     int err = fmap_note(f->child, f->cvc, f->cpu, f->need, lo, hi, f->need_pages, true);
+    epoch_exit();
     if (!err)
         fork_wait(f->need);
+    fs_iput(f->need);
     f->need = NULL;
     return err;
 }
@@ -266,16 +270,20 @@ static int fork_records(struct forkstate *f)
 {
     cpumask_t cores;
     uvm_cores(f->parent, &cores);
+    epoch_enter(); // the parent's threads may drop records meanwhile (fmap_remove)
     for_each_cpu(c, &cores) {
         struct vmcore *pvc = load_acquire(&f->parent->core[c]);
         struct fmap *m = pvc ? load_acquire(&pvc->fmaps) : NULL;
         for (; m; m = m->cnext) {
             int err = fmap_note(f->child, f->cvc, f->cpu, m->ip, m->lo, m->hi,
                                 load_relaxed(&m->pages), true);
-            if (err)
+            if (err) {
+                epoch_exit();
                 return err;
+            }
         }
     }
+    epoch_exit();
     for (struct fmap *m = f->cvc->fmaps; m; m = m->cnext)
         fork_wait(m->ip);
     return 0;

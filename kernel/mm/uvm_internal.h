@@ -154,6 +154,7 @@ struct vmcore {
     uintptr_t hint __cacheline_aligned; // non-fixed placement searches below here
     int64_t resident; // pages this CPU put in minus those it took out
     struct fmap *fmaps; // files this CPU mapped into the space (uvm_file.c)
+    uint32_t nfmaps, fmaps_sweep_at; // records in fmaps; how many make fmap_note sweep them
     uintptr_t trim_lo, trim_hi; // leaves munmap left for this CPU's tick (trim_tick)
     uintptr_t cool_lo, cool_hi; // leaves the last tick left for the next one
     bool loaded __cacheline_aligned; // this CPU runs on pml4 now (uvm_switch)
@@ -388,8 +389,9 @@ struct fmap {
     uintptr_t lo, hi;   // every mapping of ip this record covers lies in [lo, hi)
     bool pages;         // a page of ip may have been put in [lo, hi) (see uvm_file.c)
     bool forking;       // of a child a fork is still copying into
-    struct fmap *lnext; // the CPU's list of all records
+    struct fmap *lnext, **lprev; // the CPU's list of all records
     struct fmap *cnext; // the space's records made on this CPU (vmcore.fmaps)
+    struct epoch_cb cb; // freed a grace period after it left the lists
 };
 
 struct fmap_list {
@@ -411,6 +413,9 @@ int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode *ip,
               uintptr_t lo, uintptr_t hi, bool pages, bool forking);
 // Drop the records CPU c made for its part vc of a space being freed.
 void fmap_forget_all(struct vmcore *vc, int c);
+// After this CPU (part vc) unmapped descriptors naming files in the locked
+// range [start, end): drop its records that lie inside it.
+void fmap_forget_range(struct vmcore *vc, uintptr_t start, uintptr_t end);
 
 // ---- faults (uvm_fault.c) ----------------------------------------------------------
 

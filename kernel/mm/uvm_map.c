@@ -78,16 +78,23 @@ static void range_unlock(struct vmspace *vs, uintptr_t start, uintptr_t end)
             vp_unlock(vp, vp->word);
 }
 
-// Unmap the locked range [start, end).
+// Unmap the locked range [start, end), and drop this CPU's records of files
+// mapped only there (fmap_forget_range).
 static void unmap_locked(struct vmspace *vs, struct vmcore *vc, uintptr_t start, uintptr_t end,
                          struct zap *z)
 {
     struct vpage *vp = NULL;
+    bool files = false;
     z->walk.on = true; // the range is locked: one look at the tables per block
-    for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE)
-        if (vp_mine(vp) && (vp->word & VP_MAPPED))
+    for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE) {
+        if (vp_mine(vp) && (vp->word & VP_MAPPED)) {
+            files |= vp->ip != NULL;
             vp_drop(vs, &vc->resident, vp, va, z, false);
+        }
+    }
     z->walk = (struct ptwalk){0};
+    if (files)
+        fmap_forget_range(vc, start, end);
 }
 
 // ---- placement ---------------------------------------------------------------------
@@ -231,15 +238,18 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
         epoch_exit();
         return ret;
     }
+    // What was there goes first: its records may go with it, not the new one.
+    if (flags & UVM_FIXED)
+        unmap_locked(vs, vc, addr, addr + len, &z);
     // Recorded before any descriptor names the file (truncate, vmspace_fork).
     if (ip && fmap_note(vs, vc, cpu_id(), ip, addr, addr + len, false, false) < 0) {
+        zap_flush(vs, &z);
         range_unlock(vs, addr, addr + len);
+        zap_finish_sync(vs, &z);
         trim_after_failure(vs, vc, addr, addr + len);
         epoch_exit();
         return -ENOMEM;
     }
-    if (flags & UVM_FIXED)
-        unmap_locked(vs, vc, addr, addr + len, &z);
     uint64_t w = VP_MAPPED | (uint64_t)prot << VP_PROT_SHIFT | ((flags & UVM_SHARED) ? VP_SHARED : 0) |
                  ((flags & UVM_NOWRITE) ? VP_NOWRITE : 0);
     if (ip && (flags & UVM_WRITER)) { // the caller's write access covers the pages' (ETXTBSY)
