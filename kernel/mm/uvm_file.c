@@ -17,49 +17,21 @@
 // records that may hold pages.
 //
 // When records go. A record is needed while a descriptor in its hull names
-// its file through a mapping its CPU made; none can be on its way on that
-// CPU while that CPU is in a call (these calls run with preemption off), and
-// other CPUs' mappings and faults use records of their own. So a record goes
-// (fmap_forget_range) when its CPU's munmap, with the range locked, has
-// unmapped a range that holds the whole hull; and a CPU that makes a record
-// while its part of the space has many sweeps them (fmap_sweep): a record
-// whose hull holds no descriptor naming its file goes, which catches the
-// mappings some other CPU unmapped (a thread that moved, another thread). The
-// sweeps come each time the count has doubled since the last, so their cost
-// is spread over the records made. Before, records lived as long as the
-// space, and so did every file it had ever mapped: a process that mapped and
-// unmapped files of its own, one after another, kept every one of them, pages
-// and all, and ran the machine out of memory (fsstress's mmap operation).
-// A record leaves the lists at once and is freed a grace period later with
-// its file reference: fork reads other CPUs' chains lock-free, and a fault
-// that loaded a descriptor's file before the unmap may still be using it.
+// its file through a mapping its CPU made (other CPUs' mappings and faults
+// use records of their own). A CPU that makes a record first sweeps its
+// part's records (fmap_sweep) if it has unmapped a file's pages since the
+// last sweep, or if the part holds max(8, twice what the last sweep kept):
+// a record whose hull holds no descriptor naming its file (or locked, as one
+// being mapped or faulted is) goes. The count rule catches mappings that
+// another CPU unmapped (a thread that moved, another thread), and spreads the
+// sweeps' cost over the records made. munmap itself only marks its part: a
+// truncate of the file on another CPU reads the records' counters and lock,
+// and the two commute. So a space holds on to a file it unmapped only until
+// it maps another (or for as long as it lives, if it never does). A record
+// leaves the lists at once and is freed with its file reference a grace
+// period later: fork reads other CPUs' chains lock-free, and a fault that
+// loaded a descriptor's file before the unmap may still be using it.
 //
-// Which records may hold pages: a record starts empty (mmap maps no file page
-// until a fault asks for it), and vp_populate marks the record of its own CPU
-// (making one if that CPU has none for the file, or widening it to cover the
-// page) before it asks the file for the page: once per space, CPU and file,
-// the later faults on that CPU only read the mark. A truncate skips empty
-// records, so it reads no descriptor of a mapping that never held a page of
-// the file: munmap, mprotect and faults of such mappings (and of the pages
-// around them) commute with it and share no line with it. Against a racing
-// fault: the fault stores the mark and then (full barrier) loads the file's
-// size; the truncate stores the size and then (full barrier) reads the marks;
-// so either the truncate sees the mark and walks the hull, or the fault sees
-// the new size.
-//
-// Whether to look at all: each CPU also counts its records by a hash of the
-// file (nfile), and a truncate reads the file's counter on every CPU. Only
-// mmaps that make a record write a counter, their own CPU's; page faults,
-// reads, writes and stats of the file write nothing for truncate's sake (a
-// flag in the inode, set by the first fault, put that write on the file's size
-// line). A truncate shares a counter's line only with mmaps, on any CPU, of
-// the file itself or of files whose hash falls on that line (1 in 64).
-//
-// Fork (vmspace_fork) copies descriptors that name files into a space the
-// truncate may not have found: a truncate of a file that has records also
-// says, on its own CPU's line, that it is under way (truncating), and walks the
-// spaces a fork is still filling after all the others. Why that suffices is
-// told at forkstate.
 #include "mm/uvm_internal.h"
 #include "uapi/errno.h"
 
@@ -115,6 +87,7 @@ static void fmap_sweep(struct vmspace *vs, struct vmcore *vc, int c)
             fmap_remove(vc, c, pp);
     }
     vc->fmaps_sweep_at = MAX(FMAP_SWEEP_MIN, 2 * vc->nfmaps);
+    vc->fmaps_stale = false;
 }
 
 // Record that vs maps ip in [lo, hi), on vc (CPU c's part of vs: the caller's
@@ -141,7 +114,7 @@ int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode *ip,
         }
     }
     // (Not a child's: the fork still walks those, and its space is not filled.)
-    if (!forking && vc->nfmaps >= MAX(vc->fmaps_sweep_at, FMAP_SWEEP_MIN))
+    if (!forking && (vc->fmaps_stale || vc->nfmaps >= MAX(vc->fmaps_sweep_at, FMAP_SWEEP_MIN)))
         fmap_sweep(vs, vc, c);
     struct fmap *f = kzalloc(sizeof *f);
     if (!f)
@@ -163,16 +136,6 @@ int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode *ip,
     vc->nfmaps++;
     store_release(&vc->fmaps, f); // fork reads other CPUs' lists
     return 0;
-}
-
-void fmap_forget_range(struct vmcore *vc, uintptr_t start, uintptr_t end)
-{
-    for (struct fmap **pp = &vc->fmaps; *pp;) {
-        if (start <= (*pp)->lo && (*pp)->hi <= end)
-            fmap_remove(vc, cpu_id(), pp);
-        else
-            pp = &(*pp)->cnext;
-    }
 }
 
 // Drop the records CPU c made for its part vc of a space being freed (nobody

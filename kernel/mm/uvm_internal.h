@@ -155,6 +155,7 @@ struct vmcore {
     int64_t resident; // pages this CPU put in minus those it took out
     struct fmap *fmaps; // files this CPU mapped into the space (uvm_file.c)
     uint32_t nfmaps, fmaps_sweep_at; // records in fmaps; how many make fmap_note sweep them
+    bool fmaps_stale; // this CPU unmapped a file's pages since the last sweep
     uintptr_t trim_lo, trim_hi; // leaves munmap left for this CPU's tick (trim_tick)
     uintptr_t cool_lo, cool_hi; // leaves the last tick left for the next one
     bool loaded __cacheline_aligned; // this CPU runs on pml4 now (uvm_switch)
@@ -413,9 +414,6 @@ int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode *ip,
               uintptr_t lo, uintptr_t hi, bool pages, bool forking);
 // Drop the records CPU c made for its part vc of a space being freed.
 void fmap_forget_all(struct vmcore *vc, int c);
-// After this CPU (part vc) unmapped descriptors naming files in the locked
-// range [start, end): drop its records that lie inside it.
-void fmap_forget_range(struct vmcore *vc, uintptr_t start, uintptr_t end);
 
 // ---- faults (uvm_fault.c) ----------------------------------------------------------
 

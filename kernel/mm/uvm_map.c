@@ -78,8 +78,10 @@ static void range_unlock(struct vmspace *vs, uintptr_t start, uintptr_t end)
             vp_unlock(vp, vp->word);
 }
 
-// Unmap the locked range [start, end), and drop this CPU's records of files
-// mapped only there (fmap_forget_range).
+// Unmap the locked range [start, end). This CPU's records of files mapped
+// there go at its next record (fmap_note's sweep), not now: a truncate of the
+// file on another CPU reads the records' counters and lock, and the munmap
+// should write neither (the two commute).
 static void unmap_locked(struct vmspace *vs, struct vmcore *vc, uintptr_t start, uintptr_t end,
                          struct zap *z)
 {
@@ -94,7 +96,7 @@ static void unmap_locked(struct vmspace *vs, struct vmcore *vc, uintptr_t start,
     }
     z->walk = (struct ptwalk){0};
     if (files)
-        fmap_forget_range(vc, start, end);
+        vc->fmaps_stale = true;
 }
 
 // ---- placement ---------------------------------------------------------------------
@@ -238,18 +240,15 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
         epoch_exit();
         return ret;
     }
-    // What was there goes first: its records may go with it, not the new one.
-    if (flags & UVM_FIXED)
-        unmap_locked(vs, vc, addr, addr + len, &z);
     // Recorded before any descriptor names the file (truncate, vmspace_fork).
     if (ip && fmap_note(vs, vc, cpu_id(), ip, addr, addr + len, false, false) < 0) {
-        zap_flush(vs, &z);
         range_unlock(vs, addr, addr + len);
-        zap_finish_sync(vs, &z);
         trim_after_failure(vs, vc, addr, addr + len);
         epoch_exit();
         return -ENOMEM;
     }
+    if (flags & UVM_FIXED)
+        unmap_locked(vs, vc, addr, addr + len, &z);
     uint64_t w = VP_MAPPED | (uint64_t)prot << VP_PROT_SHIFT | ((flags & UVM_SHARED) ? VP_SHARED : 0) |
                  ((flags & UVM_NOWRITE) ? VP_NOWRITE : 0);
     if (ip && (flags & UVM_WRITER)) { // the caller's write access covers the pages' (ETXTBSY)
