@@ -17,6 +17,12 @@
 // does not grow with the number of CPUs (a ring, not a sweep; CPUs whose tick
 // stopped are skipped, one flag each, once a second). Everything runs
 // in interrupt handlers, which mtrace leaves out of the per-operation figures.
+//
+// CPU 0 never stops its tick (it advances the epochs), so once every other
+// CPU's tick has stopped, no ring neighbour watches it. The last CPU, whose
+// ring successor CPU 0 is, stops its tick for at most `limit` seconds: when
+// it wakes, and CPU 0's tick count has not moved for `limit` seconds, it
+// sends CPU 0 the NMI. On an idle machine that costs one wake-up a minute.
 #include "proc/hangcheck.h"
 #include "proc/tickless.h"
 #include "lib/panic.h"
@@ -41,6 +47,9 @@ struct hangcheck {
     bool reported;       // this CPU's current hang was reported (once per hang)
     bool nmi_requested;  // written by the watching CPU before it sends the NMI
     bool dump_requested; // written by a hung CPU waiting for a lock this one holds
+    uint64_t cpu0_seen;  // the last CPU, tick stopped: CPU 0's tick count ...
+    uint64_t cpu0_since; // ... and since when it has not moved (nsec_now)
+    bool cpu0_asked;     // ... and whether CPU 0 got its NMI for it
 };
 static DEFINE_PERCPU(struct hangcheck, hc);
 
@@ -160,6 +169,41 @@ void hangcheck_tick(struct trapframe *tf)
         h->since = 0;
         watch_neighbour(h, s);
     }
+}
+
+// The CPU that watches CPU 0 while its own tick is stopped.
+static bool watches_cpu0(void) { return cpu_id() != 0 && cpu_id() == READ_ONCE(ncpu) - 1; }
+
+static void look_at_cpu0(struct hangcheck *h, uint64_t now, uint32_t s)
+{
+    uint64_t t = timer_ticks(0);
+    if (t != h->cpu0_seen || h->cpu0_since == 0) {
+        h->cpu0_seen = t;
+        h->cpu0_since = now;
+        h->cpu0_asked = false;
+        return;
+    }
+    if (h->cpu0_asked || now - h->cpu0_since < (uint64_t)s * 1000000000ULL)
+        return;
+    h->cpu0_asked = true;
+    WRITE_ONCE(per_cpu_ptr(&hc, 0)->nmi_requested, true);
+    lapic_send_nmi(cpu_apicid[0]);
+}
+
+uint64_t hangcheck_tick_stopping(uint64_t now)
+{
+    uint32_t s = READ_ONCE(limit_s);
+    if (s == 0 || !watches_cpu0())
+        return UINT64_MAX;
+    look_at_cpu0(this_cpu_ptr(&hc), now, s);
+    return now + (uint64_t)s * 1000000000ULL;
+}
+
+void hangcheck_tick_restarted(uint64_t now)
+{
+    uint32_t s = READ_ONCE(limit_s);
+    if (s != 0 && watches_cpu0())
+        look_at_cpu0(this_cpu_ptr(&hc), now, s);
 }
 
 bool hangcheck_nmi(struct trapframe *tf)

@@ -21,7 +21,8 @@
 //    queues a second thread behind a running one kicks a stopped CPU (an IPI)
 //    to come and take one; idle time and the load average are made up at
 //    waking;
-//  - the hang detector watches the next CPU whose tick runs.
+//  - the hang detector watches the next CPU whose tick runs; the last CPU,
+//    which watches CPU 0, wakes at least once per hangcheck limit to look.
 // CPU 0 keeps its tick: it advances the epochs and refcache's epochs.
 //
 // Commute: stopping and starting write this CPU's own state and one bit of
@@ -29,6 +30,7 @@
 // threads or more it cannot run yet; both happen in the idle loop or at
 // interrupt entry, never in a system call.
 #include "proc/tickless.h"
+#include "proc/hangcheck.h"
 #include "proc/ktimer.h"
 #include "proc/sched.h"
 #include "sync/atomic.h"
@@ -92,6 +94,7 @@ static void stop_tick(void)
     uint64_t now = nsec_now(), wake;
     if (!nothing_to_tick_for(tl->idle_ticks, now, &wake))
         return;
+    wake = MIN(wake, hangcheck_tick_stopping(now));
     sched_tick_stopped(now);
     WRITE_ONCE(tl->stops, tl->stops + 1);
     this_cpu_write(tick_stopped, true);
@@ -126,6 +129,7 @@ void tickless_wake(void)
     lapic_timer_restart();
     tl->idle_ticks = 0;
     sched_tick_restarted();
+    hangcheck_tick_restarted(nsec_now());
 }
 
 void tickless_kick(const cpumask_t *allowed)

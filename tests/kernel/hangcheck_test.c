@@ -6,9 +6,11 @@
 #include "lib/panic.h"
 #include "proc/hangcheck.h"
 #include "proc/sched.h"
+#include "proc/tickless.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
 #include "sync/spinlock.h"
+#include "sync/xcall.h"
 #include "x86/smp.h"
 #include "x86/trap.h"
 #include "x86/x86.h"
@@ -146,6 +148,51 @@ KTEST(hangcheck_names_the_lock_a_cpu_waits_for)
     KCHECK_EQ(report_cpu, 1);
     KCHECK(report_nmi);
     KCHECK(report_lock_seen == &held);
+}
+
+// CPU 0 keeps its tick, so with every other CPU's tick stopped no ring
+// neighbour watches it: the last CPU, stopped, wakes within the limit to look.
+// CPU 0 (this test) spins with interrupts off once the others have stopped.
+static void nothing(void *arg) { (void)arg; }
+
+static bool all_others_stopped(void)
+{
+    for (int c = 1; c < ncpu_online; c++)
+        if (!tickless_stopped(c))
+            return false;
+    return true;
+}
+
+KTEST(hangcheck_watches_cpu0_when_every_other_tick_stopped)
+{
+    int last = ncpu_online - 1;
+    if (last < 1) {
+        kprintf("# needs 2 CPUs; nothing to check\n");
+        return;
+    }
+    uint32_t old = begin();
+    // The last CPU takes the 1-second limit at its next stop: wake it, and
+    // wait (sleeping) until it and every other CPU have stopped again.
+    uint64_t stops = tickless_stops(last), end = nsec_now() + 30000000000ULL;
+    cpumask_t m;
+    cpumask_clear(&m);
+    cpumask_set(&m, last);
+    xcall(&m, nothing, NULL, true);
+    while ((tickless_stops(last) == stops || !all_others_stopped()) && nsec_now() < end)
+        sched_sleep_until(nsec_now() + 20000000);
+    if (!all_others_stopped()) {
+        hangcheck_configure(old, NULL);
+        kprintf("# the other CPUs kept their ticks (tickless=0?); nothing to check\n");
+        return;
+    }
+    cli();
+    spin_until_reported(10 * tsc_hz());
+    sti();
+    hangcheck_configure(old, NULL);
+    KREQUIRE(reports >= 1);
+    KCHECK_EQ(report_cpu, 0);
+    KCHECK(report_nmi);
+    KCHECK(in_spin(report_rip));
 }
 
 // Preemptible work, however long, is not a hang: a second of a busy loop with
