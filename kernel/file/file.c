@@ -164,6 +164,13 @@ static void drop_shared(struct file *f, int64_t weight)
         release(f);
 }
 
+int64_t file_count(struct file *f)
+{
+    // shared = its base (until released) + borrowed + FILE_HOLD * held.
+    int64_t shared = READ_ONCE(f->lent) ? refcache_read_exact(&f->shared) - 1 : 0;
+    return load_relaxed(&f->refs) + shared / FILE_HOLD + shared % FILE_HOLD;
+}
+
 void file_hold(struct file *f) { take_shared(f, FILE_HOLD); }
 void file_unhold(struct file *f) { drop_shared(f, FILE_HOLD); }
 void file_borrow(struct file *f) { take_shared(f, 1); }

@@ -107,6 +107,9 @@ void file_unborrow(struct file *f);
 // `lent` now, while the caller alone knows f, rather than in the first borrow,
 // where two threads looking the fd up would both write f's first line.
 void file_lend(struct file *f);
+// References to f now, of every kind: an exact read of every CPU's count, for
+// the rare caller that must know (the AF_UNIX collector, net/unix_gc.c).
+int64_t file_count(struct file *f);
 
 // Open a ScaleFS inode (the caller's reference is handed over on success) with
 // open flags: regular files, directories and device nodes.

@@ -28,6 +28,18 @@ static inline void list_remove(struct list *n)
     n->next = n->prev = n;
 }
 
+// Move every element of from to the end of to (from is left empty).
+static inline void list_splice_tail(struct list *to, struct list *from)
+{
+    if (list_empty(from))
+        return;
+    from->next->prev = to->prev;
+    to->prev->next = from->next;
+    from->prev->next = to;
+    to->prev = from->prev;
+    list_init(from);
+}
+
 #define list_entry(p, type, member) container_of(p, type, member)
 #define list_for_each(it, head) for (struct list *it = (head)->next; it != (head); it = it->next)
 #define list_for_each_safe(it, tmp, head)                                                \

@@ -26,9 +26,9 @@
 // SCM_RIGHTS: the files sent ride on the message (an owned or held reference
 // each, as a descriptor's); the receive that reads the message's first byte
 // installs them as new fds, and a stream receive stops after such a message.
-// A peek leaves them on the message. Files in flight that refer to each other
-// in a cycle (a socket sent over itself) are never freed: there is no garbage
-// collector as Linux has.
+// A peek leaves them on the message. Sockets in flight that only other
+// sockets in flight can reach (a socket sent over itself, then closed) are
+// collected by unix_gc.c.
 //
 // Not supported: other control messages (SCM_CREDENTIALS: EINVAL),
 // SOCK_SEQPACKET (ESOCKTNOSUPPORT), abstract names (sun_path starting with
@@ -40,6 +40,7 @@
 #include "fs.h"
 #include "mm/mm.h"
 #include "net/socket.h"
+#include "net/unix.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
 #include "sync/atomic.h"
@@ -48,35 +49,6 @@
 #include "uapi/errno.h"
 #include "x86/smp.h"
 #include "x86/x86.h"
-
-#define UNIX_QUEUE (256 * 1024) // bytes a socket's receive queue holds
-#define UNIX_CHUNK (64 * 1024)  // the largest message a stream send makes
-#define UNIX_PATH (UNIX_PATH_MAX + 1)
-#define RIGHTS_MAX 253          // fds one message carries (Linux's SCM_MAX_FD)
-
-// A bound name: the path as given (for getsockname), the node's inode.
-struct uname {
-    char path[UNIX_PATH];
-    int len;                  // strlen(path)
-};
-
-// Files sent with SCM_RIGHTS, each with the kind of reference (fd_dup_ref).
-struct rights {
-    struct rights *next; // on the reap list (below)
-    int n;
-    struct right {
-        struct file *f;
-        unsigned how;
-    } r[];
-};
-
-struct umsg {
-    struct list link;
-    size_t len, off;          // bytes, and bytes already read (streams)
-    struct uname from;        // datagrams: the sender's name (len 0: unbound)
-    struct rights *rights;    // SCM_RIGHTS, or NULL
-    char data[];
-};
 
 // Dropping a file sent with SCM_RIGHTS may free a socket whose queue holds
 // more such files, and so on: done recursively, a chain of sockets in flight
@@ -104,8 +76,10 @@ static void rights_free(struct rights *r)
     while ((r = reap_head)) {
         reap_head = r->next;
         spin_unlock(&reap_lock);
-        for (int i = 0; i < r->n; i++)
+        for (int i = 0; i < r->n; i++) {
+            unix_inflight(r->r[i].f, -1);
             fd_ref_drop(r->r[i].f, r->r[i].how);
+        }
         kfree(r);
         spin_lock(&reap_lock);
     }
@@ -119,39 +93,9 @@ static void msg_free(struct umsg *m)
     kfree(m);
 }
 
-// [i] immutable once made, [a] atomic, [l] lock.
-struct unix_sock {
-    struct sock sk;
-    int refs;                 // [a] the file, the peer's link, an accept queue
-    struct sleeplock lock;
-    struct waitq wq;          // its receivers, and senders waiting for room in its queue
-    struct pollhead poll;
-    struct list rq;           // [l] struct umsg, oldest first
-    size_t rq_bytes;          // [l]
-    struct unix_sock *peer;   // [l] referenced; streams: the other end; dgram: default destination
-    bool closed;              // [l] its file is gone
-    bool shut_rd, shut_wr;    // [l] its own shutdowns
-    bool eof;                 // [l] nothing more will come (the peer shut down writing, or went)
-    bool nowrite;             // [l] the peer takes nothing more (shut down reading, or went)
-    bool connected;           // [l] streams: has (had) a peer
-    bool listening;           // [l]
-    int backlog;              // [l]
-    struct list acceptq;      // [l] connected struct unix_socks (by their `alink`)
-    int nacc;                 // [l]
-    struct list alink;        // [l of the listener] in its acceptq
-    struct uname name;        // [l] bound name (len 0: none); a server end: the listener's
-    struct inode *ip;         // [l] the bound node (referenced), or NULL
-    struct list blink;        // [bucket lock] in the name table
-};
-
-static struct unix_sock *usk(struct sock *sk) { return (struct unix_sock *)sk; }
-static bool stream(struct unix_sock *u) { return u->sk.type == SOCK_STREAM; }
-
 static void get(struct unix_sock *u) { fetch_add(&u->refs, 1); }
 
-// Free the messages of list q. Never under a socket's lock: dropping a file
-// sent with SCM_RIGHTS may close another socket, which locks its peer.
-static void free_msgs(struct list *q)
+void unix_free_msgs(struct list *q)
 {
     while (!list_empty(q)) {
         struct umsg *m = list_entry(q->next, struct umsg, link);
@@ -174,7 +118,7 @@ static void take_queue(struct unix_sock *u, struct list *q)
 
 static void drain(struct unix_sock *u)
 {
-    free_msgs(&u->rq);
+    unix_free_msgs(&u->rq);
     u->rq_bytes = 0;
 }
 
@@ -598,6 +542,7 @@ static int rights_from(const struct sk_msg *m, struct rights **out)
                 break;
             }
             r->r[r->n++].f = f;
+            unix_inflight(f, 1);
         }
         size_t step = CMSG_ALIGN8(h.len);
         if (step >= left)
@@ -627,10 +572,15 @@ static int rights_deliver(struct umsg *msg, struct sk_msg *m, bool cloexec, stru
     int *fds = cap ? kmalloc((size_t)MIN(cap, r->n) * sizeof *fds) : NULL;
     int n = 0;
     while (fds && n < MIN(cap, r->n)) {
+        // Out of flight before the descriptor exists: once it does, another
+        // thread may close it and free the file.
+        unix_inflight(r->r[n].f, -1);
         int fd = fd_install(fdt_current(), r->r[n].f, r->r[n].how | (cloexec ? FDI_CLOEXEC : 0),
                             false, 0, proc_nofile(proc_current()));
-        if (fd < 0)
+        if (fd < 0) {
+            unix_inflight(r->r[n].f, 1);
             break;
+        }
         fds[n++] = fd;
     }
     // The files not installed, to the front for the caller.
@@ -1101,7 +1051,7 @@ static void unix_close(struct unix_sock *u)
     struct inode *ip = u->ip;
     u->ip = NULL;
     sleeplock_release(&u->lock);
-    free_msgs(&queued);
+    unix_free_msgs(&queued);
     wake(u);
     if (ip) {
         struct name_bucket *b = bucket_of(fs_ino(ip));
@@ -1139,6 +1089,7 @@ static void unix_release(struct sock *sk)
     struct unix_sock *u = usk(sk);
     unix_close(u);
     put(u);
+    unix_gc(); // the close of a cycle's last member is when it becomes garbage
 }
 
 static const struct sock_ops unix_ops = {

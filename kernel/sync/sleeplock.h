@@ -23,6 +23,9 @@ static inline void sleeplock_acquire(struct sleeplock *l)
         wait_event(&l->wq, !READ_ONCE(l->locked));
 }
 
+// Take it if it is free, without waiting: false if it is held.
+static inline bool sleeplock_try(struct sleeplock *l) { return !xchg_acquire(&l->locked, 1); }
+
 static inline void sleeplock_release(struct sleeplock *l)
 {
     // The sequentially consistent store orders the release before the check of
