@@ -30,6 +30,10 @@
 // sockets in flight can reach (a socket sent over itself, then closed) are
 // collected by unix_gc.c.
 //
+// SO_PEERCRED: the process at the other end when the pair was made or the
+// connection accepted into the listener's queue (a connection's client sees
+// the listener's, taken at listen), as Linux.
+//
 // Not supported: other control messages (SCM_CREDENTIALS: EINVAL),
 // SOCK_SEQPACKET (ESOCKTNOSUPPORT), abstract names (sun_path starting with
 // NUL: EINVAL), autobind (bind with no path: EINVAL).
@@ -255,6 +259,7 @@ int unix_pair(int type, int protocol, struct sock **a, struct sock **b)
         return -ENOMEM;
     }
     link_pair(x, y);
+    x->peer_pid = y->peer_pid = proc_current()->pid;
     *a = &x->sk;
     *b = &y->sk;
     return 0;
@@ -351,6 +356,7 @@ static int unix_listen(struct sock *sk, int backlog)
         err = -EINVAL; // Linux: unbound (no autobind here) or connected
     else {
         u->listening = true;
+        u->peer_pid = proc_current()->pid; // its connections' peers see the listener's
         u->backlog = backlog < 1 ? 1 : backlog > SOMAXCONN ? SOMAXCONN : backlog;
     }
     sleeplock_release(&u->lock);
@@ -401,6 +407,8 @@ static int stream_connect(struct unix_sock *u, struct unix_sock *l, bool nonbloc
         return -EISCONN;
     }
     link_pair(u, n); // u's lock is held, n is unknown to others
+    u->peer_pid = l->peer_pid;
+    n->peer_pid = proc_current()->pid;
     sleeplock_release(&u->lock);
     list_push_back(&l->acceptq, &n->alink); // the queue's reference is n's first
     l->nacc++;
@@ -971,6 +979,15 @@ static int unix_getsockopt(struct sock *sk, int level, int name, void *val, int 
     case SO_ERROR: v = 0; break;
     case SO_SNDBUF:
     case SO_RCVBUF: v = UNIX_QUEUE; break;
+    case SO_PEERCRED: {
+        // Linux's struct ucred. Every process here is root; with no peer,
+        // Linux 6.1 says pid 0 and ids -1.
+        int pid = READ_ONCE(u->peer_pid);
+        int cred[3] = {pid, pid ? 0 : -1, pid ? 0 : -1};
+        *len = MIN(*len, (int)sizeof cred);
+        memcpy(val, cred, (size_t)*len);
+        return 0;
+    }
     default: return -ENOPROTOOPT;
     }
     return sock_opt_int(val, len, v);

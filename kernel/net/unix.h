@@ -59,6 +59,7 @@ struct unix_sock {
     struct uname name;        // [l] bound name (len 0: none); a server end: the listener's
     struct inode *ip;         // [l] the bound node (referenced), or NULL
     struct list blink;        // [bucket lock] in the name table
+    int peer_pid;             // [l] SO_PEERCRED: the peer's process when it connected (0: none)
     // In flight (unix_gc.c), [g]: unix_gc's lock.
     int inflight;             // [g] references to its file in messages' rights
     struct list glink;        // [g] on the list of sockets in flight, while inflight > 0

@@ -604,6 +604,28 @@ static int recv_fds(int s, int *fds, int room, int rflags, int *flags)
     return n;
 }
 
+static void unix_peercred(void)
+{
+    int sv[2];
+    struct ucred cr = {0, 0, 0};
+    socklen_t len = sizeof cr;
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    check(getsockopt(sv[1], SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 && len == sizeof cr &&
+              cr.pid == getpid() && cr.uid == getuid() && cr.gid == getgid(),
+          "SO_PEERCRED of a socketpair: this process");
+    len = sizeof(int);
+    check(getsockopt(sv[0], SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 && len == sizeof(int),
+          "SO_PEERCRED into a short buffer: cut to it");
+    close(sv[0]);
+    close(sv[1]);
+    int u = socket(AF_UNIX, SOCK_DGRAM, 0);
+    len = sizeof cr;
+    check(getsockopt(u, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 && cr.pid == 0 &&
+              cr.uid == (uid_t)-1 && cr.gid == (gid_t)-1,
+          "SO_PEERCRED with no peer: pid 0, ids -1");
+    close(u);
+}
+
 static void unix_rights(void)
 {
     int sv[2], p[2], got[4], flags = 0;
@@ -772,11 +794,20 @@ static void unix_names(void)
         if (connect(c, (struct sockaddr *)&a, alen) != 0)
             _exit(1);
         char buf[8];
+        struct ucred cr;
+        socklen_t crlen = sizeof cr;
+        if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) != 0 || cr.pid != getppid())
+            _exit(3); // the client sees the listener's process
         _exit(write(c, "hi", 2) == 2 && read(c, buf, 8) == 3 && memcmp(buf, "yo!", 3) == 0 ? 0 : 2);
     }
     int s = accept(l, NULL, NULL);
     char buf[8];
     check(s >= 0 && read(s, buf, 8) == 2 && write(s, "yo!", 3) == 3, "accept and talk over a name");
+    struct ucred cr;
+    socklen_t crlen = sizeof cr;
+    check(getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) == 0 && crlen == sizeof cr &&
+              cr.pid == pid && cr.uid == getuid() && cr.gid == getgid(),
+          "SO_PEERCRED of an accepted connection: the client");
     check(wait_ok(pid), "the client talked back");
     struct sockaddr_un got;
     socklen_t glen = sizeof got;
@@ -1128,6 +1159,7 @@ int main(void)
     unix_pairs();
     unix_rights();
     unix_rights_chain();
+    unix_peercred();
     unix_rights_cycles();
     unix_rights_cycles_unclosed();
     unix_names();

@@ -19,6 +19,12 @@ struct cmsghdr {
     int cmsg_level;
     int cmsg_type;
 };
+// SO_PEERCRED's answer (Linux's layout).
+struct ucred {
+    pid_t pid;
+    uid_t uid;
+    gid_t gid;
+};
 #define CMSG_ALIGN(n) (((n) + sizeof(size_t) - 1) & ~(sizeof(size_t) - 1))
 #define CMSG_LEN(n) (sizeof(struct cmsghdr) + (n))
 #define CMSG_SPACE(n) (sizeof(struct cmsghdr) + CMSG_ALIGN(n))
