@@ -34,9 +34,13 @@
 // connection accepted into the listener's queue (a connection's client sees
 // the listener's, taken at listen), as Linux.
 //
+// Abstract names (sun_path starting with NUL: the name is every byte of the
+// address after it) live in the same table as bound nodes, hashed by their
+// bytes, and go with their socket; a bind with no name at all (autobind)
+// takes the first free one of NUL and five hex digits, as Linux.
+//
 // Not supported: other control messages (SCM_CREDENTIALS: EINVAL),
-// SOCK_SEQPACKET (ESOCKTNOSUPPORT), abstract names (sun_path starting with
-// NUL: EINVAL), autobind (bind with no path: EINVAL).
+// SOCK_SEQPACKET (ESOCKTNOSUPPORT).
 #include "file/fdtable.h"
 #include "file/file.h"
 #include "file/fs_context.h"
@@ -175,6 +179,70 @@ static struct name_bucket *bucket_of(uint64_t ino)
     return &names[ino % NAME_BUCKETS];
 }
 
+// The table's key of an abstract name (FNV-1a).
+static uint64_t abstract_key(const struct uname *n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int i = 0; i < n->len; i++)
+        h = (h ^ (uint8_t)n->path[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static bool same_abstract(const struct unix_sock *u, const struct uname *n)
+{
+    return u->abound && u->name.len == n->len && memcmp(u->name.path, n->path, (size_t)n->len) == 0;
+}
+
+// The socket bound to abstract name n, referenced, or NULL.
+static struct unix_sock *abstract_find(const struct uname *n)
+{
+    struct name_bucket *b = bucket_of(abstract_key(n));
+    struct unix_sock *found = NULL;
+    spin_lock(&b->lock);
+    list_for_each(it, &b->socks) {
+        struct unix_sock *u = list_entry(it, struct unix_sock, blink);
+        if (same_abstract(u, n)) {
+            found = u;
+            get(u);
+            break;
+        }
+    }
+    spin_unlock(&b->lock);
+    return found;
+}
+
+// Bind u (locked, unbound) to abstract name n: 0 or -EADDRINUSE.
+static int abstract_bind(struct unix_sock *u, const struct uname *n)
+{
+    struct name_bucket *b = bucket_of(abstract_key(n));
+    int err = 0;
+    spin_lock(&b->lock);
+    list_for_each(it, &b->socks)
+        if (same_abstract(list_entry(it, struct unix_sock, blink), n))
+            err = -EADDRINUSE;
+    if (!err) {
+        u->name = *n;
+        u->abound = true;
+        list_push_back(&b->socks, &u->blink);
+    }
+    spin_unlock(&b->lock);
+    return err;
+}
+
+// Autobind: the first free name of NUL and five hex digits after the last
+// one taken (Linux's form). -ENOSPC if all 2^20 are taken.
+static int autobind(struct unix_sock *u)
+{
+    static uint32_t next; // [a]
+    for (int tries = 0; tries < (1 << 20); tries++) {
+        struct uname n = {.len = 5, .abstract = true};
+        ksnprintf(n.path, sizeof n.path, "%05x", fetch_add_relaxed(&next, 1) & 0xfffff);
+        if (abstract_bind(u, &n) == 0)
+            return 0;
+    }
+    return -ENOSPC;
+}
+
 // The socket bound to node ip, referenced, or NULL.
 static struct unix_sock *name_find(struct inode *ip)
 {
@@ -267,7 +335,7 @@ int unix_pair(int type, int protocol, struct sock **a, struct sock **b)
 
 // ---- addresses -------------------------------------------------------------------
 
-// A sockaddr_un's path into n: EINVAL for no path, an abstract name, the
+// A sockaddr_un's path or abstract name into n: EINVAL for no name, the
 // wrong family or a length beyond the structure.
 static int name_from(const void *addr, int len, struct uname *n)
 {
@@ -275,22 +343,33 @@ static int name_from(const void *addr, int len, struct uname *n)
     if (len <= (int)sizeof(sa_family_t) || len > (int)sizeof *a || a->sun_family != AF_UNIX)
         return -EINVAL;
     int max = len - (int)sizeof(sa_family_t);
+    n->abstract = a->sun_path[0] == 0;
+    if (n->abstract) { // every byte after the NUL is the name
+        n->len = max - 1;
+        memcpy(n->path, a->sun_path + 1, (size_t)n->len);
+        return 0;
+    }
     int k = 0;
     while (k < max && a->sun_path[k])
         k++;
-    if (k == 0)
-        return -EINVAL; // abstract names and autobind are not supported
     memcpy(n->path, a->sun_path, (size_t)k);
     n->path[k] = 0;
     n->len = k;
     return 0;
 }
 
+static bool named(const struct uname *n) { return n->len || n->abstract; }
+
 static void name_to(void *addr, int *len, const struct uname *n)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
-    memcpy(a.sun_path, n->path, (size_t)n->len);
-    *len = (int)sizeof(sa_family_t) + (n->len ? n->len + 1 : 0);
+    if (n->abstract) {
+        memcpy(a.sun_path + 1, n->path, (size_t)n->len);
+        *len = (int)sizeof(sa_family_t) + 1 + n->len;
+    } else {
+        memcpy(a.sun_path, n->path, (size_t)n->len);
+        *len = (int)sizeof(sa_family_t) + (n->len ? n->len + 1 : 0);
+    }
     memcpy(addr, &a, (size_t)*len);
 }
 
@@ -298,6 +377,10 @@ static void name_to(void *addr, int *len, const struct uname *n)
 // lookup, ECONNREFUSED if the node is not a socket or none is bound to it.
 static int lookup(const struct uname *n, struct unix_sock **out)
 {
+    if (n->abstract) {
+        *out = abstract_find(n);
+        return *out ? 0 : -ECONNREFUSED;
+    }
     struct inode *ip;
     int err = path_lookup_at(AT_FDCWD, n->path, 0, &ip);
     if (err)
@@ -316,13 +399,20 @@ static int unix_bind(struct sock *sk, const void *addr, int len)
 {
     struct unix_sock *u = usk(sk);
     struct uname n;
-    int err = name_from(addr, len, &n);
+    const struct sockaddr_un *a = addr;
+    bool auto_name = len == (int)sizeof(sa_family_t) && a->sun_family == AF_UNIX;
+    int err = auto_name ? 0 : name_from(addr, len, &n);
     if (err)
         return err;
     sleeplock_acquire(&u->lock);
-    if (u->ip) {
+    if (u->ip || u->abound) {
         sleeplock_release(&u->lock);
         return -EINVAL; // bound already
+    }
+    if (auto_name || n.abstract) {
+        err = auto_name ? autobind(u) : abstract_bind(u, &n);
+        sleeplock_release(&u->lock);
+        return err;
     }
     struct inode *dir, *ip = NULL;
     if (!(err = dirfd_inode(AT_FDCWD, n.path, &dir))) {
@@ -352,8 +442,8 @@ static int unix_listen(struct sock *sk, int backlog)
         return -EOPNOTSUPP;
     int err = 0;
     sleeplock_acquire(&u->lock);
-    if (!u->ip || u->connected)
-        err = -EINVAL; // Linux: unbound (no autobind here) or connected
+    if ((!u->ip && !u->abound) || u->connected)
+        err = -EINVAL; // Linux: unbound or connected
     else {
         u->listening = true;
         u->peer_pid = proc_current()->pid; // its connections' peers see the listener's
@@ -820,7 +910,7 @@ static long dgram_take(struct unix_sock *u, struct sk_msg *m, int in, struct rig
         return k;
     if ((size_t)k < msg->len)
         m->flags |= MSG_TRUNC;
-    if (msg->from.len)
+    if (named(&msg->from))
         name_to(&m->addr, &m->addrlen, &msg->from);
     size_t len = msg->len;
     if (!peek) {
@@ -1067,7 +1157,15 @@ static void unix_close(struct unix_sock *u)
     take_queue(u, &queued);
     struct inode *ip = u->ip;
     u->ip = NULL;
+    bool abound = u->abound;
     sleeplock_release(&u->lock);
+    if (abound) { // the name is free again at once
+        struct name_bucket *b = bucket_of(abstract_key(&u->name));
+        spin_lock(&b->lock);
+        list_remove(&u->blink);
+        u->abound = false; // (lookups read it under the bucket's lock)
+        spin_unlock(&b->lock);
+    }
     unix_free_msgs(&queued);
     wake(u);
     if (ip) {

@@ -12,10 +12,12 @@
 #define UNIX_PATH (UNIX_PATH_MAX + 1)
 #define RIGHTS_MAX 253          // fds one message carries (Linux's SCM_MAX_FD)
 
-// A bound name: the path as given (for getsockname), the node's inode.
+// A bound name: the path as given (for getsockname), or an abstract name:
+// the bytes after sun_path's leading NUL (any bytes, NULs too).
 struct uname {
     char path[UNIX_PATH];
-    int len;                  // strlen(path)
+    int len;                  // strlen(path), or the abstract name's bytes
+    bool abstract;
 };
 
 // Files sent with SCM_RIGHTS, each with the kind of reference (fd_dup_ref).
@@ -58,6 +60,7 @@ struct unix_sock {
     struct list alink;        // [l of the listener] in its acceptq
     struct uname name;        // [l] bound name (len 0: none); a server end: the listener's
     struct inode *ip;         // [l] the bound node (referenced), or NULL
+    bool abound;              // [l, bucket lock to clear] in the name table by its abstract name
     struct list blink;        // [bucket lock] in the name table
     int peer_pid;             // [l] SO_PEERCRED: the peer's process when it connected (0: none)
     // In flight (unix_gc.c), [g]: unix_gc's lock.

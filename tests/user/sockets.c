@@ -4,7 +4,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <ctype.h>
 #include <poll.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -769,6 +771,78 @@ static void unix_rights_cycles_unclosed(void)
     printf("# net pages %ld before, %ld after\n", before, after);
 }
 
+// An abstract name (sun_path starting with NUL): every byte of the address
+// after it, in no file system.
+static socklen_t abstract_addr(struct sockaddr_un *a, const char *tag)
+{
+    memset(a, 0, sizeof *a);
+    a->sun_family = AF_UNIX;
+    int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, "sockets-%s-%d", tag, (int)getpid());
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+}
+
+static void unix_abstract(void)
+{
+    struct sockaddr_un a, got;
+    socklen_t alen = abstract_addr(&a, "srv"), glen = sizeof got;
+    int l = socket(AF_UNIX, SOCK_STREAM, 0);
+    check(bind(l, (struct sockaddr *)&a, alen) == 0 && listen(l, 2) == 0,
+          "bind and listen on an abstract name");
+    check(getsockname(l, (struct sockaddr *)&got, &glen) == 0 && glen == alen &&
+              memcmp(&got, &a, alen) == 0,
+          "getsockname gives the abstract name back, its length exact");
+    int l2 = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK_ERR(bind(l2, (struct sockaddr *)&a, alen), EADDRINUSE, "an abstract name in use is EADDRINUSE");
+    close(l2);
+    int c = socket(AF_UNIX, SOCK_STREAM, 0);
+    check(connect(c, (struct sockaddr *)&a, alen) == 0, "connect to an abstract name");
+    int s = accept(l, NULL, NULL);
+    char buf[4];
+    check(s >= 0 && write(c, "abs", 3) == 3 && read(s, buf, 4) == 3 && memcmp(buf, "abs", 3) == 0,
+          "talk over it");
+    close(s);
+    close(c);
+    close(l);
+    l = socket(AF_UNIX, SOCK_STREAM, 0);
+    check(bind(l, (struct sockaddr *)&a, alen) == 0, "closed, its abstract name is free at once");
+    close(l);
+    c = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK_ERR(connect(c, (struct sockaddr *)&a, alen), ECONNREFUSED,
+              "connect to an abstract name nobody holds is ECONNREFUSED");
+    close(c);
+
+    // Datagrams: the receiver learns the sender's abstract name.
+    struct sockaddr_un b;
+    socklen_t blen = abstract_addr(&b, "dgram");
+    int d = socket(AF_UNIX, SOCK_DGRAM, 0), e = socket(AF_UNIX, SOCK_DGRAM, 0);
+    struct sockaddr_un ea;
+    socklen_t ealen = abstract_addr(&ea, "from");
+    check(bind(d, (struct sockaddr *)&b, blen) == 0 && bind(e, (struct sockaddr *)&ea, ealen) == 0 &&
+              sendto(e, "x", 1, 0, (struct sockaddr *)&b, blen) == 1,
+          "sendto an abstract name");
+    glen = sizeof got;
+    check(recvfrom(d, buf, sizeof buf, 0, (struct sockaddr *)&got, &glen) == 1 && glen == ealen &&
+              memcmp(&got, &ea, ealen) == 0,
+          "recvfrom gives the sender's abstract name");
+    close(d);
+    close(e);
+
+    // Autobind: a bind with no name takes NUL and five hex digits.
+    int u = socket(AF_UNIX, SOCK_DGRAM, 0);
+    struct sockaddr_un none = {.sun_family = AF_UNIX};
+    glen = sizeof got;
+    bool hex = true;
+    check(bind(u, (struct sockaddr *)&none, sizeof(sa_family_t)) == 0 &&
+              getsockname(u, (struct sockaddr *)&got, &glen) == 0,
+          "bind with no name (autobind)");
+    for (int i = 1; i <= 5; i++)
+        hex &= isxdigit((unsigned char)got.sun_path[i]) != 0;
+    check(glen == offsetof(struct sockaddr_un, sun_path) + 6 && got.sun_path[0] == 0 && hex,
+          "autobind's name: NUL and five hex digits");
+    CHECK_ERR(bind(u, (struct sockaddr *)&a, alen), EINVAL, "bound already: EINVAL");
+    close(u);
+}
+
 static void unix_names(void)
 {
     if (enter_scratch("sockets") != 0) {
@@ -1160,6 +1234,7 @@ int main(void)
     unix_rights();
     unix_rights_chain();
     unix_peercred();
+    unix_abstract();
     unix_rights_cycles();
     unix_rights_cycles_unclosed();
     unix_names();
