@@ -380,7 +380,8 @@ static long run_socketpair(struct fz *z, long a[6])
 }
 
 // An address for bind/connect/sendto: 127.0.0.1 at one of a few ports, one
-// of a few AF_UNIX names, or anything; a[ai] gets it and a[ai+1] its length.
+// of a few AF_UNIX paths or abstract names, no name (autobind), or anything;
+// a[ai] gets it and a[ai+1] its length.
 static void sock_addr(struct fz *z, long a[6], int ai)
 {
     static __thread unsigned char buf[112];
@@ -395,10 +396,14 @@ static void sock_addr(struct fz *z, long a[6], int ai)
         a[ai] = (long)buf;
         a[ai + 1] = chance(&z->rng, 90) ? 16 : gen_arg(z, 'i');
     } else if (k == 1) {
-        buf[0] = 1; // AF_UNIX
-        snprintf((char *)buf + 2, 100, "/tmp/fz.s%d", (int)below(&z->rng, 3));
+        buf[0] = 1; // AF_UNIX: a path, an abstract name (NUL first), or none (autobind)
+        int kind = (int)below(&z->rng, 3), n = (int)below(&z->rng, 3);
+        if (kind == 0)
+            snprintf((char *)buf + 2, 100, "/tmp/fz.s%d", n);
+        else if (kind == 1)
+            snprintf((char *)buf + 3, 99, "fz.a%d", n);
         a[ai] = (long)buf;
-        a[ai + 1] = chance(&z->rng, 90) ? 2 + 12 : gen_arg(z, 'i');
+        a[ai + 1] = !chance(&z->rng, 90) ? gen_arg(z, 'i') : kind == 2 ? 2 : 2 + 12;
     } else {
         a[ai] = gen_pointer(z);
         a[ai + 1] = gen_arg(z, 'i');
