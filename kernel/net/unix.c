@@ -1,4 +1,4 @@
-// AF_UNIX sockets: SOCK_STREAM and SOCK_DGRAM, in pairs (socketpair) or
+// AF_UNIX sockets: SOCK_STREAM, SOCK_DGRAM and SOCK_SEQPACKET, in pairs (socketpair) or
 // through names in ScaleFS (bind makes an S_IFSOCK node; connect and sendto
 // find the socket bound to it).
 //
@@ -39,8 +39,10 @@
 // bytes, and go with their socket; a bind with no name at all (autobind)
 // takes the first free one of NUL and five hex digits, as Linux.
 //
-// Not supported: other control messages (SCM_CREDENTIALS: EINVAL),
-// SOCK_SEQPACKET (ESOCKTNOSUPPORT).
+// SOCK_SEQPACKET: a connection as SOCK_STREAM's (conn), messages as
+// SOCK_DGRAM's (each send one message, each receive one, cut to the buffer).
+//
+// Not supported: other control messages (SCM_CREDENTIALS: EINVAL).
 #include "file/fdtable.h"
 #include "file/file.h"
 #include "file/fs_context.h"
@@ -188,20 +190,22 @@ static uint64_t abstract_key(const struct uname *n)
     return h;
 }
 
-static bool same_abstract(const struct unix_sock *u, const struct uname *n)
+// Abstract names are per socket type, as on Linux.
+static bool same_abstract(const struct unix_sock *u, const struct uname *n, int type)
 {
-    return u->abound && u->name.len == n->len && memcmp(u->name.path, n->path, (size_t)n->len) == 0;
+    return u->abound && u->sk.type == type && u->name.len == n->len &&
+           memcmp(u->name.path, n->path, (size_t)n->len) == 0;
 }
 
-// The socket bound to abstract name n, referenced, or NULL.
-static struct unix_sock *abstract_find(const struct uname *n)
+// The socket of this type bound to abstract name n, referenced, or NULL.
+static struct unix_sock *abstract_find(const struct uname *n, int type)
 {
     struct name_bucket *b = bucket_of(abstract_key(n));
     struct unix_sock *found = NULL;
     spin_lock(&b->lock);
     list_for_each(it, &b->socks) {
         struct unix_sock *u = list_entry(it, struct unix_sock, blink);
-        if (same_abstract(u, n)) {
+        if (same_abstract(u, n, type)) {
             found = u;
             get(u);
             break;
@@ -218,7 +222,7 @@ static int abstract_bind(struct unix_sock *u, const struct uname *n)
     int err = 0;
     spin_lock(&b->lock);
     list_for_each(it, &b->socks)
-        if (same_abstract(list_entry(it, struct unix_sock, blink), n))
+        if (same_abstract(list_entry(it, struct unix_sock, blink), n, u->sk.type))
             err = -EADDRINUSE;
     if (!err) {
         u->name = *n;
@@ -290,7 +294,7 @@ static int check_type(int type, int protocol)
         return -EPROTONOSUPPORT;
     if (type == SOCK_RAW)
         type = SOCK_DGRAM;
-    if (type != SOCK_STREAM && type != SOCK_DGRAM)
+    if (type != SOCK_STREAM && type != SOCK_DGRAM && type != SOCK_SEQPACKET)
         return -ESOCKTNOSUPPORT;
     return type;
 }
@@ -375,10 +379,11 @@ static void name_to(void *addr, int *len, const struct uname *n)
 
 // The socket bound to the path n names, referenced: ENOENT etc. from the
 // lookup, ECONNREFUSED if the node is not a socket or none is bound to it.
-static int lookup(const struct uname *n, struct unix_sock **out)
+// An abstract name: the socket of this type bound to it, or ECONNREFUSED.
+static int lookup(const struct uname *n, int type, struct unix_sock **out)
 {
     if (n->abstract) {
-        *out = abstract_find(n);
+        *out = abstract_find(n, type);
         return *out ? 0 : -ECONNREFUSED;
     }
     struct inode *ip;
@@ -438,7 +443,7 @@ static int unix_bind(struct sock *sk, const void *addr, int len)
 static int unix_listen(struct sock *sk, int backlog)
 {
     struct unix_sock *u = usk(sk);
-    if (!stream(u))
+    if (!conn(u))
         return -EOPNOTSUPP;
     int err = 0;
     sleeplock_acquire(&u->lock);
@@ -457,7 +462,7 @@ static int unix_listen(struct sock *sk, int backlog)
 // nonblock, or SO_SNDTIMEO ran out), -ECONNREFUSED (not listening), -ERESTARTSYS.
 static int stream_connect(struct unix_sock *u, struct unix_sock *l, bool nonblock)
 {
-    struct unix_sock *n = alloc_sock(SOCK_STREAM);
+    struct unix_sock *n = alloc_sock(l->sk.type); // (SOCK_STREAM or SOCK_SEQPACKET)
     if (!n)
         return -ENOMEM;
     int err;
@@ -515,7 +520,7 @@ static int unix_connect(struct sock *sk, const void *addr, int len, bool nonbloc
     if (err) {
         // A datagram socket's connect to AF_UNSPEC forgets its destination.
         const struct sockaddr *a = addr;
-        if (!stream(u) && len >= (int)sizeof(sa_family_t) && a->sa_family == AF_UNSPEC) {
+        if (!conn(u) && len >= (int)sizeof(sa_family_t) && a->sa_family == AF_UNSPEC) {
             sleeplock_acquire(&u->lock);
             struct unix_sock *old = u->peer;
             u->peer = NULL;
@@ -527,18 +532,18 @@ static int unix_connect(struct sock *sk, const void *addr, int len, bool nonbloc
         return err;
     }
     sleeplock_acquire(&u->lock);
-    err = stream(u) && u->connected ? -EISCONN : u->listening ? -EINVAL : 0;
+    err = conn(u) && u->connected ? -EISCONN : u->listening ? -EINVAL : 0;
     sleeplock_release(&u->lock);
     if (err)
         return err;
     struct unix_sock *target;
-    if ((err = lookup(&n, &target)))
+    if ((err = lookup(&n, u->sk.type, &target)))
         return err;
     if (target->sk.type != u->sk.type) {
         put(target);
         return -EPROTOTYPE;
     }
-    if (stream(u)) {
+    if (conn(u)) {
         err = stream_connect(u, target, nonblock);
         put(target);
         return err;
@@ -555,7 +560,7 @@ static int unix_connect(struct sock *sk, const void *addr, int len, bool nonbloc
 static int unix_accept(struct sock *sk, struct sock **out, bool nonblock)
 {
     struct unix_sock *l = usk(sk);
-    if (!stream(l))
+    if (!conn(l))
         return -EOPNOTSUPP;
     int err = 0;
     uint64_t deadline = sock_deadline(&l->sk, false);
@@ -702,13 +707,13 @@ static int rights_deliver(struct umsg *msg, struct sk_msg *m, bool cloexec, stru
 // The socket u sends to, referenced: its peer, or the addressed one.
 static int destination(struct unix_sock *u, struct sk_msg *m, struct unix_sock **out)
 {
-    if (m->addrlen && !stream(u)) {
+    if (m->addrlen && !conn(u)) {
         struct uname n;
         int err = name_from(&m->addr, m->addrlen, &n);
         if (err)
             return err;
         struct unix_sock *d;
-        if ((err = lookup(&n, &d)))
+        if ((err = lookup(&n, u->sk.type, &d)))
             return err;
         if (d->sk.type != u->sk.type) {
             put(d);
@@ -720,10 +725,10 @@ static int destination(struct unix_sock *u, struct sk_msg *m, struct unix_sock *
     sleeplock_acquire(&u->lock);
     struct unix_sock *p = u->peer;
     int err = 0;
-    if (stream(u) && (u->shut_wr || u->nowrite || (u->connected && !p)))
+    if (conn(u) && (u->shut_wr || u->nowrite || (u->connected && !p)))
         err = -EPIPE;
     else if (!p)
-        err = stream(u) ? -ENOTCONN : -EDESTADDRREQ;
+        err = conn(u) ? -ENOTCONN : -EDESTADDRREQ;
     else
         get(p);
     sleeplock_release(&u->lock);
@@ -838,10 +843,12 @@ static long unix_sendmsg(struct sock *sk, struct sk_msg *m)
         return -EOPNOTSUPP;
     if (stream(u) && m->addrlen) {
         sleeplock_acquire(&u->lock);
-        bool conn = u->connected;
+        bool connected = u->connected;
         sleeplock_release(&u->lock);
-        return conn ? -EISCONN : -EOPNOTSUPP;
+        return connected ? -EISCONN : -EOPNOTSUPP;
     }
+    if (conn(u))
+        m->addrlen = 0; // SOCK_SEQPACKET: Linux ignores the address
     struct rights *rights;
     long r = rights_from(m, &rights);
     if (r)
@@ -936,9 +943,9 @@ static long unix_recvmsg(struct sock *sk, struct sk_msg *m)
     uint64_t deadline = sock_deadline(&u->sk, false);
     struct rights *late = NULL; // files received that could not be installed
     sleeplock_acquire(&u->lock);
-    if (stream(u) && !u->connected) {
+    if (conn(u) && !u->connected) {
         sleeplock_release(&u->lock);
-        return -EINVAL; // Linux: a stream socket never connected
+        return stream(u) ? -EINVAL : -ENOTCONN; // Linux: never connected
     }
     for (;;) {
         if (!list_empty(&u->rq) && !u->shut_rd) {
@@ -993,7 +1000,7 @@ static int unix_shutdown(struct sock *sk, int how)
     bool rd = how != SHUT_WR, wr = how != SHUT_RD;
     sleeplock_acquire(&u->lock);
     struct unix_sock *p = u->peer;
-    if (stream(u) && !u->connected) {
+    if (conn(u) && !u->connected) {
         sleeplock_release(&u->lock);
         return -ENOTCONN;
     }
@@ -1003,7 +1010,7 @@ static int unix_shutdown(struct sock *sk, int how)
         get(p);
     sleeplock_release(&u->lock);
     wake(u);
-    if (p && stream(u)) {
+    if (p && conn(u)) {
         tell_peer(p, wr, rd);
         put(p);
     } else if (p) {
@@ -1104,12 +1111,12 @@ static unsigned unix_poll(struct sock *sk, struct poller *pl)
         m |= POLLIN | POLLRDNORM;
     if (u->eof || u->shut_rd)
         m |= POLLRDHUP;
-    if (stream(u) && ((u->eof && (u->shut_wr || u->nowrite)) || !u->connected))
+    if (conn(u) && ((u->eof && (u->shut_wr || u->nowrite)) || !u->connected))
         m |= POLLHUP;
     bool out_closed = u->shut_wr || u->nowrite;
     sleeplock_release(&u->lock);
     if (!p || out_closed) {
-        if (!stream(u) || !u->connected || out_closed)
+        if (!conn(u) || !u->connected || out_closed)
             m |= POLLOUT | POLLWRNORM; // a send answers at once
     } else {
         poll_register(pl, &p->poll); // room comes when the peer reads
@@ -1127,7 +1134,7 @@ static int unix_nread(struct sock *sk)
     struct unix_sock *u = usk(sk);
     sleeplock_acquire(&u->lock);
     int n = 0;
-    if (stream(u))
+    if (conn(u)) // SOCK_SEQPACKET too: every message's bytes
         n = (int)u->rq_bytes;
     else if (!list_empty(&u->rq))
         n = (int)list_entry(u->rq.next, struct umsg, link)->len;
@@ -1179,12 +1186,12 @@ static void unix_close(struct unix_sock *u)
         // A stream peer (or a datagram pair) loses its link back to u.
         sleeplock_acquire(&p->lock);
         bool back = p->peer == u;
-        if (back && stream(p))
+        if (back && conn(p))
             p->peer = NULL;
         else
             back = false;
-        p->eof |= stream(p);
-        p->nowrite |= stream(p);
+        p->eof |= conn(p);
+        p->nowrite |= conn(p);
         sleeplock_release(&p->lock);
         wake(p);
         if (back)

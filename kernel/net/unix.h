@@ -72,7 +72,10 @@ struct unix_sock {
 };
 
 static inline struct unix_sock *usk(struct sock *sk) { return (struct unix_sock *)sk; }
+// A byte stream (SOCK_STREAM)? Connection-oriented (also SOCK_SEQPACKET,
+// which keeps a datagram's message boundaries on a connection)?
 static inline bool stream(struct unix_sock *u) { return u->sk.type == SOCK_STREAM; }
+static inline bool conn(struct unix_sock *u) { return u->sk.type != SOCK_DGRAM; }
 
 // unix.c. Free the messages of list q (never under a socket's lock: dropping
 // a file sent with SCM_RIGHTS may close another socket, which locks its peer).

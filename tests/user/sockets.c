@@ -827,6 +827,17 @@ static void unix_abstract(void)
     close(d);
     close(e);
 
+    // Abstract names are per type: a stream socket finds no datagram socket's.
+    int st = socket(AF_UNIX, SOCK_STREAM, 0), dg = socket(AF_UNIX, SOCK_DGRAM, 0);
+    check(bind(dg, (struct sockaddr *)&a, alen) == 0 && bind(st, (struct sockaddr *)&a, alen) == 0,
+          "one abstract name, bound by a datagram and a stream socket");
+    int st2 = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK_ERR(connect(st2, (struct sockaddr *)&a, alen), ECONNREFUSED,
+              "connect to it: the stream socket, which does not listen (ECONNREFUSED)");
+    close(st2);
+    close(st);
+    close(dg);
+
     // Autobind: a bind with no name takes NUL and five hex digits.
     int u = socket(AF_UNIX, SOCK_DGRAM, 0);
     struct sockaddr_un none = {.sun_family = AF_UNIX};
@@ -841,6 +852,60 @@ static void unix_abstract(void)
           "autobind's name: NUL and five hex digits");
     CHECK_ERR(bind(u, (struct sockaddr *)&a, alen), EINVAL, "bound already: EINVAL");
     close(u);
+}
+
+// SOCK_SEQPACKET: a connection with message boundaries.
+static void unix_seqpacket(void)
+{
+    int sv[2];
+    char b[8];
+    check(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0, "a SOCK_SEQPACKET pair");
+    int n = 0;
+    check(write(sv[0], "hello", 5) == 5 && write(sv[0], "ab", 2) == 2 &&
+              ioctl(sv[1], FIONREAD, &n) == 0 && n == 7,
+          "two messages; FIONREAD counts both");
+    check(recv(sv[1], b, 3, 0) == 3 && memcmp(b, "hel", 3) == 0, "a short buffer takes the first part");
+    struct iovec v = {b, sizeof b};
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1};
+    check(recvmsg(sv[1], &m, 0) == 2 && memcmp(b, "ab", 2) == 0 && m.msg_flags == 0,
+          "the rest of that message is gone; the next one whole");
+    check(write(sv[0], "hello", 5) == 5 && recv(sv[1], b, 3, MSG_TRUNC) == 5,
+          "MSG_TRUNC: the message's whole length");
+    check(write(sv[0], "", 0) == 0 && recv(sv[1], b, sizeof b, MSG_DONTWAIT) == 0,
+          "an empty message is one");
+    CHECK_ERR(recv(sv[1], b, sizeof b, MSG_DONTWAIT), EAGAIN, "nothing queued: EAGAIN");
+    struct sockaddr_un any = {.sun_family = AF_UNIX};
+    check(sendto(sv[0], "x", 1, 0, (struct sockaddr *)&any, sizeof any) == 1 &&
+              recv(sv[1], b, sizeof b, 0) == 1,
+          "sendto on a connection: the address is ignored");
+    close(sv[1]);
+    check(recv(sv[0], b, sizeof b, 0) == 0, "the peer gone: EOF");
+    CHECK_ERR(send(sv[0], "x", 1, MSG_NOSIGNAL), EPIPE, "the peer gone: EPIPE");
+    close(sv[0]);
+
+    int s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+    CHECK_ERR(send(s, "x", 1, 0), ENOTCONN, "unconnected: send is ENOTCONN");
+    CHECK_ERR(recv(s, b, 1, MSG_DONTWAIT), ENOTCONN, "unconnected: recv is ENOTCONN");
+    CHECK_ERR(listen(s, 1), EINVAL, "listen unbound: EINVAL");
+    close(s);
+    struct sockaddr_un a;
+    socklen_t alen = abstract_addr(&a, "seq");
+    int l = socket(AF_UNIX, SOCK_SEQPACKET, 0), c = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+    check(bind(l, (struct sockaddr *)&a, alen) == 0 && listen(l, 2) == 0 &&
+              connect(c, (struct sockaddr *)&a, alen) == 0,
+          "listen, connect");
+    int d = accept(l, NULL, NULL);
+    check(d >= 0 && write(c, "one", 3) == 3 && write(c, "two!", 4) == 4 && read(d, b, 8) == 3 &&
+              read(d, b, 8) == 4 && memcmp(b, "two!", 4) == 0,
+          "accept; each read one message");
+    int st = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK_ERR(connect(st, (struct sockaddr *)&a, alen), ECONNREFUSED,
+              "a stream socket finds no SOCK_SEQPACKET listener by an abstract name");
+    close(st);
+    close(c);
+    check(read(d, b, 8) == 0, "the client gone: EOF");
+    close(d);
+    close(l);
 }
 
 static void unix_names(void)
@@ -1235,6 +1300,7 @@ int main(void)
     unix_rights_chain();
     unix_peercred();
     unix_abstract();
+    unix_seqpacket();
     unix_rights_cycles();
     unix_rights_cycles_unclosed();
     unix_names();
