@@ -6,8 +6,8 @@
 // Run fn(i, arg) for i in [0, n) on n threads, thread i pinned to CPU
 // i % ncpu_online, and wait for all of them. False if threads could not be made.
 bool fst_run(int n, void (*fn)(int i, void *arg), void *arg);
-// Create and join n threads a few times, so that kernel stacks (never freed,
-// cached per CPU) are all made before a test counts free pages.
+// Create and join n threads a few times, so that the kernel stacks the CPUs
+// keep cached (proc/kstack.c) are made before a test counts free pages.
 void fst_warm_threads(int n);
 // Let every deferred free happen (epoch callbacks, refcache releases and what
 // they trigger), then empty the allocators' per-CPU caches.
