@@ -42,7 +42,10 @@
 // SOCK_SEQPACKET: a connection as SOCK_STREAM's (conn), messages as
 // SOCK_DGRAM's (each send one message, each receive one, cut to the buffer).
 //
-// Not supported: other control messages (SCM_CREDENTIALS: EINVAL).
+// SCM_CREDENTIALS: every message carries its sender's process (or what the
+// sender gave, as Linux lets root give any existing pid and any ids); a
+// socket with SO_PASSCRED receives them with every message, and a stream
+// receive then stops where the sender changes. Other control messages: EINVAL.
 #include "file/fdtable.h"
 #include "file/file.h"
 #include "file/fs_context.h"
@@ -245,6 +248,18 @@ static int autobind(struct unix_sock *u)
             return 0;
     }
     return -ENOSPC;
+}
+
+// Linux autobinds a socket with SO_PASSCRED that sends or connects unbound, so
+// that the receiver learns a name with the credentials.
+static void autobind_for_creds(struct unix_sock *u)
+{
+    if (!READ_ONCE(u->passcred))
+        return;
+    sleeplock_acquire(&u->lock);
+    if (!u->ip && !u->abound)
+        autobind(u); // (no name left: the send goes on unnamed)
+    sleeplock_release(&u->lock);
 }
 
 // The socket bound to node ip, referenced, or NULL.
@@ -536,6 +551,7 @@ static int unix_connect(struct sock *sk, const void *addr, int len, bool nonbloc
     sleeplock_release(&u->lock);
     if (err)
         return err;
+    autobind_for_creds(u);
     struct unix_sock *target;
     if ((err = lookup(&n, u->sk.type, &target)))
         return err;
@@ -592,7 +608,7 @@ static int unix_accept(struct sock *sk, struct sock **out, bool nonblock)
 
 // ---- sending and receiving ---------------------------------------------------------
 
-static struct umsg *msg_new(size_t len, const struct uname *from)
+static struct umsg *msg_new(size_t len, const struct uname *from, const struct kucred *cred)
 {
     struct umsg *m = kmalloc(sizeof *m + len);
     if (m) {
@@ -600,14 +616,52 @@ static struct umsg *msg_new(size_t len, const struct uname *from)
         m->off = 0;
         m->from = *from;
         m->rights = NULL;
+        m->cred = *cred;
     }
     return m;
 }
 
+// SCM_CREDENTIALS as Linux takes them from a root process: any uid and gid,
+// any pid that names a process (else ESRCH); the data exactly a struct ucred.
+static int cred_from(const struct kcmsghdr *h, const char *data, struct kucred *cred)
+{
+    if (h->len != sizeof *h + sizeof *cred)
+        return -EINVAL;
+    struct kucred c;
+    memcpy(&c, data, sizeof c);
+    epoch_enter();
+    bool exists = c.pid > 0 && pid_lookup(c.pid) != NULL;
+    epoch_exit();
+    if (!exists)
+        return -ESRCH;
+    *cred = c;
+    return 0;
+}
+
+// The sender's own credentials, what a message carries unless it gives others.
+static struct kucred own_cred(void) { return (struct kucred){proc_current()->pid, 0, 0}; }
+
+// A receive on a socket with SO_PASSCRED reports the message's credentials
+// (before any files, as Linux).
+static int cred_deliver(struct unix_sock *u, const struct umsg *msg, struct sk_msg *m)
+{
+    size_t fit;
+    return READ_ONCE(u->passcred)
+               ? sock_put_cmsg(m, SOL_SOCKET, SCM_CREDENTIALS, &msg->cred, sizeof msg->cred, &fit)
+               : 0;
+}
+
+static bool same_cred(const struct kucred *a, const struct kucred *b)
+{
+    return a->pid == b->pid && a->uid == b->uid && a->gid == b->gid;
+}
+
 // The files a sendmsg's SCM_RIGHTS messages name, referenced: *out (NULL if
-// none). EINVAL for another kind of control message or a malformed one, or
-// more than RIGHTS_MAX fds; EBADF for an fd that is not open.
-static int rights_from(const struct sk_msg *m, struct rights **out)
+// none), and the credentials an SCM_CREDENTIALS message gives, into *cred
+// (left alone if none). EINVAL for another kind of control message or a
+// malformed one, or more than RIGHTS_MAX fds; EBADF for an fd that is not
+// open; ESRCH for credentials naming no process.
+static int control_from(const struct sk_msg *m, struct rights **out, struct kucred *cred)
 {
     *out = NULL;
     const char *p = m->ctl;
@@ -617,9 +671,20 @@ static int rights_from(const struct sk_msg *m, struct rights **out)
     while (!err && left >= sizeof(struct kcmsghdr)) {
         struct kcmsghdr h;
         memcpy(&h, p, sizeof h);
-        if (h.len < sizeof h || h.len > left || h.level != SOL_SOCKET || h.type != SCM_RIGHTS) {
+        if (h.len < sizeof h || h.len > left || h.level != SOL_SOCKET ||
+            (h.type != SCM_RIGHTS && h.type != SCM_CREDENTIALS)) {
             err = -EINVAL;
             break;
+        }
+        if (h.type == SCM_CREDENTIALS) {
+            if ((err = cred_from(&h, p + sizeof h, cred)))
+                break;
+            size_t step = CMSG_ALIGN8(h.len);
+            if (step >= left)
+                break;
+            p += step;
+            left -= step;
+            continue;
         }
         int n = (int)((h.len - sizeof h) / sizeof(int)), have = r ? r->n : 0;
         if (have + n > RIGHTS_MAX) {
@@ -737,17 +802,21 @@ static int destination(struct unix_sock *u, struct sk_msg *m, struct unix_sock *
 }
 
 static long dgram_send(struct unix_sock *u, struct unix_sock *d, struct sk_msg *m,
-                       struct rights *rights)
+                       struct rights *rights, const struct kucred *cred)
 {
     size_t len = m->data.left;
-    if (len > UNIX_QUEUE)
+    if (len > UNIX_QUEUE) {
+        rights_free(rights);
         return -EMSGSIZE;
+    }
     sleeplock_acquire(&u->lock);
     struct uname from = u->name;
     sleeplock_release(&u->lock);
-    struct umsg *msg = msg_new(len, &from);
-    if (!msg)
+    struct umsg *msg = msg_new(len, &from, cred);
+    if (!msg) {
+        rights_free(rights);
         return -ENOMEM;
+    }
     msg->rights = rights;
     long k = skiov_from(&m->data, msg->data, len);
     if (k >= 0 && (size_t)k < len)
@@ -791,7 +860,7 @@ static long dgram_send(struct unix_sock *u, struct unix_sock *d, struct sk_msg *
 // The rights (if any) ride on the first message; the caller frees them if
 // they are still *rights afterwards.
 static long stream_send(struct unix_sock *u, struct unix_sock *d, struct sk_msg *m,
-                        struct rights **rights)
+                        struct rights **rights, const struct kucred *cred)
 {
     static const struct uname none;
     long done = 0, err = 0;
@@ -815,7 +884,7 @@ static long stream_send(struct unix_sock *u, struct unix_sock *d, struct sk_msg 
             break;
         }
         size_t len = MIN(MIN(m->data.left, UNIX_CHUNK), UNIX_QUEUE - d->rq_bytes);
-        struct umsg *msg = msg_new(len, &none);
+        struct umsg *msg = msg_new(len, &none, cred);
         long k = msg ? skiov_from(&m->data, msg->data, len) : -ENOMEM;
         if (k > 0) {
             msg->len = (size_t)k;
@@ -850,19 +919,22 @@ static long unix_sendmsg(struct sock *sk, struct sk_msg *m)
     if (conn(u))
         m->addrlen = 0; // SOCK_SEQPACKET: Linux ignores the address
     struct rights *rights;
-    long r = rights_from(m, &rights);
+    struct kucred cred = own_cred();
+    long r = control_from(m, &rights, &cred);
     if (r)
         return r;
+    if (!conn(u))
+        autobind_for_creds(u);
     struct unix_sock *d;
     if ((r = destination(u, m, &d))) {
         rights_free(rights);
         return r == -EPIPE ? sock_epipe(m->flags) : r;
     }
     if (stream(u)) {
-        r = stream_send(u, d, m, &rights);
+        r = stream_send(u, d, m, &rights, &cred);
         rights_free(rights); // not sent
     } else {
-        r = dgram_send(u, d, m, rights); // the message owns them, sent or not
+        r = dgram_send(u, d, m, rights, &cred); // the message owns them, sent or not
     }
     put(d);
     if (r == -EPIPE)
@@ -876,14 +948,23 @@ static long unix_sendmsg(struct sock *sk, struct sk_msg *m)
 // or -EFAULT.
 static long stream_take(struct unix_sock *u, struct sk_msg *m, int in, struct rights **late)
 {
-    bool peek = in & MSG_PEEK;
+    bool peek = in & MSG_PEEK, creds = READ_ONCE(u->passcred);
     long done = 0;
     struct list *it = u->rq.next;
+    struct kucred first = {0, 0, 0};
     while (it != &u->rq && m->data.left > 0) {
         struct umsg *msg = list_entry(it, struct umsg, link);
         bool files = msg->rights != NULL;
         if (files && done)
             break;
+        if (creds && done && !same_cred(&msg->cred, &first))
+            break; // with SO_PASSCRED, one receive gives one sender's bytes (Linux)
+        if (creds && !done) {
+            first = msg->cred;
+            int err = cred_deliver(u, msg, m);
+            if (err)
+                return err;
+        }
         long k = skiov_to(&m->data, msg->data + msg->off, msg->len - msg->off);
         if (k < 0)
             return done ? done : k;
@@ -919,6 +1000,9 @@ static long dgram_take(struct unix_sock *u, struct sk_msg *m, int in, struct rig
         m->flags |= MSG_TRUNC;
     if (named(&msg->from))
         name_to(&m->addr, &m->addrlen, &msg->from);
+    int cerr = cred_deliver(u, msg, m);
+    if (cerr)
+        return cerr;
     size_t len = msg->len;
     if (!peek) {
         list_remove(&msg->link);
@@ -1047,7 +1131,6 @@ static int unix_getname(struct sock *sk, void *addr, int *len, bool peer)
 
 static int unix_setsockopt(struct sock *sk, int level, int name, const void *val, int len)
 {
-    (void)sk;
     int v;
     if (level != SOL_SOCKET)
         return -EOPNOTSUPP; // Linux: AF_UNIX has no other levels
@@ -1057,6 +1140,12 @@ static int unix_setsockopt(struct sock *sk, int level, int name, const void *val
     case SO_SNDBUF:
     case SO_RCVBUF:
         return sock_opt_get(val, len, &v); // accepted, no effect (as Linux for AF_UNIX)
+    case SO_PASSCRED: {
+        int err = sock_opt_get(val, len, &v);
+        if (!err)
+            WRITE_ONCE(usk(sk)->passcred, v != 0);
+        return err;
+    }
     default:
         return -ENOPROTOOPT;
     }
@@ -1076,6 +1165,7 @@ static int unix_getsockopt(struct sock *sk, int level, int name, void *val, int 
     case SO_ERROR: v = 0; break;
     case SO_SNDBUF:
     case SO_RCVBUF: v = UNIX_QUEUE; break;
+    case SO_PASSCRED: v = READ_ONCE(u->passcred); break;
     case SO_PEERCRED: {
         // Linux's struct ucred. Every process here is root; with no peer,
         // Linux 6.1 says pid 0 and ids -1.

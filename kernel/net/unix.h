@@ -30,11 +30,18 @@ struct rights {
     } r[];
 };
 
+// SCM_CREDENTIALS (Linux's struct ucred).
+struct kucred {
+    int32_t pid;
+    uint32_t uid, gid;
+};
+
 struct umsg {
     struct list link;
     size_t len, off;          // bytes, and bytes already read (streams)
     struct uname from;        // datagrams: the sender's name (len 0: unbound)
     struct rights *rights;    // SCM_RIGHTS, or NULL
+    struct kucred cred;       // the sender's, or those it gave (SCM_CREDENTIALS)
     char data[];
 };
 
@@ -63,6 +70,7 @@ struct unix_sock {
     bool abound;              // [l, bucket lock to clear] in the name table by its abstract name
     struct list blink;        // [bucket lock] in the name table
     int peer_pid;             // [l] SO_PEERCRED: the peer's process when it connected (0: none)
+    bool passcred;            // [a] SO_PASSCRED: receives report the sender's credentials
     // In flight (unix_gc.c), [g]: unix_gc's lock.
     int inflight;             // [g] references to its file in messages' rights
     struct list glink;        // [g] on the list of sockets in flight, while inflight > 0

@@ -123,3 +123,4 @@ struct linger {
 };
 // Control messages (SOL_SOCKET level).
 #define SCM_RIGHTS 1
+#define SCM_CREDENTIALS 2
