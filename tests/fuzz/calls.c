@@ -436,6 +436,63 @@ static long run_sendto(struct fz *z, long a[6])
     return raw6(SYS_sendto, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
+// A message with control data a kernel can act on: none, SCM_RIGHTS with a
+// few of this worker's fds (sockets among them, which may end in cycles),
+// SCM_CREDENTIALS (this worker's process or another pid, any ids), both, or
+// a random buffer; or anything at all as the msghdr.
+static long run_sendmsg(struct fz *z, long a[6])
+{
+    static __thread struct {
+        long name, namelen, iov, iovlen, control, controllen, flags;
+    } mh;
+    static __thread long iov[2];
+    static __thread unsigned char ctl[80];
+    a[0] = fd_pick(z);
+    a[2] = chance(&z->rng, 50) ? 0x40 /* MSG_DONTWAIT */ : gen_arg(z, 'F');
+    if (chance(&z->rng, 10)) {
+        a[1] = gen_arg(z, 'b');
+        return raw6(SYS_sendmsg, a[0], a[1], a[2], 0, 0, 0);
+    }
+    memset(ctl, 0, sizeof ctl);
+    size_t len = 0;
+    int kind = (int)below(&z->rng, 5); // 0 none, 1 rights, 2 creds, 3 both, 4 random
+    if (kind == 1 || kind == 3) {
+        int n = 1 + (int)below(&z->rng, 3);
+        long h[2] = {16 + 4 * n, 1L | 1L << 32}; // len; SOL_SOCKET, SCM_RIGHTS
+        memcpy(ctl, h, sizeof h);
+        for (int i = 0; i < n; i++) {
+            int fd = fd_pick(z);
+            memcpy(ctl + 16 + 4 * i, &fd, 4);
+        }
+        len = (16 + 4 * (size_t)n + 7) & ~7UL;
+    }
+    if (kind == 2 || kind == 3) {
+        long h[2] = {16 + 12, 1L | 2L << 32}; // SOL_SOCKET, SCM_CREDENTIALS
+        int cred[3] = {chance(&z->rng, 70) ? (int)raw6(SYS_getpid, 0, 0, 0, 0, 0, 0) : (int)gen_pid(z),
+                       (int)gen_arg(z, 'i'), (int)gen_arg(z, 'i')};
+        memcpy(ctl + len, h, sizeof h);
+        memcpy(ctl + len + 16, cred, sizeof cred);
+        len += 32;
+    }
+    if (kind == 4) {
+        for (size_t i = 0; i < sizeof ctl; i++)
+            ctl[i] = (unsigned char)rnd(&z->rng);
+        len = below(&z->rng, sizeof ctl + 1);
+    }
+    iov[0] = gen_arg(z, 'b');
+    iov[1] = chance(&z->rng, 80) ? (long)below(&z->rng, 64) : gen_arg(z, 'l');
+    sock_addr(z, a, 3);
+    mh.name = chance(&z->rng, 70) ? 0 : a[3];
+    mh.namelen = mh.name ? a[4] : 0;
+    mh.iov = (long)iov;
+    mh.iovlen = 1;
+    mh.control = len ? (long)ctl : 0;
+    mh.controllen = (long)len;
+    mh.flags = 0;
+    a[1] = (long)&mh;
+    return raw6(SYS_sendmsg, a[0], a[1], a[2], 0, 0, 0);
+}
+
 // Not a system call: a load or store in the arena or the shared region, racing
 // with the other threads' munmap, mprotect, madvise and MAP_FIXED there. It may
 // fault for good (SIGSEGV, or SIGBUS past the end of a mapped file).
@@ -587,7 +644,7 @@ const struct call calls[] = {
     C(accept4, "fbbF", BLOCKS | RETFD),
     X(sendto, run_sendto, BLOCKS),
     C(recvfrom, "fblFbb", BLOCKS),
-    C(sendmsg, "fbF", BLOCKS),
+    X(sendmsg, run_sendmsg, BLOCKS),
     C(recvmsg, "fbF", BLOCKS),
     C(shutdown, "fi", 0),
     C(getsockname, "fbb", 0),
