@@ -35,6 +35,7 @@ struct pgrp_part {
 struct pgrp {
     int pgid, sid;
     struct pgrp *hash_next; // under the bucket's lock
+    bool unhashed;          // under the bucket's lock: empty for good, freed soon
     struct epoch_cb free_cb;
     struct pgrp_part part[PGRP_PARTS];
 };
@@ -130,13 +131,18 @@ static void add_member(struct pgrp *g, int i, struct proc *p)
 
 // Drop an empty group from the hash table and free it, unless somebody joined
 // it in the meantime (setpgid found it through the table, or a fork by a member).
+// Two callers may both have seen it empty (its last member reaped, and a setpgid
+// that found it while the process it was to move was reaped): the first takes
+// it out, the second finds it unhashed. The caller is in an epoch read section
+// begun while what it locked kept g allocated, so g is still there to look at.
 static void maybe_free(struct pgrp *g)
 {
     struct bucket *b = bucket_of(g->pgid);
     spin_lock(&b->lock);
     lock_all(g);
-    bool empty = members(g) == 0;
+    bool empty = members(g) == 0 && !g->unhashed;
     if (empty) {
+        g->unhashed = true;
         struct pgrp **pp = &b->head;
         while (*pp != g)
             pp = &(*pp)->hash_next;
@@ -207,9 +213,11 @@ void pgrp_leave(struct proc *p)
     // maybe_free locked this partition, so we see the move or it sees p gone.
     struct proc *me = proc_current();
     bool last = empty && !(me && me != p && READ_ONCE(me->pgrp) == g);
+    epoch_enter(); // (see maybe_free)
     spin_unlock(&pt->lock);
     if (last)
         maybe_free(g);
+    epoch_exit();
 }
 
 static void lock_two(struct pgrp_part *a, struct pgrp_part *b)
@@ -271,10 +279,12 @@ int pgrp_setsid(struct proc *p)
     struct pgrp_part *from = lock_with(p, &g->part[i]);
     struct pgrp *old = p->pgrp;
     bool empty = move_locked(p, from, g, i);
+    epoch_enter(); // (see maybe_free)
     unlock_two(from, &g->part[i]);
     spin_unlock(&b->lock);
     if (empty)
         maybe_free(old);
+    epoch_exit();
     return p->pid;
 }
 
@@ -305,19 +315,23 @@ int pgrp_move(struct proc *p, int pgid, int sid)
     }
     int i = my_part();
     struct pgrp_part *from = lock_with(p, &g->part[i]);
-    if (!from) { // reaped meanwhile; g may be the new empty group
+    if (!from) { // reaped meanwhile; g may be the new empty group, or an old one emptied
+        epoch_enter(); // (see maybe_free)
         spin_unlock(&b->lock);
-        kfree(fresh);
         maybe_free(g);
+        epoch_exit();
+        kfree(fresh);
         return -ESRCH;
     }
     struct pgrp *old = p->pgrp;
     bool empty = old != g && move_locked(p, from, g, i);
+    epoch_enter(); // (see maybe_free)
     unlock_two(from, &g->part[i]);
     spin_unlock(&b->lock);
-    kfree(fresh);
     if (empty)
         maybe_free(old);
+    epoch_exit();
+    kfree(fresh);
     return 0;
 }
 
