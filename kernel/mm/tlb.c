@@ -81,8 +81,19 @@ void tlb_shootdown(const cpumask_t *mask, uintptr_t va, size_t len)
 
 uint64_t tlb_shootdowns_received(int c) { return READ_ONCE(*per_cpu_ptr(&received, c)); }
 
+// The caller has cleared the entries; a CPU's flag is then read, and set if it
+// is clear. Against the CPU's own flush (clear the flag, fence, flush): the
+// fence first keeps the loads below from passing the caller's page-table
+// stores (x86 lets a load pass an earlier store), so either we find the flag
+// clear and set it (the CPU flushes again at its next tick), or the CPU
+// cleared it after our look, and so flushes after our stores are visible: it
+// cannot load the old entry again. Without it, a look that found the flag
+// still set from an earlier request could be followed by a flush made before
+// the entries were cleared, which left a stale entry for pages freed a grace
+// period later.
 void tlb_flush_later(const cpumask_t *mask)
 {
+    fence();
     for_each_cpu(c, mask)
         if (!load_relaxed(per_cpu_ptr(&flush_pending, c)))
             store_relaxed(per_cpu_ptr(&flush_pending, c), 1);
@@ -91,6 +102,7 @@ void tlb_flush_later(const cpumask_t *mask)
 
 void tlb_flush_kernel_later(void)
 {
+    fence(); // the caller's kernel page-table stores before the flags (see above)
     for_each_cpu(c, &cpu_online_mask)
         if (!load_relaxed(per_cpu_ptr(&kflush_pending, c)))
             store_relaxed(per_cpu_ptr(&kflush_pending, c), 1);
