@@ -87,11 +87,16 @@ static void report_lock(void)
     kprintf("hang: waiting for lock \"%s\" (%p), held by cpu %d\n", l->name, l, owner);
     if (owner < 0 || owner >= ncpu || owner == cpu_id())
         return;
-    WRITE_ONCE(per_cpu_ptr(&hc, owner)->dump_requested, true);
-    lapic_send_nmi(cpu_apicid[owner]);
+    hangcheck_dump_cpu(owner);
     uint64_t until = nsec_now() + 500000000; // 0.5 s
     while (nsec_now() < until)
         pause();
+}
+
+void hangcheck_dump_cpu(int c)
+{
+    WRITE_ONCE(per_cpu_ptr(&hc, c)->dump_requested, true);
+    lapic_send_nmi(cpu_apicid[c]);
 }
 
 static void report(struct trapframe *tf, bool nmi)
@@ -211,7 +216,7 @@ bool hangcheck_nmi(struct trapframe *tf)
     struct hangcheck *h = this_cpu_ptr(&hc);
     if (READ_ONCE(h->dump_requested)) {
         WRITE_ONCE(h->dump_requested, false);
-        kprintf("hang: cpu %d holds it, at ", cpu_id());
+        kprintf("hang: cpu %d, asked for its stack, at ", cpu_id());
         print_symbol(tf->rip);
         kprintf("\n");
         backtrace_from(tf->rbp);

@@ -12,6 +12,8 @@ typedef void (*hangcheck_report_fn)(int cpu, struct trapframe *tf, bool nmi);
 void hangcheck_init(void);                    // boot CPU: read the command line
 void hangcheck_tick(struct trapframe *tf);    // every CPU's timer interrupt
 bool hangcheck_nmi(struct trapframe *tf);     // an NMI: was it ours? (then reported)
+// Ask CPU c (by NMI) to print where it is and what lock it waits for.
+void hangcheck_dump_cpu(int c);
 // Tickless idle (tickless.c): the latest this CPU may wake once its tick has
 // stopped (UINT64_MAX: no limit), and the look it takes when it starts again.
 uint64_t hangcheck_tick_stopping(uint64_t now);

@@ -22,6 +22,7 @@
 // turn = 2*lap + 2. Zero-filled memory is therefore an empty ring, which is what
 // a new CPU's per-CPU area starts with.
 #include "lib/kstats.h"
+#include "proc/hangcheck.h"
 #include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "sync/xcall.h"
@@ -105,6 +106,45 @@ static void enqueue(int c, xcall_fn fn, void *arg, uint32_t *pending)
     kstat_ipi_sent();
 }
 
+// A wait of a third of the hang detector's limit (20 s by default) is no load
+// but a target that cannot run its requests (interrupts off, or a handler that
+// does not return): say which targets still hold requests and ask them for
+// their stacks, once per call, before the detector reports the waiter itself
+// and ends the run (the fuzzer's 8-vCPU run of 90f85a3 lost the culprit so).
+static void report_slow(const cpumask_t *targets, uint64_t waited)
+{
+    kprintf("xcall: cpu %d has waited %llu ms for", cpu_id(), (unsigned long long)(waited / 1000000));
+    int asked = 0;
+    for_each_cpu(c, targets) {
+        struct xqueue *q = per_cpu_ptr(&xq, c);
+        if (READ_ONCE(q->head) < READ_ONCE(q->tail)) {
+            kprintf(" %d", c);
+            if (asked++ < 4)
+                hangcheck_dump_cpu(c);
+        }
+    }
+    kprintf(asked ? " (requests not run yet)\n" : " a handler still running on one of them\n");
+}
+
+// Keep running our own requests while the targets run ours.
+static void wait_for(uint32_t *pending, const cpumask_t *targets)
+{
+    uint64_t since = 0, slow = (uint64_t)hangcheck_limit() * 1000000000ULL / 3;
+    for (uint32_t spins = 0; load_acquire(pending) != 0; spins++) {
+        xcall_poll();
+        pause();
+        if (spins % 4096 || since == UINT64_MAX || slow == 0)
+            continue;
+        uint64_t now = nsec_now();
+        if (!since)
+            since = now;
+        else if (now - since > slow) {
+            report_slow(targets, now - since);
+            since = UINT64_MAX;
+        }
+    }
+}
+
 void xcall(const cpumask_t *mask, xcall_fn fn, void *arg, bool wait)
 {
     struct {
@@ -134,10 +174,7 @@ void xcall(const cpumask_t *mask, xcall_fn fn, void *arg, bool wait)
             cli();
     }
     if (wait)
-        while (load_acquire(&pending.n) != 0) {
-            xcall_poll();
-            pause();
-        }
+        wait_for(&pending.n, &targets);
     preempt_enable();
 }
 
