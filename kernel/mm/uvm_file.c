@@ -44,18 +44,23 @@ static void fmap_free_cb(struct epoch_cb *cb)
     kfree(f);
 }
 
-// Take the record *pp of vc (CPU c's part, on c's list) out of both lists;
-// freed a grace period later.
-static void fmap_remove(struct vmcore *vc, int c, struct fmap **pp)
+// Take record f off its CPU's list l (and out of the count truncate reads).
+static void fmap_unlist(struct fmap_list *l, struct fmap *f)
 {
-    struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
-    struct fmap *f = *pp;
     spin_lock(&l->lock);
     *f->lprev = f->lnext;
     if (f->lnext)
         f->lnext->lprev = f->lprev;
     fetch_sub_relaxed(&l->nfile[fmap_hash(f->ip)], 1);
     spin_unlock(&l->lock);
+}
+
+// Take the record *pp of vc (CPU c's part, on c's list) out of both lists;
+// freed a grace period later.
+static void fmap_remove(struct vmcore *vc, int c, struct fmap **pp)
+{
+    struct fmap *f = *pp;
+    fmap_unlist(per_cpu_ptr(&fmap_list, c), f);
     store_release(pp, f->cnext); // (a reader on f goes on to f->cnext)
     vc->nfmaps--;
     fence(); // epoch_defer: the unlinking stores before its read of the epoch
@@ -145,12 +150,7 @@ void fmap_forget_all(struct vmcore *vc, int c)
     struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
     for (struct fmap *f = vc->fmaps, *next; f; f = next) {
         next = f->cnext;
-        spin_lock(&l->lock);
-        *f->lprev = f->lnext;
-        if (f->lnext)
-            f->lnext->lprev = f->lprev;
-        fetch_sub_relaxed(&l->nfile[fmap_hash(f->ip)], 1);
-        spin_unlock(&l->lock);
+        fmap_unlist(l, f);
         fs_iput(f->ip);
         kfree(f);
     }
