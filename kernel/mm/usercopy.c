@@ -4,6 +4,7 @@
 #include "mm/uvm.h"
 #include "proc/proc.h"
 #include "proc/sched.h"
+#include "sync/percpu.h"
 #include "uapi/errno.h"
 #include "x86/trap.h"
 #include "x86/x86.h"
@@ -137,8 +138,13 @@ bool usercopy_fault(struct trapframe *tf)
     // A user page not touched yet: fill it in and retry the instruction. If
     // that needs memory there is none of, the copy fails (copy_error); it
     // never retries, which would spin for as long as memory stays short.
+    // Not under a spinlock: filling in may wait for a page's descriptor,
+    // whose holder may wait in turn for a TLB shootdown that a CPU spinning
+    // on our lock, interrupts off, never runs. Such a copy fails instead
+    // (-EFAULT), and its caller lets go of the lock and touches the page
+    // before it tries again (futex_wait).
     struct thread *t = thread_current();
-    if (tf->vector == T_PF && t->vm) {
+    if (tf->vector == T_PF && t->vm && !this_cpu_read(cpu.locks_held)) {
         int r = uvm_fault(t->vm, read_cr2(), tf->err, NULL);
         if (r == 0)
             return true;

@@ -35,7 +35,7 @@ struct bucket {
     struct list waiters;
 } __cacheline_aligned;
 
-static struct bucket buckets[NBUCKET]; // zero: unlocked, lists not yet linked
+static struct bucket buckets[NBUCKET] = {[0 ... NBUCKET - 1] = {.lock = SPINLOCK_INIT("futex")}};
 
 static struct bucket *bucket_of(struct vmspace *vs, uint64_t uaddr)
 {
@@ -47,7 +47,23 @@ static void lock_bucket(struct bucket *b)
 {
     spin_lock(&b->lock);
     if (!b->waiters.next)
-        list_init(&b->waiters); // first use
+        list_init(&b->waiters); // first use (the lists are not linked yet)
+}
+
+// Lock b and read the word under the lock. A copy under a spinlock does not
+// fill pages in (usercopy_fault), so read first unlocked, which does; if the
+// page's entry went meanwhile (an unmap, a fork making it copy-on-write), let
+// go and read again. Unlocked on error.
+static int lock_and_read(struct bucket *b, uint64_t uaddr, uint32_t *cur)
+{
+    for (;;) {
+        if (copy_from_user(cur, uaddr, sizeof *cur) < 0)
+            return -EFAULT;
+        lock_bucket(b);
+        if (copy_from_user(cur, uaddr, sizeof *cur) == 0)
+            return 0;
+        spin_unlock(&b->lock);
+    }
 }
 
 static int futex_wake_bits(struct vmspace *vs, uint64_t uaddr, int n, uint32_t bits)
@@ -81,14 +97,8 @@ static long futex_wait(struct vmspace *vs, uint64_t uaddr, uint32_t val, uint64_
     struct bucket *b = bucket_of(vs, uaddr);
     struct waiter w = {.vs = vs, .uaddr = uaddr, .t = t, .bits = bits};
     uint32_t cur;
-    // Fault the word in first: reading it under the bucket lock must not sleep.
-    if (copy_from_user(&cur, uaddr, sizeof cur) < 0)
+    if (lock_and_read(b, uaddr, &cur) < 0)
         return -EFAULT;
-    lock_bucket(b);
-    if (copy_from_user(&cur, uaddr, sizeof cur) < 0) {
-        spin_unlock(&b->lock);
-        return -EFAULT;
-    }
     if (cur != val) {
         spin_unlock(&b->lock);
         return -EAGAIN;
