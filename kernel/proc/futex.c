@@ -8,6 +8,12 @@
 //
 // No lost wake-ups: a waiter reads the word and links itself under its bucket's
 // lock, and a waker (who changed the word first) takes the same lock to find it.
+// A wake that finds the bucket's waiter count at zero returns without the lock:
+// it writes nothing, so wakes nobody waits for (a thread's exit, an unlock
+// without contention) share no line even when their words' buckets collide.
+// The count goes up before the waiter reads the word, and the waker reads it
+// after changing the word, each behind a full barrier: either the waiter reads
+// the new word, or the waker sees the count and takes the lock.
 #include "mm/usercopy.h"
 #include "mm/uvm.h"
 #include "proc/proc.h"
@@ -33,6 +39,7 @@ struct waiter {
 struct bucket {
     struct spinlock lock;
     struct list waiters;
+    int nwaiters; // [a] threads in futex_wait on it (linked or about to be)
 } __cacheline_aligned;
 
 static struct bucket buckets[NBUCKET] = {[0 ... NBUCKET - 1] = {.lock = SPINLOCK_INIT("futex")}};
@@ -70,6 +77,9 @@ static int futex_wake_bits(struct vmspace *vs, uint64_t uaddr, int n, uint32_t b
 {
     struct bucket *b = bucket_of(vs, uaddr);
     int woken = 0;
+    fence(); // the caller's change of the word before the look at the count
+    if (!load_relaxed(&b->nwaiters))
+        return 0;
     lock_bucket(b);
     list_for_each_safe(it, tmp, &b->waiters) {
         if (woken >= n)
@@ -89,12 +99,11 @@ static int futex_wake_bits(struct vmspace *vs, uint64_t uaddr, int n, uint32_t b
 
 int futex_wake(struct vmspace *vs, uint64_t uaddr, int n) { return futex_wake_bits(vs, uaddr, n, ~0u); }
 
-// Sleep while *uaddr == val, until woken, the deadline (0: none) or a signal.
-static long futex_wait(struct vmspace *vs, uint64_t uaddr, uint32_t val, uint64_t deadline,
-                       uint32_t bits)
+// Sleep on b while *uaddr == val, until woken, the deadline (0: none) or a signal.
+static long wait_on(struct bucket *b, struct vmspace *vs, uint64_t uaddr, uint32_t val,
+                    uint64_t deadline, uint32_t bits)
 {
     struct thread *t = thread_current();
-    struct bucket *b = bucket_of(vs, uaddr);
     struct waiter w = {.vs = vs, .uaddr = uaddr, .t = t, .bits = bits};
     uint32_t cur;
     if (lock_and_read(b, uaddr, &cur) < 0)
@@ -135,6 +144,16 @@ static long futex_wait(struct vmspace *vs, uint64_t uaddr, uint32_t val, uint64_
     else
         ret = 0; // woken after all: the wake-up counts
     spin_unlock(&b->lock);
+    return ret;
+}
+
+static long futex_wait(struct vmspace *vs, uint64_t uaddr, uint32_t val, uint64_t deadline,
+                       uint32_t bits)
+{
+    struct bucket *b = bucket_of(vs, uaddr);
+    fetch_add(&b->nwaiters, 1); // (a full barrier) before the word is read
+    long ret = wait_on(b, vs, uaddr, val, deadline, bits);
+    fetch_sub_relaxed(&b->nwaiters, 1);
     return ret;
 }
 
