@@ -77,8 +77,10 @@ struct control {
     struct slot slot[MAX_WORKERS];
 };
 
-// Shared memory (MAP_SHARED), so forked workers report here too.
+// Shared memory: a memfd mapped MAP_SHARED, so that worker processes, which
+// exec this program afresh (run), map it too and report here.
 static struct control *ctl;
+static int ctl_fd;
 
 // ---- settings ------------------------------------------------------------------
 
@@ -480,6 +482,20 @@ static int pin(int cpu)
     return sched_setaffinity(0, sizeof one, &one) ? fail() : 0;
 }
 
+// The markers are only addresses stored to (tools/mtrace/markers.h): a
+// private region, in each worker process its own.
+static int map_markers(void)
+{
+    void *m = mmap((void *)MTRACE_BASE, MTRACE_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (m != MAP_FAILED && m != (void *)MTRACE_BASE)
+        munmap(m, MTRACE_SIZE); // a kernel that ignores MAP_FIXED_NOREPLACE
+    if (m != (void *)MTRACE_BASE)
+        m = mmap((void *)MTRACE_BASE, MTRACE_SIZE, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    return m == (void *)MTRACE_BASE ? 0 : fail();
+}
+
 static void worker_main(const struct op *op, int id)
 {
     struct worker w = {.id = id, .fd = -1};
@@ -546,6 +562,48 @@ static void coordinate(int nworkers)
     }
 }
 
+// In a child of the coordinator: become worker id of op, a fresh image of
+// this program (main's --worker). Should the exec fail, report it as the
+// worker's set-up error.
+static __attribute__((noreturn)) void exec_worker(const struct op *op, int id)
+{
+    char a[6][32];
+    snprintf(a[0], sizeof a[0], "%d", (int)(op - ops));
+    snprintf(a[1], sizeof a[1], "%d", id);
+    snprintf(a[2], sizeof a[2], "%d", ctl_fd);
+    snprintf(a[3], sizeof a[3], "%ld", iterations);
+    snprintf(a[4], sizeof a[4], "%d", mark);
+    snprintf(a[5], sizeof a[5], "%d", cpus[id]);
+    char *argv[] = {(char *)self, "--worker", a[0], a[1], a[2], a[3], a[4], a[5], dir, NULL};
+    execve(self, argv, environ);
+    ctl->slot[id].err = fail();
+    ctl->slot[id].in_setup = 1;
+    __atomic_fetch_add(&ctl->arrived, 1, __ATOMIC_RELEASE);
+    _exit(127);
+}
+
+// main for `scale --worker OP ID CTLFD ITERATIONS MARK CPU DIR` (exec_worker).
+static int worker_entry(char **argv)
+{
+    int opid = atoi(argv[2]), id = atoi(argv[3]);
+    ctl_fd = atoi(argv[4]);
+    iterations = atol(argv[5]);
+    mark = atoi(argv[6]);
+    cpus[id] = atoi(argv[7]);
+    snprintf(dir, sizeof dir, "%s", argv[8]);
+    ctl = mmap(NULL, sizeof *ctl, PROT_READ | PROT_WRITE, MAP_SHARED, ctl_fd, 0);
+    if (ctl == MAP_FAILED || opid < 0 || opid >= NOPS)
+        return 1;
+    if (mark && map_markers()) {
+        ctl->slot[id].err = fail();
+        ctl->slot[id].in_setup = 1;
+        __atomic_fetch_add(&ctl->arrived, 1, __ATOMIC_RELEASE);
+        return 1;
+    }
+    worker_main(&ops[opid], id);
+    return 0;
+}
+
 // Runs op with nworkers workers; 0 if every worker ran without error.
 static int run(const struct op *op, int nworkers)
 {
@@ -558,6 +616,12 @@ static int run(const struct op *op, int nworkers)
     }
     fflush(stdout); // forked workers must not print our buffer again
     fflush(stderr);
+    // A worker process runs this program afresh (exec_worker): forked from us
+    // and no more, it would share our pages copy-on-write with every other
+    // worker, and each fork of fork-exec-wait would count a reference on each
+    // of them, a count the other workers' forks write too -- a cost of how the
+    // workers were made, not of the operation (1,000 transfers per operation
+    // on our kernel with 8 workers, 2 per page shared: docs/bench-cost.md).
     // Each worker is made from its own CPU and inherits it as its affinity (on
     // Linux too), so it never runs anywhere else, not even before it pins
     // itself. Otherwise an idle CPU may steal it first and keep per-CPU state
@@ -572,10 +636,8 @@ static int run(const struct op *op, int nworkers)
             if (pin(cpus[started]))
                 break;
             pids[started] = fork();
-            if (pids[started] == 0) {
-                worker_main(op, started);
-                _exit(0);
-            }
+            if (pids[started] == 0)
+                exec_worker(op, started);
             if (pids[started] < 0)
                 break;
         }
@@ -679,18 +741,6 @@ static void remove_dir(void)
     rmdir(dir);
 }
 
-static int map_markers(void)
-{
-    void *m = mmap((void *)MTRACE_BASE, MTRACE_SIZE, PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-    if (m != MAP_FAILED && m != (void *)MTRACE_BASE)
-        munmap(m, MTRACE_SIZE); // a kernel that ignores MAP_FIXED_NOREPLACE
-    if (m != (void *)MTRACE_BASE)
-        m = mmap((void *)MTRACE_BASE, MTRACE_SIZE, PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    return m == (void *)MTRACE_BASE ? 0 : fail();
-}
-
 static int usage(void)
 {
     fprintf(stderr, "usage: scale [-d SECONDS] [-n ITERATIONS] [-s SECONDS] [-w W1,W2,...] [--mark] "
@@ -720,6 +770,8 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "--exit") == 0)
         return 0; // the exec operations' child
     self = find_self(argv[0]);
+    if (argc == 9 && strcmp(argv[1], "--worker") == 0)
+        return worker_entry(argv);
     cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
         perror("scale: sched_getaffinity");
@@ -783,7 +835,12 @@ int main(int argc, char **argv)
 
     struct utsname u;
     ours = uname(&u) == 0 && strstr(u.release, "scalable") != NULL;
-    ctl = mmap(NULL, sizeof *ctl, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ctl_fd = memfd_create("scale-control", 0); // not close-on-exec: the workers map it
+    if (ctl_fd < 0 || ftruncate(ctl_fd, sizeof *ctl) != 0) {
+        perror("scale: memfd_create");
+        return 1;
+    }
+    ctl = mmap(NULL, sizeof *ctl, PROT_READ | PROT_WRITE, MAP_SHARED, ctl_fd, 0);
     if (ctl == MAP_FAILED) {
         perror("scale: mmap");
         return 1;
