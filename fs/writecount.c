@@ -51,21 +51,21 @@ struct writecount {
     struct refcache_obj executors __cacheline_aligned; // +1 base, as writers
 };
 
-static void released(struct refcache_obj *o, struct writecount *wc)
+// Both counts released (as inode.c's release_one: no reference left).
+static void released(struct writecount *wc)
 {
-    // As inode.c's release_one: refcache may call early; it calls again.
-    if (refcache_read_exact(o) == 0 && sub_fetch(&wc->releases, 1) == 0)
+    if (sub_fetch(&wc->releases, 1) == 0)
         kfree(wc);
 }
 
 static void writers_released(struct refcache_obj *o)
 {
-    released(o, container_of(o, struct writecount, writers));
+    released(container_of(o, struct writecount, writers));
 }
 
 static void executors_released(struct refcache_obj *o)
 {
-    released(o, container_of(o, struct writecount, executors));
+    released(container_of(o, struct writecount, executors));
 }
 
 // ip's object, installed if missing; NULL if out of memory.
