@@ -771,6 +771,92 @@ static void unix_rights_cycles_unclosed(void)
     printf("# net pages %ld before, %ld after\n", before, after);
 }
 
+// Cycles whose last members close in many processes at once, while other
+// sockets in flight make each collection long: a close whose collection finds
+// another under way must still see its cycle collected, with nothing closed
+// after it. Each cycle holds a witness socket whose peer we keep: the peer
+// sees EOF once the cycle is collected.
+enum { CK_PROCS = 8, CK_CYCLES = 8, CK_HELD = 200 }; // CK_HELD: pairs
+
+static void cycles_child(int me, int (*w)[CK_CYCLES][2], int ready, int go)
+{
+    for (int i = 0; i < CK_PROCS; i++) // only our witnesses' far ends stay
+        for (int c = 0; c < CK_CYCLES; c++) {
+            close(w[i][c][0]);
+            if (i != me)
+                close(w[i][c][1]);
+        }
+    for (int c = 0; c < CK_CYCLES; c++) {
+        int p[2], q[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM, 0, p) || socketpair(AF_UNIX, SOCK_STREAM, 0, q) ||
+            send_fds(p[0], &q[1], 1) != 1 || send_fds(q[0], &p[1], 1) != 1 ||
+            send_fds(p[0], &w[me][c][1], 1) != 1)
+            _exit(1);
+        close(w[me][c][1]);
+        close(p[1]);
+        close(q[1]); // p[0] and q[0] close as we exit: the cycle is garbage then
+    }
+    char b;
+    (void)!write(ready, "r", 1);
+    (void)!read(go, &b, 1);
+    _exit(0);
+}
+
+static void unix_rights_cycles_closed_at_once(void)
+{
+    static int w[CK_PROCS][CK_CYCLES][2]; // witnesses: [0] ours, [1] into a cycle
+    int hold[2], ready[2], go[2];
+    bool ok = socketpair(AF_UNIX, SOCK_STREAM, 0, hold) == 0 && pipe(ready) == 0 && pipe(go) == 0;
+    // In flight, reachable (hold[0] stays open), two pairs to a message (a
+    // queue of 100 messages: blocking sends, within Linux's buffer).
+    for (int i = 0; i < CK_HELD / 2 && ok; i++) {
+        int h[4] = {-1, -1, -1, -1};
+        ok = socketpair(AF_UNIX, SOCK_STREAM, 0, h) == 0 &&
+             socketpair(AF_UNIX, SOCK_STREAM, 0, h + 2) == 0 && send_fds(hold[1], h, 4) == 1;
+        for (int k = 0; k < 4; k++)
+            close(h[k]);
+    }
+    for (int i = 0; i < CK_PROCS && ok; i++)
+        for (int c = 0; c < CK_CYCLES && ok; c++)
+            ok = socketpair(AF_UNIX, SOCK_STREAM, 0, w[i][c]) == 0;
+    pid_t pid[CK_PROCS];
+    int made = 0;
+    for (; ok && made < CK_PROCS; made++) {
+        if ((pid[made] = fork()) == 0) {
+            close(ready[0]);
+            close(go[1]);
+            close(hold[0]);
+            close(hold[1]);
+            cycles_child(made, w, ready[1], go[0]);
+        }
+        if (pid[made] < 0)
+            ok = false;
+    }
+    for (int i = 0; i < CK_PROCS; i++)
+        for (int c = 0; c < CK_CYCLES; c++)
+            close(w[i][c][1]);
+    close(ready[1]);
+    close(go[0]);
+    char b;
+    for (int i = 0; i < made && ok; i++)
+        ok = read(ready[0], &b, 1) == 1;
+    close(go[1]); // all exit at once
+    for (int i = 0; i < made; i++)
+        waitpid(pid[i], NULL, 0);
+    check(ok, "8 processes made their cycles and exited together");
+    int gone = 0;
+    for (int i = 0; i < CK_PROCS; i++)
+        for (int c = 0; c < CK_CYCLES; c++) {
+            gone += ok && peer_gone_within(w[i][c][0], gone == i * CK_CYCLES + c ? 3000 : 0);
+            close(w[i][c][0]);
+        }
+    check(gone == CK_PROCS * CK_CYCLES, "every cycle is collected, the last ones closed too");
+    printf("# %d of %d cycles collected\n", gone, CK_PROCS * CK_CYCLES);
+    close(ready[0]);
+    close(hold[0]);
+    close(hold[1]);
+}
+
 // An abstract name (sun_path starting with NUL): every byte of the address
 // after it, in no file system.
 static socklen_t abstract_addr(struct sockaddr_un *a, const char *tag)
@@ -1472,6 +1558,7 @@ int main(void)
     unix_credentials();
     unix_rights_cycles();
     unix_rights_cycles_unclosed();
+    unix_rights_cycles_closed_at_once();
     unix_names();
     socket_timeouts();
     socket_linger_broadcast();
