@@ -78,9 +78,8 @@ uint32_t hangcheck_limit(void) { return READ_ONCE(limit_s); }
 
 // The lock this CPU waits for, and its holder's stack: an NMI asks the holder
 // to print it (and what it waits for in turn), and we give it a moment.
-static void report_lock(void)
+static void report_lock(struct spinlock *l)
 {
-    struct spinlock *l = this_cpu_read(cpu.spinning_on);
     if (!l)
         return;
     int owner = READ_ONCE(l->owner);
@@ -102,9 +101,11 @@ void hangcheck_dump_cpu(int c)
 static void report(struct trapframe *tf, bool nmi)
 {
     uint32_t s = READ_ONCE(limit_s);
+    // Read before printing: a contended console lock would overwrite it.
+    struct spinlock *l = this_cpu_read(cpu.spinning_on);
     kprintf("\nhang: cpu %d %s for %u s\n", cpu_id(),
             nmi ? "took no timer interrupt (interrupts off)" : "was never preemptible", s);
-    report_lock();
+    report_lock(l);
     hangcheck_report_fn fn = READ_ONCE(report_hook);
     if (fn) {
         kprintf("hang: at ");
@@ -216,11 +217,13 @@ bool hangcheck_nmi(struct trapframe *tf)
     struct hangcheck *h = this_cpu_ptr(&hc);
     if (READ_ONCE(h->dump_requested)) {
         WRITE_ONCE(h->dump_requested, false);
+        // Read before printing: the console lock, if contended, overwrites it
+        // (dumps of the fuzzer's hang at ab80761 lost which lock CPUs spun on).
+        struct spinlock *l = this_cpu_read(cpu.spinning_on);
         kprintf("hang: cpu %d, asked for its stack, at ", cpu_id());
         print_symbol(tf->rip);
         kprintf("\n");
         backtrace_from(tf->rbp);
-        struct spinlock *l = this_cpu_read(cpu.spinning_on);
         if (l)
             kprintf("hang: cpu %d waits for lock \"%s\" (%p), held by cpu %d\n", cpu_id(),
                     l->name, l, READ_ONCE(l->owner));

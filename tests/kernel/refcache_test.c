@@ -232,6 +232,14 @@ static void hopper(void *arg)
         hop_drop(held[--nheld]);
 }
 
+static bool all_released(void)
+{
+    for (int i = 0; i < HOP_OBJS; i++)
+        if (!load_acquire(&hop[i].released))
+            return false;
+    return true;
+}
+
 KTEST(refcache_hopping_references_never_release_early)
 {
     if (ncpu_online < 2) {
@@ -265,7 +273,11 @@ KTEST(refcache_hopping_references_never_release_early)
             if (got)
                 hop_drop(got - 1);
         }
-        wait_epochs(5);
+        // Every object goes a few epochs after its last drop (more when a
+        // review finds it touched); with many CPUs an epoch may take long.
+        for (int e = 0; e < 40 && !all_released(); e++)
+            wait_epochs(1);
+        wait_epochs(3); // (a second release would come now)
         for (int i = 0; i < HOP_OBJS; i++) {
             early += load_acquire(&hop[i].early);
             wrong += load_acquire(&hop[i].released) != 1;
