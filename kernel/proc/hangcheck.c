@@ -98,6 +98,26 @@ void hangcheck_dump_cpu(int c)
     lapic_send_nmi(cpu_apicid[c]);
 }
 
+// Before the panic, the other CPUs' stacks (the first DUMP_OTHERS): a hang's
+// cause is often elsewhere -- a lock's holder, a CPU that does not answer an
+// xcall, neither of which the hanging CPU's report names (the fuzzer's hang of
+// ab80761: six CPUs waited for two that spun on locks whose holders no stack
+// showed).
+#define DUMP_OTHERS 16
+static void dump_others(void)
+{
+    int asked = 0;
+    for (int c = 0; c < ncpu && asked < DUMP_OTHERS; c++) {
+        if (c != cpu_id() && cpumask_test(&cpu_online_mask, c)) {
+            hangcheck_dump_cpu(c);
+            asked++;
+            uint64_t until = nsec_now() + 100000000; // 0.1 s each: one stack at a time
+            while (nsec_now() < until)
+                pause();
+        }
+    }
+}
+
 static void report(struct trapframe *tf, bool nmi)
 {
     uint32_t s = READ_ONCE(limit_s);
@@ -115,6 +135,7 @@ static void report(struct trapframe *tf, bool nmi)
         fn(cpu_id(), tf, nmi);
         return;
     }
+    dump_others();
     panic_trap(tf, "hang");
 }
 
