@@ -34,7 +34,11 @@ struct poll_entry {
     struct list link;           // [h] on head->entries
     struct pollhead *head;      // [i]
     struct poller *pl;          // [i]
+    void (*drop)(void *);       // [i] drops the reference that keeps head alive (or NULL)
+    void *obj;                  // [i]
 };
+
+#define HEADS_PER_FILE 2 // a unix socket: its own and its peer's
 
 struct poller {
     struct waitq wq;
@@ -49,17 +53,24 @@ void pollhead_init(struct pollhead *h, const char *name)
     list_init(&h->entries);
 }
 
-void poll_register(struct poller *pl, struct pollhead *h)
+void poll_register_held(struct poller *pl, struct pollhead *h, void (*drop)(void *), void *obj)
 {
-    if (!pl || pl->n == pl->cap)
+    if (!pl || pl->n == pl->cap) {
+        if (drop)
+            drop(obj);
         return;
+    }
     struct poll_entry *e = &pl->entries[pl->n++];
     e->head = h;
     e->pl = pl;
+    e->drop = drop;
+    e->obj = obj;
     spin_lock(&h->lock);
     list_push_back(&h->entries, &e->link);
     spin_unlock(&h->lock);
 }
+
+void poll_register(struct poller *pl, struct pollhead *h) { poll_register_held(pl, h, NULL, NULL); }
 
 void pollhead_wake(struct pollhead *h)
 {
@@ -84,6 +95,8 @@ static void poller_end(struct poller *pl)
         spin_lock(&h->lock);
         list_remove(&pl->entries[i].link);
         spin_unlock(&h->lock);
+        if (pl->entries[i].drop)
+            pl->entries[i].drop(pl->entries[i].obj);
     }
     kfree(pl->entries);
 }
@@ -106,9 +119,9 @@ struct req {
 // wait) or a signal: the number of ready requests, or -EINTR.
 static long poll_wait(struct req *r, int n, uint64_t deadline)
 {
-    struct poller pl = {.cap = n};
+    struct poller pl = {.cap = HEADS_PER_FILE * n};
     waitq_init(&pl.wq, "poll");
-    if (n && !(pl.entries = kmalloc(n * sizeof *pl.entries)))
+    if (n && !(pl.entries = kmalloc((size_t)pl.cap * sizeof *pl.entries)))
         return -ENOMEM;
     struct thread *t = thread_current();
     long ready;

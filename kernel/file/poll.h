@@ -17,6 +17,10 @@ void pollhead_init(struct pollhead *h, const char *name);
 // From a file's poll operation: wake pl when h is woken. pl may be NULL (a
 // rescan, already registered).
 void poll_register(struct poller *pl, struct pollhead *h);
+// The same for a pollhead of an object the file does not keep alive (a unix
+// socket's peer): the caller passes a reference on it, dropped with drop(obj)
+// once the poller has left h (or at once if pl takes no entry).
+void poll_register_held(struct poller *pl, struct pollhead *h, void (*drop)(void *), void *obj);
 // Readiness may have changed: wake the pollers registered on h. Cheap when there
 // are none (one load), so the hot paths of pipes may call it on every change.
 void pollhead_wake(struct pollhead *h);

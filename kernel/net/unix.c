@@ -143,6 +143,8 @@ static void put(struct unix_sock *u)
     }
 }
 
+static void put_peer(void *u) { put(u); }
+
 static void wake(struct unix_sock *u)
 {
     waitq_wake_all(&u->wq);
@@ -1209,7 +1211,11 @@ static unsigned unix_poll(struct sock *sk, struct poller *pl)
         if (!conn(u) || !u->connected || out_closed)
             m |= POLLOUT | POLLWRNORM; // a send answers at once
     } else {
-        poll_register(pl, &p->poll); // room comes when the peer reads
+        // Room comes when the peer reads: wait on its head, holding the peer
+        // until we leave it (else the peer could go and be freed while we
+        // are linked to its head: Linux's CVE-2013-7446).
+        get(p);
+        poll_register_held(pl, &p->poll, put_peer, p);
         fence();
         if (READ_ONCE(p->rq_bytes) < UNIX_QUEUE || READ_ONCE(p->closed))
             m |= POLLOUT | POLLWRNORM;

@@ -857,6 +857,39 @@ static void unix_rights_cycles_closed_at_once(void)
     close(hold[1]);
 }
 
+// A poll for room on one end of a full pair waits on the peer's queue; the
+// peer's close must wake it, and the poll must not touch the peer once it is
+// freed (unix_poll used to drop its hold on the peer while still linked to its
+// poll head: memory corruption found by the fuzzer, seed 15).
+static void unix_poll_peer_closes(void)
+{
+    bool ok = true;
+    for (int round = 0; round < 40 && ok; round++) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+            ok = false;
+            break;
+        }
+        fcntl(sv[0], F_SETFL, O_NONBLOCK);
+        static char buf[4096];
+        while (write(sv[0], buf, sizeof buf) > 0)
+            ;
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(sv[1]);
+            struct pollfd p = {sv[0], POLLOUT, 0};
+            _exit(poll(&p, 1, 5000) == 1 ? 0 : 1);
+        }
+        struct timespec ms = {0, (round % 4) * 1000000L}; // the child asleep in poll, or not yet
+        nanosleep(&ms, NULL);
+        close(sv[1]); // the peer goes (the child closed its copy)
+        close(sv[0]);
+        int st = 0;
+        ok = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    check(ok, "a poll for room on a full pair wakes when the peer closes (40 rounds)");
+}
+
 // An abstract name (sun_path starting with NUL): every byte of the address
 // after it, in no file system.
 static socklen_t abstract_addr(struct sockaddr_un *a, const char *tag)
@@ -1559,6 +1592,7 @@ int main(void)
     unix_rights_cycles();
     unix_rights_cycles_unclosed();
     unix_rights_cycles_closed_at_once();
+    unix_poll_peer_closes();
     unix_names();
     socket_timeouts();
     socket_linger_broadcast();
