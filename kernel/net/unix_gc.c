@@ -37,8 +37,8 @@
 // collection runs makes that collection look again once it is done (the
 // closes its own frees cause, too), and a collection that found a socket busy
 // is tried again RETRY_NSEC later by a thread of its own (the socket's holder
-// may be the very caller, and nothing else may come to ask: the last closes
-// of processes killed at once left cycles behind, 4 MiB in a fuzzer run).
+// may be the very caller, and after the last close nothing else may come to
+// ask).
 #include "net/unix.h"
 #include "file/file.h"
 #include "proc/sched.h"

@@ -78,6 +78,14 @@ uint32_t hangcheck_limit(void) { return READ_ONCE(limit_s); }
 
 // The lock this CPU waits for, and its holder's stack: an NMI asks the holder
 // to print it (and what it waits for in turn), and we give it a moment.
+// Give a CPU asked for its stack (by NMI) time to print it.
+static void linger(uint64_t ns)
+{
+    uint64_t until = nsec_now() + ns;
+    while (nsec_now() < until)
+        pause();
+}
+
 static void report_lock(struct spinlock *l)
 {
     if (!l)
@@ -87,9 +95,7 @@ static void report_lock(struct spinlock *l)
     if (owner < 0 || owner >= ncpu || owner == cpu_id())
         return;
     hangcheck_dump_cpu(owner);
-    uint64_t until = nsec_now() + 500000000; // 0.5 s
-    while (nsec_now() < until)
-        pause();
+    linger(500000000);
 }
 
 void hangcheck_dump_cpu(int c)
@@ -111,9 +117,7 @@ static void dump_others(void)
         if (c != cpu_id() && cpumask_test(&cpu_online_mask, c)) {
             hangcheck_dump_cpu(c);
             asked++;
-            uint64_t until = nsec_now() + 100000000; // 0.1 s each: one stack at a time
-            while (nsec_now() < until)
-                pause();
+            linger(100000000); // one stack at a time
         }
     }
 }

@@ -562,6 +562,15 @@ static void coordinate(int nworkers)
     }
 }
 
+// Worker id could not start: say why, and count it as arrived so that the
+// coordinator does not wait for it.
+static void setup_failed(int id, int err)
+{
+    ctl->slot[id].err = err;
+    ctl->slot[id].in_setup = 1;
+    __atomic_fetch_add(&ctl->arrived, 1, __ATOMIC_RELEASE);
+}
+
 // In a child of the coordinator: become worker id of op, a fresh image of
 // this program (main's --worker). Should the exec fail, report it as the
 // worker's set-up error.
@@ -576,9 +585,7 @@ static __attribute__((noreturn)) void exec_worker(const struct op *op, int id)
     snprintf(a[5], sizeof a[5], "%d", cpus[id]);
     char *argv[] = {(char *)self, "--worker", a[0], a[1], a[2], a[3], a[4], a[5], dir, NULL};
     execve(self, argv, environ);
-    ctl->slot[id].err = fail();
-    ctl->slot[id].in_setup = 1;
-    __atomic_fetch_add(&ctl->arrived, 1, __ATOMIC_RELEASE);
+    setup_failed(id, fail());
     _exit(127);
 }
 
@@ -589,15 +596,13 @@ static int worker_entry(char **argv)
     ctl_fd = atoi(argv[4]);
     iterations = atol(argv[5]);
     mark = atoi(argv[6]);
-    cpus[id] = atoi(argv[7]);
     snprintf(dir, sizeof dir, "%s", argv[8]);
     ctl = mmap(NULL, sizeof *ctl, PROT_READ | PROT_WRITE, MAP_SHARED, ctl_fd, 0);
-    if (ctl == MAP_FAILED || opid < 0 || opid >= NOPS)
+    if (ctl == MAP_FAILED || id < 0 || id >= MAX_WORKERS)
         return 1;
-    if (mark && map_markers()) {
-        ctl->slot[id].err = fail();
-        ctl->slot[id].in_setup = 1;
-        __atomic_fetch_add(&ctl->arrived, 1, __ATOMIC_RELEASE);
+    cpus[id] = atoi(argv[7]);
+    if (opid < 0 || opid >= NOPS || (mark && map_markers())) {
+        setup_failed(id, opid < 0 || opid >= NOPS ? EINVAL : fail());
         return 1;
     }
     worker_main(&ops[opid], id);
