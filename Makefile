@@ -161,7 +161,7 @@ HOST_TEST_DEPS += $(RUNQEMU_TEST)
 GUEST_RUNS ?= 2:/tests/cases/run 3:/tests/commuter-sample 2:/tests/fuzz 2:/tests/fsstress
 
 test: $(BUILD)/esp.img $(HOST_TEST_DEPS)
-	tools/runtests --esp $(BUILD)/esp.img --net --cpus "$(TEST_CPUS)" \
+	tools/runtests --esp $(BUILD)/esp.img --net --cmdline kpoison --cpus "$(TEST_CPUS)" \
 	  $(foreach t,$(HOST_TESTS),--host '$(t)') $(foreach r,$(GUEST_RUNS),--run '$(r)')
 
 # ---- benchmarks (figures for the README; never asserted) -------------------

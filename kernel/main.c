@@ -170,6 +170,7 @@ void kmain(uint64_t bootinfo_pa)
     symbols_init(bi);
 
     page_init(bi);
+    kmalloc_init();
     kvm_init(bi);
     uvm_init();
     kprintf("mem: %lu MiB free of %lu MiB\n", page_count_free() * PGSIZE >> 20,

@@ -36,7 +36,9 @@ static void put_str(struct out *o, const char *s, int width, int prec, bool left
         pad(o, ' ', width - len);
 }
 
-static void put_num(struct out *o, unsigned long long v, bool neg, int base, bool upper,
+// v in base with width, after a prefix ("-" for a negative number, "0x" for
+// %#x); zero padding goes between the prefix and the digits, as in C.
+static void put_num(struct out *o, unsigned long long v, const char *pre, int base, bool upper,
                     int width, bool left, bool zero)
 {
     const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
@@ -46,11 +48,11 @@ static void put_num(struct out *o, unsigned long long v, bool neg, int base, boo
         tmp[n++] = digits[v % base];
         v /= base;
     } while (v);
-    int len = n + neg;
+    int len = n + (int)strlen(pre);
     if (!left && !zero)
         pad(o, ' ', width - len);
-    if (neg)
-        put(o, '-');
+    while (*pre)
+        put(o, *pre++);
     if (!left && zero)
         pad(o, '0', width - len);
     while (n)
@@ -67,13 +69,15 @@ int kvsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
             put(&o, *fmt);
             continue;
         }
-        bool left = false, zero = false;
+        bool left = false, zero = false, alt = false;
         int width = 0, prec = -1, lng = 0;
         for (;; fmt++) {
             if (fmt[1] == '-')
                 left = true;
             else if (fmt[1] == '0')
                 zero = true;
+            else if (fmt[1] == '#')
+                alt = true; // C's alternate form: 0x before a nonzero %x, 0 before %o
             else
                 break;
         }
@@ -102,8 +106,8 @@ int kvsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
         case 'd':
         case 'i': {
             long long v = lng ? va_arg(ap, long) : va_arg(ap, int);
-            put_num(&o, v < 0 ? -(unsigned long long)v : (unsigned long long)v, v < 0, 10,
-                    false, width, left, zero);
+            put_num(&o, v < 0 ? -(unsigned long long)v : (unsigned long long)v, v < 0 ? "-" : "",
+                    10, false, width, left, zero);
             break;
         }
         case 'u':
@@ -112,13 +116,14 @@ int kvsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
         case 'o': {
             unsigned long long v = lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
             int base = *fmt == 'u' ? 10 : *fmt == 'o' ? 8 : 16;
-            put_num(&o, v, false, base, *fmt == 'X', width, left, zero);
+            const char *pre = !alt || !v || base == 10 ? "" : base == 8 ? "0" : *fmt == 'X' ? "0X" : "0x";
+            put_num(&o, v, pre, base, *fmt == 'X', width, left, zero);
             break;
         }
         case 'p':
             put(&o, '0');
             put(&o, 'x');
-            put_num(&o, (uintptr_t)va_arg(ap, void *), false, 16, false, 16, false, true);
+            put_num(&o, (uintptr_t)va_arg(ap, void *), "", 16, false, 16, false, true);
             break;
         case 's':
             put_str(&o, va_arg(ap, const char *), width, prec, left);

@@ -39,6 +39,8 @@ intptr_t page_owner_add(void *va, intptr_t delta);
 bool page_free_stamped(const void *va); // does the page carry page_free's stamp? (tests)
 
 // kmalloc.c: small objects from per-CPU slab caches; large ones straight from pages.
+void kmalloc_init(void);                 // reads the boot word `kpoison`
+#define KPOISON_BYTE 0x6b                // what a freed object holds under kpoison
 void *kmalloc(size_t size);
 void *kzalloc(size_t size);
 void kfree(void *p);

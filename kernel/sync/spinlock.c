@@ -1,6 +1,7 @@
 // Spinlocks. Interrupts stay off while a lock is held on this CPU: an interrupt
 // handler that takes the same lock would otherwise spin forever on its own CPU.
 #include "sync/spinlock.h"
+#include "mm/mm.h"
 #include "sync/atomic.h"
 #include "sync/percpu.h"
 #include "x86/x86.h"
@@ -24,20 +25,35 @@ static void acquired(struct spinlock *l)
     this_cpu_inc(cpu.locks_held);
 }
 
+// A lock word is 0 or 1. Anything else means the lock's memory was overwritten,
+// or freed and reused (under kpoison a freed object reads 0x6b6b6b6b): say so
+// now, with the address, instead of spinning on it (or calling it held).
+static void check_word(struct spinlock *l, uint32_t v)
+{
+    if (v > 1)
+        panic("spin_lock: the lock at %p holds %#x: its memory was %s", l, v,
+              v == 0x01010101u * KPOISON_BYTE ? "freed (kmalloc's poison)" : "overwritten");
+}
+
 void spin_lock(struct spinlock *l)
 {
     push_off();
+    check_word(l, READ_ONCE(l->locked));
     if (spin_holding(l))
         panic("spin_lock: %s already held by this CPU", l->name);
-    if (xchg_acquire(&l->locked, 1) != 0) {
+    uint32_t v;
+    if ((v = xchg_acquire(&l->locked, 1)) != 0) {
         // Contended: say which lock we wait for (a hang report names it and
         // its holder), and spin on a plain read so waiters share the line
         // instead of bouncing it.
         this_cpu_write(cpu.spinning_on, l);
         do {
-            while (READ_ONCE(l->locked))
+            check_word(l, v);
+            while ((v = READ_ONCE(l->locked)) != 0) {
+                check_word(l, v);
                 pause();
-        } while (xchg_acquire(&l->locked, 1) != 0);
+            }
+        } while ((v = xchg_acquire(&l->locked, 1)) != 0);
         this_cpu_write(cpu.spinning_on, NULL);
     }
     acquired(l);
@@ -46,10 +62,12 @@ void spin_lock(struct spinlock *l)
 bool spin_trylock(struct spinlock *l)
 {
     push_off();
-    if (xchg_acquire(&l->locked, 1) == 0) {
+    uint32_t v = xchg_acquire(&l->locked, 1);
+    if (v == 0) {
         acquired(l);
         return true;
     }
+    check_word(l, v);
     pop_off();
     return false;
 }

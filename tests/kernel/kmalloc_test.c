@@ -489,3 +489,23 @@ KTEST(kmalloc_smp_stress_conserves)
     kfree(st.tab);
     KCHECK_EQ(settled_free_pages(), before);
 }
+
+// Poisoning (on in every test= boot unless the command line says kpoison=0):
+// kfree fills the object, and the next kmalloc of that object finds the write
+// made through a stale pointer and panics, naming it. The magazine is LIFO, so
+// on one CPU the next 64-byte kmalloc is the object just freed.
+KTEST_PANIC(kmalloc_write_after_free_panics)
+{
+    push_off(); // stay on this CPU, with its magazine
+    uint8_t *p = kmalloc(64);
+    KREQUIRE(p);
+    memset(p, 0, 64);
+    kfree(p);
+    KCHECK_EQ(p[8], KPOISON_BYTE);
+    KCHECK_EQ(p[63], KPOISON_BYTE);
+    p[40] = 1; // the use after free
+    void *q = kmalloc(64);
+    kprintf("# kmalloc did not notice: %p again at %p\n", p, q);
+    kfree(q);
+    pop_off();
+}

@@ -24,6 +24,10 @@ KTEST(printf_formats)
     KCHECK(fmt_is("0x00000000deadbeef", "%p", (void *)0xdeadbeef));
     KCHECK(fmt_is("ab|  xyz|(null)", "%.2s|%5s|%s", "abc", "xyz", (char *)NULL));
     KCHECK(fmt_is("c%", "%c%%", 'c'));
+    // The alternate form: gcc's format check accepts it, so a panic message may
+    // use it; unparsed, it shifted every later argument (a %s read a number).
+    KCHECK(fmt_is("0x6b6b 0 0X1F 017 0x0000ab -5 x", "%#x %#x %#X %#o %#08lx %d %s", 0x6b6b, 0,
+                  31, 15, 0xabUL, -5, "x"));
 }
 
 KTEST(printf_truncates_safely)

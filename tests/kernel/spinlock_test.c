@@ -1,5 +1,6 @@
 // Tests for spinlocks on one CPU: state, interrupt masking, trylock, bookkeeping.
 #include "ktest/ktest.h"
+#include "mm/mm.h"
 #include "proc/sched.h"
 #include "sync/percpu.h"
 #include "sync/spinlock.h"
@@ -58,4 +59,14 @@ KTEST(spinlock_no_lock_no_panic)
 {
     sched_yield();
     KCHECK_EQ(this_cpu_read(cpu.locks_held), 0);
+}
+
+// A lock word is 0 or 1: a lock whose memory was freed and poisoned (or
+// overwritten) is reported at once, not spun on forever or called held.
+static struct spinlock poisoned_lock;
+
+KTEST_PANIC(spinlock_poisoned_word_panics)
+{
+    memset(&poisoned_lock, KPOISON_BYTE, sizeof poisoned_lock);
+    spin_lock(&poisoned_lock);
 }
