@@ -28,6 +28,7 @@ enum pkind {
     PK_ROOT, PK_SELF, PK_TEXT, // /proc, /proc/self, /proc/NAME
     PK_PID, PK_PID_TEXT, PK_FD_DIR, PK_FD, // /proc/PID, its files, fd/, fd/N
     PK_EXE, PK_TASK_DIR, PK_TASK, PK_TASK_TEXT, // exe, task/, task/TID, task/TID/NAME
+    PK_SYS, PK_SYS_VM, PK_DROP_CACHES, // sys/, sys/vm/, sys/vm/drop_caches
 };
 
 struct pnode {
@@ -44,6 +45,7 @@ static const struct {
 } root_files[] = {
     {"cpuinfo", PT_CPUINFO}, {"meminfo", PT_MEMINFO}, {"uptime", PT_UPTIME},
     {"loadavg", PT_LOADAVG}, {"mounts", PT_MOUNTS},   {"stat", PT_STAT},
+    {"pagesites", PT_PAGESITES}, // ours (mm/pagesites.c)
 };
 
 static const struct {
@@ -136,6 +138,10 @@ static int step(struct pnode *nd, const char *s, size_t n, bool last, bool follo
                 *nd = (struct pnode){.kind = PK_TEXT, .text = root_files[i].text};
                 return 0;
             }
+        if (name_is(s, n, "sys")) {
+            nd->kind = PK_SYS;
+            return 0;
+        }
         long pid = parse_num(s, n);
         if (pid <= 0 || !pid_exists((int)pid))
             return -ENOENT;
@@ -178,6 +184,16 @@ static int step(struct pnode *nd, const char *s, size_t n, bool last, bool follo
         nd->fd = (int)fd;
         return 0;
     }
+    case PK_SYS:
+        if (!name_is(s, n, "vm"))
+            return -ENOENT;
+        nd->kind = PK_SYS_VM;
+        return 0;
+    case PK_SYS_VM:
+        if (!name_is(s, n, "drop_caches"))
+            return -ENOENT;
+        nd->kind = PK_DROP_CACHES;
+        return 0;
     default:
         return -ENOTDIR;
     }
@@ -321,6 +337,37 @@ static const struct file_ops pdir_ops = {
     .read = pdir_read, .release = priv_release, .stat = dir_stat, .seekable = true,
 };
 
+// /proc/sys/vm/drop_caches takes a number, as Linux's: 1 (page cache), 2
+// (slab objects) or 3 (both) drop what the kernel keeps for reuse (we have one
+// kind: mm/dropcaches.c), 4 (Linux: stop logging drops) does nothing; anything
+// else is EINVAL. Each write is one number, at any offset.
+static long drop_write(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
+{
+    (void)f, (void)pos;
+    char buf[24];
+    if (n == 0)
+        return 0;
+    if (n >= sizeof buf)
+        return -EINVAL;
+    if (copy_from_user(buf, ubuf, n) < 0)
+        return -EFAULT;
+    size_t len = n;
+    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+        len--;
+    long v = parse_num(buf, len);
+    if (v < 1 || v > 4)
+        return -EINVAL;
+    if (v != 4)
+        drop_caches();
+    return (long)n;
+}
+
+static int drop_stat(struct file *f, uint32_t mask, struct fs_stat *st);
+
+static const struct file_ops drop_ops = {
+    .write = drop_write, .stat = drop_stat, .seekable = true,
+};
+
 bool procfs_is_dir(struct file *f) { return f->ops == &pdir_ops; }
 const char *procfs_dir_path(struct file *f) { return f->priv; }
 
@@ -410,7 +457,18 @@ int procfs_path_is_root(const char *path)
 
 static bool is_dir(enum pkind k)
 {
-    return k == PK_ROOT || k == PK_PID || k == PK_FD_DIR || k == PK_TASK_DIR || k == PK_TASK;
+    return k == PK_ROOT || k == PK_PID || k == PK_FD_DIR || k == PK_TASK_DIR || k == PK_TASK ||
+           k == PK_SYS || k == PK_SYS_VM;
+}
+
+// Write-only, as Linux's (mode 0200: even root may not read it).
+static int open_drop_caches(int flags, struct file **out)
+{
+    if ((flags & O_ACCMODE) != O_WRONLY)
+        return -EACCES;
+    *out = file_alloc(&drop_ops, (flags & ~(O_CLOEXEC | O_NOFOLLOW | O_CREAT | O_TRUNC)) | O_LARGEFILE,
+                      NULL, NULL);
+    return *out ? 0 : -ENOMEM;
 }
 
 int procfs_path_open(const char *path, int flags, struct file **out)
@@ -435,6 +493,8 @@ int procfs_path_open(const char *path, int flags, struct file **out)
     }
     if (flags & O_DIRECTORY)
         return -ENOTDIR;
+    if (nd.kind == PK_DROP_CACHES)
+        return open_drop_caches(flags, out);
     if (acc != O_RDONLY || (flags & O_TRUNC))
         return -EACCES; // read-only files (Linux: 0444)
     return open_text(&nd, flags, out);
@@ -460,6 +520,7 @@ static void node_stat(const struct pnode *nd, uint32_t mask, struct fs_stat *st)
     st->mode = is_dir(nd->kind) ? S_IFDIR | 0555
                : nd->kind == PK_SELF || nd->kind == PK_EXE ? S_IFLNK | 0777
                : nd->kind == PK_FD   ? S_IFLNK | 0700
+               : nd->kind == PK_DROP_CACHES ? S_IFREG | 0200
                                      : S_IFREG | 0444;
     uint64_t now = realtime_nsec();
     st->atime = st->mtime = st->ctime = (struct fs_timespec){now / 1000000000, now % 1000000000};
@@ -498,6 +559,14 @@ static int text_stat(struct file *f, uint32_t mask, struct fs_stat *st)
 {
     (void)f;
     struct pnode nd = {.kind = PK_TEXT};
+    node_stat(&nd, mask, st);
+    return 0;
+}
+
+static int drop_stat(struct file *f, uint32_t mask, struct fs_stat *st)
+{
+    (void)f;
+    struct pnode nd = {.kind = PK_DROP_CACHES};
     node_stat(&nd, mask, st);
     return 0;
 }
@@ -601,9 +670,10 @@ static int pid_snapshot(struct pidset *s)
 
 static int list_root(uint64_t *pos, fs_filldir_t fill, void *arg)
 {
-    for (; *pos < 3 + ARRAY_SIZE(root_files); ++*pos) {
-        const char *name = *pos == 2 ? "self" : root_files[*pos - 3].name;
-        unsigned type = *pos == 2 ? DT_LNK : DT_REG;
+    size_t nroot = ARRAY_SIZE(root_files);
+    for (; *pos < 4 + nroot; ++*pos) { // self, the files, sys
+        const char *name = *pos == 2 ? "self" : *pos == 3 + nroot ? "sys" : root_files[*pos - 3].name;
+        unsigned type = *pos == 2 ? DT_LNK : *pos == 3 + nroot ? DT_DIR : DT_REG;
         if (fill(arg, name, strlen(name), 1ULL << 63 | *pos, type))
             return 1;
     }
@@ -733,6 +803,16 @@ int procfs_readdir(struct file *f, uint64_t *pos, fs_filldir_t fill, void *arg)
     case PK_FD_DIR: return list_fds(pos, fill, arg, nd.pid);
     case PK_TASK_DIR: return list_tasks(pos, fill, arg, nd.pid);
     case PK_TASK: return list_task(pos, fill, arg, nd.pid, nd.tid);
+    case PK_SYS:
+    case PK_SYS_VM: {
+        bool vm = nd.kind == PK_SYS_VM;
+        struct pnode child = {.kind = vm ? PK_DROP_CACHES : PK_SYS_VM};
+        const char *name = vm ? "drop_caches" : "vm";
+        if (*pos == 2 && fill(arg, name, strlen(name), node_ino(&child), vm ? DT_REG : DT_DIR))
+            return 1;
+        *pos = 3;
+        return 0;
+    }
     default: return -ENOTDIR;
     }
 }

@@ -52,6 +52,7 @@ void pb_printf(struct pbuf *b, const char *fmt, ...) __attribute__((format(print
 void pb_bytes(struct pbuf *b, const void *p, size_t n);
 enum procfs_text {
     PT_CPUINFO, PT_MEMINFO, PT_UPTIME, PT_LOADAVG, PT_MOUNTS, PT_STAT, // /proc/NAME
+    PT_PAGESITES,
     PT_PID_STAT, PT_PID_STATUS, PT_PID_CMDLINE, PT_PID_COMM,          // /proc/PID/NAME
     PT_PID_STACK, PT_PID_STATM, PT_PID_MAPS,
 };

@@ -511,6 +511,7 @@ int procfs_text(enum procfs_text which, int pid, int tid, struct pbuf *b)
     case PT_LOADAVG: text_loadavg(b); break;
     case PT_MOUNTS: text_mounts(b); break;
     case PT_STAT: text_stat(b); break;
+    case PT_PAGESITES: pagesites_text(b); break;
     default: {
         int err = text_pid(which, pid, tid, b);
         if (err)

@@ -19,8 +19,8 @@ static inline void kstat_shootdown(void) { counter_inc(kst_shootdowns); }
 static inline void kstat_tlb_flush(void) { counter_inc(kst_tlb_flushes); }
 static inline void kstat_async_flush(void) { counter_inc(kst_async_flushes); }
 static inline void kstat_page_fault(void) { counter_inc(kst_page_faults); }
-static inline void kstat_page_alloc(void) { counter_inc(kst_pages_alloc); }
-static inline void kstat_page_free(void) { counter_inc(kst_pages_freed); }
+static inline void kstat_pages_alloc(size_t n) { counter_add(kst_pages_alloc, n); }
+static inline void kstat_pages_free(size_t n) { counter_add(kst_pages_freed, n); }
 
 struct kstats_cpu;
 void kstats_read(int cpu, struct kstats_cpu *out);

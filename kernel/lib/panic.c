@@ -31,19 +31,33 @@ void panic_stop_this_cpu(void)
 }
 
 // Frames are linked through %rbp (the kernel keeps frame pointers). Stop at the
-// first frame outside the kernel's address range or after a sane depth.
-void backtrace_from(uintptr_t rbp)
+// first frame outside the kernel's address range or after a sane depth. Puts
+// the return addresses of up to max frames, after the first `skip`, into pcs.
+int backtrace_collect(uintptr_t rbp, int skip, uintptr_t *pcs, int max)
 {
-    kprintf("  backtrace:\n");
-    for (int depth = 0; depth < 32 && rbp >= DIRECTMAP_BASE && (rbp & 7) == 0; depth++) {
+    int n = 0;
+    for (int depth = 0; depth < 32 + skip && n < max && rbp >= DIRECTMAP_BASE && (rbp & 7) == 0;
+         depth++) {
         uintptr_t *frame = (uintptr_t *)rbp;
         uintptr_t ret = frame[1];
         if (ret < KERNEL_VBASE)
             break;
-        kprintf("    [%d] ", depth);
-        print_symbol(ret - 1); // the call instruction, not the one after it
-        kprintf("\n");
+        if (depth >= skip)
+            pcs[n++] = ret;
         rbp = frame[0];
+    }
+    return n;
+}
+
+void backtrace_from(uintptr_t rbp)
+{
+    uintptr_t pcs[32];
+    int n = backtrace_collect(rbp, 0, pcs, 32);
+    kprintf("  backtrace:\n");
+    for (int i = 0; i < n; i++) {
+        kprintf("    [%d] ", i);
+        print_symbol(pcs[i] - 1); // the call instruction, not the one after it
+        kprintf("\n");
     }
 }
 

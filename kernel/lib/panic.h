@@ -10,6 +10,7 @@ extern volatile bool panicking;
 void symbols_init(const struct bootinfo *bi);  // find .symtab in the loaded ELF
 const char *symbol_lookup(uintptr_t addr, uintptr_t *offset); // NULL if unknown
 void print_symbol(uintptr_t addr);              // "name+0xoff" or the bare address
+int backtrace_collect(uintptr_t rbp, int skip, uintptr_t *pcs, int max); // return addresses
 void backtrace_from(uintptr_t rbp);             // walk frame pointers from rbp
 void backtrace(void);                           // from the caller
 

@@ -32,6 +32,12 @@ bool page_wait_if_short(uint64_t *until);
 uint64_t page_stat_pool_locks(void);    // times any shared pool was locked (tests)
 // One word per page for the owner of an allocated page (kmalloc's slab bookkeeping).
 uintptr_t page_owner_get(const void *va);
+// Allocation sites under the boot word `pagesites` (page.c, pagesites.c).
+#define PAGE_SITE_FRAMES 5
+bool page_sites_on(void);
+void page_sites_each(void (*fn)(const uintptr_t *site, void *arg), void *arg);
+struct pbuf;
+void pagesites_text(struct pbuf *b);
 void page_owner_set(void *va, uintptr_t owner);
 // User pages (uvm_pageref.c) keep their count of extra references in the owner word
 // (0 when unshared, as page_free expects it). Returns the old value.
@@ -46,6 +52,7 @@ void *kzalloc(size_t size);
 void kfree(void *p);
 void kmalloc_drain_cpu_cache(void);     // return this CPU's cached objects to their slabs
 void kmalloc_drain_all(void);           // every CPU's (tests, statistics)
+void drop_caches(void); // dropcaches.c: every cache of free objects and stacks back to the pages
 uint64_t kmalloc_stat_class_locks(void); // times any shared class list was locked (tests)
 
 // vm.c: the kernel's own address space.

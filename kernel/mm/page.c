@@ -44,6 +44,12 @@
 // array holds pointers, not a list through the pages, so popping one page touches
 // no other page.
 //
+// Allocation sites (the boot word `pagesites`, for finding leaks): every
+// allocated page's metadata also holds the return addresses of the first
+// PAGE_SITE_FRAMES callers of the allocator, cleared when the page is freed;
+// /proc/pagesites (pagesites.c) sums the pages in use by them. A walk of a few
+// frames and a write of the page's metadata line per allocation: off unless asked.
+//
 // Double free (debug check, O(1) in the common case): page_free stamps the page's
 // first word with a cookie derived from its address, page_alloc clears it. Freeing
 // a page whose word already holds the cookie is suspicious; page_free then looks
@@ -52,6 +58,7 @@
 // which catches a page that is freed twice through page_free_contig.
 #include "bootinfo.h"
 #include "lib/kstats.h"
+#include "lib/panic.h"
 #include "mm/mm.h"
 #include "proc/sched.h"
 #include "sync/cpumask.h"
@@ -102,7 +109,9 @@ static struct pool pools[PAGE_NPOOL];
 struct pmeta {
     uintptr_t owner;     // kmalloc's owner word, or a user page's extra references
     uint8_t state;       // PS_*
+    uintptr_t site[PAGE_SITE_FRAMES]; // who allocated it, under `pagesites` (below)
 } __cacheline_aligned;
+_Static_assert(sizeof(struct pmeta) == CACHELINE, "a page's metadata is one line");
 
 // Read-mostly layout, written only by page_init.
 static struct {
@@ -493,6 +502,67 @@ bool page_wait_if_short(uint64_t *until)
     return short_of_pages && page_wait_for_frees(until);
 }
 
+// ---- allocation sites (`pagesites`) ---------------------------------------------
+
+static bool sites_on; // [i] the boot word `pagesites`
+
+// Is this return address inside the allocators (page_alloc*, and kmalloc's
+// slab_new, mag_refill, mag_pop, kmalloc*, kzalloc)? Those frames say nothing:
+// a slab's pages are put on the kmalloc that made the slab.
+static bool in_allocator(uintptr_t ret)
+{
+    static const char *const names[] = {"page_alloc", "slab_new", "mag_refill", "mag_pop",
+                                        "kmalloc", "kzalloc"};
+    uintptr_t off;
+    const char *name = symbol_lookup(ret - 1, &off);
+    for (size_t i = 0; name && i < ARRAY_SIZE(names); i++)
+        if (strncmp(name, names[i], strlen(names[i])) == 0)
+            return true;
+    return false;
+}
+
+// Record who asked for the npages pages at va: the allocator's callers.
+static __attribute__((noinline)) void site_note(void *va, size_t npages)
+{
+    uintptr_t pcs[PAGE_SITE_FRAMES + 3], site[PAGE_SITE_FRAMES] = {0};
+    int n = backtrace_collect((uintptr_t)__builtin_frame_address(0), 0, pcs, ARRAY_SIZE(pcs));
+    int i = 0, k = 0;
+    while (i < n && in_allocator(pcs[i]))
+        i++;
+    while (i < n && k < PAGE_SITE_FRAMES)
+        site[k++] = pcs[i++];
+    if (!site[0])
+        site[0] = (uintptr_t)site_note; // (no frame to name: still "in use")
+    for (size_t p = 0; p < npages; p++)
+        memcpy(pmeta(va2pfn(va) + p)->site, site, sizeof site);
+}
+
+static void site_clear(void *va, size_t npages)
+{
+    for (size_t p = 0; p < npages; p++)
+        WRITE_ONCE(pmeta(va2pfn(va) + p)->site[0], 0);
+}
+
+bool page_sites_on(void) { return sites_on; }
+
+// fn(site, arg) for every page in use with a recorded site, in physical order.
+// Reads without locks: pages allocated and freed meanwhile may or may not be seen.
+void page_sites_each(void (*fn)(const uintptr_t *site, void *arg), void *arg)
+{
+    if (!sites_on)
+        return;
+    for (uint64_t pfn = pm.base; pfn < pm.end; pfn++) {
+        struct pmeta *m = pmeta(pfn);
+        uintptr_t site[PAGE_SITE_FRAMES];
+        if (READ_ONCE(m->state) == PS_RESERVED || !READ_ONCE(m->site[0]))
+            continue;
+        for (int f = 0; f < PAGE_SITE_FRAMES; f++)
+            site[f] = READ_ONCE(m->site[f]);
+        if (site[0])
+            fn(site, arg);
+    }
+}
+
 // ---- the interface ------------------------------------------------------------
 
 void *page_alloc(void)
@@ -510,7 +580,9 @@ void *page_alloc(void)
         note_short_of_pages();
     if (va) {
         *(uint64_t *)va = 0; // not a free page any more (see "Double free" above)
-        kstat_page_alloc();
+        kstat_pages_alloc(1);
+        if (sites_on)
+            site_note(va, 1);
     }
     return va;
 }
@@ -570,7 +642,9 @@ void page_free(void *va)
     if (*w == FREE_COOKIE(pa))
         check_double_free(va);
     *w = FREE_COOKIE(pa);
-    kstat_page_free();
+    kstat_pages_free(1);
+    if (sites_on)
+        site_clear(va, 1);
     cache_push(va);
 }
 
@@ -654,6 +728,9 @@ void *page_alloc_contig(size_t npages)
     void *va = run_pop(npages);
     if (va) {
         *(uint64_t *)va = 0; // not free any more (see "Double free" above)
+        kstat_pages_alloc(npages);
+        if (sites_on)
+            site_note(va, npages);
         return va;
     }
     int order = order_for(npages);
@@ -672,6 +749,9 @@ void *page_alloc_contig(size_t npages)
         return NULL;
     }
     *(uint64_t *)pfn2va(pfn) = 0; // a block's head keeps a cookie (struct free_block)
+    kstat_pages_alloc(npages);
+    if (sites_on)
+        site_note(pfn2va(pfn), npages);
     return pfn2va(pfn);
 }
 
@@ -686,6 +766,9 @@ void page_free_contig(void *va, size_t npages)
     uint64_t *w = va;
     if (*w == FREE_COOKIE(V2P(va)))
         check_double_free(va);
+    kstat_pages_free(npages);
+    if (sites_on)
+        site_clear(va, npages);
     if (npages <= RUN_CACHE_PAGES) {
         *w = FREE_COOKIE(V2P(va));
         if (run_push(va, npages))
@@ -863,6 +946,7 @@ void page_init(const struct bootinfo *bi)
     pm.meta = pfn2va(carve(meta_pages));
     for (uint64_t i = 0; i < span; i++)
         pm.meta[i] = (struct pmeta){.owner = 0, .state = PS_RESERVED};
+    sites_on = cmdline_get("pagesites", NULL) != NULL;
 
     for (int r = 0; r < nranges; r++)
         pm.total += ranges[r].end - ranges[r].start;
@@ -881,6 +965,7 @@ void page_init(const struct bootinfo *bi)
             }
         }
     }
-    kprintf("page: %lu MiB in %d ranges, %d pools, %lu KiB of metadata\n",
-            pm.total * PGSIZE >> 20, nranges, pm.npools, meta_pages * PGSIZE >> 10);
+    kprintf("page: %lu MiB in %d ranges, %d pools, %lu KiB of metadata%s\n",
+            pm.total * PGSIZE >> 20, nranges, pm.npools, meta_pages * PGSIZE >> 10,
+            sites_on ? ", allocation sites kept (pagesites)" : "");
 }

@@ -32,6 +32,7 @@
 #include "sync/epoch.h"
 #include "sync/percpu.h"
 #include "sync/spinlock.h"
+#include "sync/xcall.h"
 #include "uapi/errno.h"
 
 #define KSTACK_BASE 0xffffd00000000000ULL
@@ -199,6 +200,42 @@ void kstack_free(void *stack)
     spin_unlock(&overflow.lock);
     if (!keep)
         give_back(stack);
+}
+
+// On each CPU (a cross-CPU call: only its CPU touches its cache): move its
+// cached stacks onto the overflow list, whatever its length.
+static void cache_to_overflow(void *arg)
+{
+    (void)arg;
+    struct kstack_cache *c = this_cpu_ptr(&kstack_cache);
+    spin_lock(&overflow.lock);
+    while (c->head) {
+        struct free_stack *s = c->head;
+        c->head = s->next;
+        s->next = overflow.head;
+        overflow.head = s;
+        overflow.n++;
+    }
+    c->n = 0;
+    spin_unlock(&overflow.lock);
+}
+
+// Give back every stack kept for reuse (drop_caches): the pages come back a
+// grace period later. Outside the cross-CPU call, whose handlers must not
+// take the kernel page table's lock.
+void kstack_drop_cached(void)
+{
+    xcall_all(cache_to_overflow, NULL);
+    spin_lock(&overflow.lock);
+    struct free_stack *s = overflow.head;
+    overflow.head = NULL;
+    overflow.n = 0;
+    spin_unlock(&overflow.lock);
+    while (s) {
+        struct free_stack *next = s->next;
+        give_back(s);
+        s = next;
+    }
 }
 
 int kstack_kept(void)

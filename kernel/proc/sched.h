@@ -194,6 +194,7 @@ int waitq_wake_one(struct waitq *q);
 #define KSTACK_KEEP 16  // and on the shared overflow list; more are given back
 void *kstack_alloc(void);     // lowest byte of the stack; NULL if out of memory
 void kstack_free(void *stack);
+void kstack_drop_cached(void); // give back every cached stack (drop_caches)
 // Tests: freed stacks kept (caches and overflow list), and stacks given back
 // whose pages wait for their grace period (racy reads).
 int kstack_kept(void);

@@ -117,7 +117,7 @@ struct kstats_cpu {
     unsigned long tlb_flushes;       // shootdown requests it ran for other CPUs
     unsigned long tlb_async_flushes; // deferred flushes (MADV_UNMAP_ASYNC, stacks given back)
     unsigned long page_faults;       // user page faults it handled (including usercopy)
-    unsigned long pages_alloc;       // physical pages it allocated (any use)
+    unsigned long pages_alloc;       // physical pages it allocated (any use, runs included)
     unsigned long pages_freed;       // physical pages it freed
 };
 

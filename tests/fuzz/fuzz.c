@@ -591,6 +591,7 @@ int main(int argc, char **argv)
         make_tree();
     }
     long before = settled_pages();
+    struct sites *sites_before = sites_snapshot();
 
     printf("# fuzz: warm-up over, %ld net pages; the run starts\n", before);
     run_workers(cfg.seconds);
@@ -611,6 +612,7 @@ int main(int argc, char **argv)
     } else {
         printf("# net pages allocated: %ld before, %ld after (%+ld; limit %ld)\n", before, after,
                after - before, leak_limit);
+        sites_print_growth(sites_before, sites_snapshot(), "pages grew", 12);
         check(after - before <= leak_limit, "no pages leaked");
     }
     printf("%d passed, %d failed\n", n_results - n_failed, n_failed);

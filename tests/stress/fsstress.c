@@ -761,8 +761,10 @@ int main(int argc, char **argv)
     // to their working size; the page count after it is the reference.
     one_round("warm-up", seconds / 4 > 2 ? seconds / 4 : 2);
     long before = settled_pages();
+    struct sites *sites_before = sites_snapshot();
     one_round("run", seconds);
     long after = settled_pages();
+    sites_print_growth(sites_before, sites_snapshot(), "pages grew", 12);
     if (before < 0)
         printf("ok %d - fsstress: no pages leaked # SKIP no kstats (not our kernel)\n", ++n_results);
     else

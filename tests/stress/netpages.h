@@ -3,6 +3,7 @@
 // kstats extension (kernel/uapi/ext.h). Header-only: each program includes it
 // once.
 #pragma once
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,16 +31,37 @@ static double netpages_now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-// Freed pages come back a little later (epochs, deferred frees): the count
-// once it has stopped falling for two seconds (-1 on Linux).
+// The kernel's caches of free objects and kernel stacks go back to the page
+// allocator (Linux's /proc/sys/vm/drop_caches, mm/dropcaches.c), so that the
+// count is of pages in use, not of what the caches happened to hold. Only on
+// our kernel (the caller checks kstats): on a Linux host run as root it would
+// drop the host's page cache.
+static void drop_kernel_caches(void)
+{
+    int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+    if (fd >= 0) {
+        if (write(fd, "3\n", 2) != 2) {
+            // (nothing to do: the count is then taken with the caches in it)
+        }
+        close(fd);
+    }
+}
+
+// Freed pages come back a little later (epochs, deferred frees): the count,
+// the caches dropped, once it has stopped falling for two seconds (-1 on Linux).
 static long settled_pages(void)
 {
     long best = net_pages();
+    if (best >= 0) {
+        drop_kernel_caches();
+        best = net_pages();
+    }
     double start = netpages_now(), last_drop = start;
     while (best >= 0 && netpages_now() - start < NETPAGES_SETTLE_S &&
            netpages_now() - last_drop < 2) {
         struct timespec ms200 = {0, 200000000};
         nanosleep(&ms200, NULL);
+        drop_kernel_caches();
         long n = net_pages();
         if (n < best) {
             best = n;
@@ -47,4 +69,90 @@ static long settled_pages(void)
         }
     }
     return best;
+}
+
+// Our /proc/pagesites (under the boot word `pagesites`): the pages in use by
+// allocation site, "PAGES SITE" lines. A snapshot of it, and the sites that
+// grew most between two: where a leak's pages came from.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sites {
+    int n;
+    long *pages;
+    char **site;
+};
+
+// NULL where there is no such file or it keeps nothing (Linux, or no pagesites).
+static struct sites *sites_snapshot(void)
+{
+    FILE *f = fopen("/proc/pagesites", "r");
+    if (!f)
+        return NULL;
+    struct sites *s = calloc(1, sizeof *s);
+    int cap = 0;
+    char line[512];
+    while (s && fgets(line, sizeof line, f)) {
+        char *end, *site;
+        long pages = strtol(line, &end, 10);
+        if (line[0] == '#' || end == line || *end != ' ')
+            continue;
+        for (site = end; *site == ' '; site++)
+            ;
+        site[strcspn(site, "\n")] = 0;
+        if (s->n == cap) {
+            cap = cap ? 2 * cap : 256;
+            long *p = realloc(s->pages, cap * sizeof *p);
+            char **q = p ? realloc(s->site, cap * sizeof *q) : NULL;
+            if (p)
+                s->pages = p;
+            if (q)
+                s->site = q;
+            if (!p || !q)
+                break;
+        }
+        s->pages[s->n] = pages;
+        s->site[s->n++] = strdup(site);
+    }
+    fclose(f);
+    if (s && s->n == 0) {
+        free(s);
+        s = NULL;
+    }
+    return s;
+}
+
+static long sites_pages_of(const struct sites *s, const char *site)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->site[i] && strcmp(s->site[i], site) == 0)
+            return s->pages[i];
+    return 0;
+}
+
+// Print the `top` sites whose page count grew most from `before` to `after`
+// as "# PREFIX: +N pages (M now) at SITE".
+static void sites_print_growth(const struct sites *before, const struct sites *after,
+                               const char *prefix, int top)
+{
+    if (!before || !after)
+        return;
+    long *grew = calloc(after->n ? after->n : 1, sizeof *grew);
+    if (!grew)
+        return;
+    for (int i = 0; i < after->n; i++)
+        grew[i] = after->pages[i] - sites_pages_of(before, after->site[i] ? after->site[i] : "");
+    for (int k = 0; k < top; k++) {
+        int best = -1;
+        for (int i = 0; i < after->n; i++)
+            if (grew[i] > 0 && (best < 0 || grew[i] > grew[best]))
+                best = i;
+        if (best < 0)
+            break;
+        printf("# %s: %+ld pages (%ld now) at %s\n", prefix, grew[best], after->pages[best],
+               after->site[best] ? after->site[best] : "?");
+        grew[best] = 0;
+    }
+    free(grew);
 }

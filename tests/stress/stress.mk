@@ -34,7 +34,7 @@ ROOT_STAGE += mkdir -p tests && cp $(abspath $(STRESS_BIN)) tests/fsstress;
 STRESS_TIMEOUT = $$(( $(SECONDS) * 2 + 300 + 2 * $(CPUS) ))
 fsstress: $(BUILD)/esp.img
 	@mkdir -p $(BUILD)/fsstress
-	$(RUNQEMU) --timeout $(STRESS_TIMEOUT) --log $(BUILD)/fsstress/seed-$(SEED).log --cmdline kpoison \
+	$(RUNQEMU) --timeout $(STRESS_TIMEOUT) --log $(BUILD)/fsstress/seed-$(SEED).log --cmdline 'kpoison pagesites' \
 	  --run "/tests/fsstress -s $(SEED) -t $(SECONDS) -w $(or $(STRESS_WORKERS),$$(( 2 * $(CPUS) ))) $(STRESS_ARGS)"
 
 .PHONY: fsstress
