@@ -545,6 +545,17 @@ static void site_clear(void *va, size_t npages)
 
 bool page_sites_on(void) { return sites_on; }
 
+// Tests: turn site keeping on or off, returning the old setting. Pages that
+// came while it was off have no site; pages that go while it is off keep
+// theirs, so a test frees what it allocated before it turns keeping off.
+// Not in mm.h on purpose.
+bool page_sites_set(bool on)
+{
+    bool was = sites_on;
+    WRITE_ONCE(sites_on, on);
+    return was;
+}
+
 // fn(site, arg) for every page in use with a recorded site, in physical order.
 // Reads without locks: pages allocated and freed meanwhile may or may not be seen.
 void page_sites_each(void (*fn)(const uintptr_t *site, void *arg), void *arg)

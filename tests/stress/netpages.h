@@ -36,7 +36,7 @@ static double netpages_now(void)
 // count is of pages in use, not of what the caches happened to hold. Only on
 // our kernel (the caller checks kstats): on a Linux host run as root it would
 // drop the host's page cache.
-static void drop_kernel_caches(void)
+static inline void drop_kernel_caches(void)
 {
     int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
     if (fd >= 0) {
@@ -85,7 +85,7 @@ struct sites {
 };
 
 // NULL where there is no such file or it keeps nothing (Linux, or no pagesites).
-static struct sites *sites_snapshot(void)
+static inline struct sites *sites_snapshot(void)
 {
     FILE *f = fopen("/proc/pagesites", "r");
     if (!f)
@@ -123,7 +123,7 @@ static struct sites *sites_snapshot(void)
     return s;
 }
 
-static long sites_pages_of(const struct sites *s, const char *site)
+static inline long sites_pages_of(const struct sites *s, const char *site)
 {
     for (int i = 0; i < s->n; i++)
         if (s->site[i] && strcmp(s->site[i], site) == 0)
@@ -133,7 +133,7 @@ static long sites_pages_of(const struct sites *s, const char *site)
 
 // Print the `top` sites whose page count grew most from `before` to `after`
 // as "# PREFIX: +N pages (M now) at SITE".
-static void sites_print_growth(const struct sites *before, const struct sites *after,
+static inline void sites_print_growth(const struct sites *before, const struct sites *after,
                                const char *prefix, int top)
 {
     if (!before || !after)
