@@ -23,7 +23,8 @@ USER_BINS := $(foreach n,$(USER_NAMES),$(BUILD)/user/$(n) $(BUILD)/user/$(n)-pie
 USER_HDRS := $(wildcard tests/kernel/progs/*.h)
 SUITE_NAMES := $(notdir $(basename $(wildcard tests/user/*.c)))
 SUITE_BINS := $(foreach n,$(SUITE_NAMES),$(BUILD)/user/test-$(n))
-SUITE_HDRS := $(wildcard tests/user/*.h) tests/kernel/progs/raw.h user/slurp.h
+SUITE_HDRS := $(wildcard tests/user/*.h) tests/kernel/progs/raw.h user/slurp.h tests/stress/netpages.h \
+  kernel/uapi/ext.h
 HOST_TESTS += $(SUITE_BINS)
 HOST_TEST_DEPS += $(SUITE_BINS)
 USER_OBJ := $(BUILD)/user/programs.S.o
