@@ -454,7 +454,9 @@ static void cache_push(void *va)
 // most of memory is on its way back. An allocation that may sleep waits for
 // them, an epoch at a time, trying again after each, for at most
 // FREES_WAIT_EPOCHS epochs (what is pending now has landed by then: three
-// refcache epochs, then three epochs); one that may not (interrupts or
+// refcache epochs, then three epochs), after giving back what the kernel's
+// caches hold (drop_caches: kmalloc's magazines and empty slabs, cached
+// kernel stacks, which at 255 CPUs can be 64 MiB); one that may not (interrupts or
 // preemption off, a spinlock held) fails at once, and its caller may wait and
 // run again (page_wait_if_short). Counting epochs, not seconds, keeps a real
 // exhaustion on a small machine quick to fail (epochs are short there). Only
@@ -474,11 +476,19 @@ static void note_short_of_pages(void)
 
 bool page_wait_for_frees(uint64_t *until)
 {
-    if (!sched_may_sleep() || (!epoch_pending() && !refcache_reviewing()))
+    if (!sched_may_sleep())
+        return false;
+    if (!*until) {
+        // The first failure of this allocation: what the kernel keeps for
+        // reuse goes back (slabs at once, stacks a grace period later), and
+        // the caller tries again.
+        drop_caches();
+        *until = epoch_current() + FREES_WAIT_EPOCHS;
+        return true;
+    }
+    if (!epoch_pending() && !refcache_reviewing())
         return false;
     uint64_t ep = epoch_current(), rc = refcache_epoch();
-    if (!*until)
-        *until = ep + FREES_WAIT_EPOCHS;
     if (ep >= *until)
         return false;
     // A CPU acknowledges an epoch and runs its callbacks that are due in one

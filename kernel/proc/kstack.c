@@ -5,8 +5,9 @@
 // corrupting whatever lies below.
 //
 // Scalability: allocations and frees on different CPUs commute and share no cache
-// line in the common case. Freed stacks stay mapped and go to a per-CPU cache; a
-// CPU takes from its own cache first. Only when a cache overflows or runs dry does
+// line in the common case. Freed stacks stay mapped and go to a per-CPU cache
+// (its lock on the CPU's own line, taken elsewhere only to give the cache
+// back); a CPU takes from its own cache first. Only when a cache overflows or runs dry does
 // a CPU touch the shared overflow list (one lock), and only a new slot takes
 // one atomic add on the shared slot counter plus the kernel page-table lock.
 //
@@ -32,7 +33,6 @@
 #include "sync/epoch.h"
 #include "sync/percpu.h"
 #include "sync/spinlock.h"
-#include "sync/xcall.h"
 #include "uapi/errno.h"
 
 #define KSTACK_BASE 0xffffd00000000000ULL
@@ -44,11 +44,15 @@ struct free_stack {
     struct free_stack *next;
 };
 
+// A CPU's cache: only that CPU uses it, except when memory runs out or caches
+// are dropped and another CPU empties it (kstack_drop_cached); the lock is for
+// that, and is otherwise uncontended on the CPU's own line.
 struct kstack_cache {
+    struct spinlock lock;
     struct free_stack *head;
     int n;
 };
-static DEFINE_PERCPU(struct kstack_cache, kstack_cache);
+static DEFINE_PERCPU(struct kstack_cache, kstack_cache) = {.lock = SPINLOCK_INIT("kstack cache")};
 
 // The shared overflow list, on a line of its own: its lock is written by every
 // CPU whose cache overflows or runs dry, and must not share a line with
@@ -125,13 +129,15 @@ static void *new_stack(void)
 
 void *kstack_alloc(void)
 {
-    push_off();
+    push_off(); // stay on this CPU between finding its cache and locking it
     struct kstack_cache *c = this_cpu_ptr(&kstack_cache);
+    spin_lock(&c->lock);
     struct free_stack *s = c->head;
     if (s) {
         c->head = s->next;
         c->n--;
     }
+    spin_unlock(&c->lock);
     pop_off();
     if (s)
         return s;
@@ -182,14 +188,17 @@ void kstack_free(void *stack)
     struct free_stack *s = stack;
     push_off();
     struct kstack_cache *c = this_cpu_ptr(&kstack_cache);
-    if (c->n < KSTACK_CACHE) {
+    spin_lock(&c->lock);
+    bool cached = c->n < KSTACK_CACHE;
+    if (cached) {
         s->next = c->head;
         c->head = s;
         c->n++;
-        pop_off();
-        return;
     }
+    spin_unlock(&c->lock);
     pop_off();
+    if (cached)
+        return;
     spin_lock(&overflow.lock);
     bool keep = overflow.n < KSTACK_KEEP;
     if (keep) {
@@ -202,39 +211,39 @@ void kstack_free(void *stack)
         give_back(stack);
 }
 
-// On each CPU (a cross-CPU call: only its CPU touches its cache): move its
-// cached stacks onto the overflow list, whatever its length.
-static void cache_to_overflow(void *arg)
-{
-    (void)arg;
-    struct kstack_cache *c = this_cpu_ptr(&kstack_cache);
-    spin_lock(&overflow.lock);
-    while (c->head) {
-        struct free_stack *s = c->head;
-        c->head = s->next;
-        s->next = overflow.head;
-        overflow.head = s;
-        overflow.n++;
-    }
-    c->n = 0;
-    spin_unlock(&overflow.lock);
-}
-
-// Give back every stack kept for reuse (drop_caches): the pages come back a
-// grace period later. Outside the cross-CPU call, whose handlers must not
-// take the kernel page table's lock.
+// Give back every stack kept for reuse (drop_caches, and an allocation that
+// found no page): each CPU's cache, under its lock, and the overflow list.
+// The pages come back a grace period later.
 void kstack_drop_cached(void)
 {
-    xcall_all(cache_to_overflow, NULL);
+    struct free_stack *all = NULL;
+    for (int cpu = 0; cpu < NCPU_MAX; cpu++) {
+        if (!READ_ONCE(percpu_offset[cpu]))
+            continue;
+        struct kstack_cache *c = per_cpu_ptr(&kstack_cache, cpu);
+        spin_lock(&c->lock);
+        while (c->head) {
+            struct free_stack *s = c->head;
+            c->head = s->next;
+            s->next = all;
+            all = s;
+        }
+        c->n = 0;
+        spin_unlock(&c->lock);
+    }
     spin_lock(&overflow.lock);
-    struct free_stack *s = overflow.head;
-    overflow.head = NULL;
+    while (overflow.head) {
+        struct free_stack *s = overflow.head;
+        overflow.head = s->next;
+        s->next = all;
+        all = s;
+    }
     overflow.n = 0;
     spin_unlock(&overflow.lock);
-    while (s) {
-        struct free_stack *next = s->next;
-        give_back(s);
-        s = next;
+    while (all) {
+        struct free_stack *next = all->next;
+        give_back(all);
+        all = next;
     }
 }
 

@@ -93,7 +93,11 @@ void fst_quiesce(void)
         quiet = inodes + dents == last ? quiet + 1 : 0;
         last = inodes + dents;
     }
-    kmalloc_drain_all();
+    // Every cache of free objects and stacks back (an allocation that runs
+    // short does the same), the stacks' pages a grace period later.
+    drop_caches();
+    for (uint64_t end = nsec_now() + 2000000000ULL; kstack_going() && nsec_now() < end;)
+        sched_sleep_until(nsec_now() + 5000000);
     page_drain_all_caches();
 }
 
