@@ -612,7 +612,7 @@ int main(int argc, char **argv)
     } else {
         printf("# net pages allocated: %ld before, %ld after (%+ld; limit %ld)\n", before, after,
                after - before, leak_limit);
-        sites_print_growth(sites_before, sites_snapshot(), "pages grew", 12);
+        sites_print_change(sites_before, sites_snapshot(), 10);
         check(after - before <= leak_limit, "no pages leaked");
     }
     printf("%d passed, %d failed\n", n_results - n_failed, n_failed);

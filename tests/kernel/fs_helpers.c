@@ -8,6 +8,7 @@
 #include "sync/epoch.h"
 #include "sync/percpu.h"
 #include "sync/refcache.h"
+#include "testutil.h"
 #include "x86/smp.h"
 #include "x86/x86.h"
 
@@ -93,12 +94,7 @@ void fst_quiesce(void)
         quiet = inodes + dents == last ? quiet + 1 : 0;
         last = inodes + dents;
     }
-    // Every cache of free objects and stacks back (an allocation that runs
-    // short does the same), the stacks' pages a grace period later.
-    drop_caches();
-    for (uint64_t end = nsec_now() + 2000000000ULL; kstack_going() && nsec_now() < end;)
-        sched_sleep_until(nsec_now() + 5000000);
-    page_drain_all_caches();
+    drop_caches_settled(); // as an allocation that runs short would
 }
 
 size_t fst_free_pages(void)

@@ -26,8 +26,7 @@ static size_t promised_align(size_t size)
 // Free pages once every cache is empty: the baseline for conservation checks.
 static size_t drained_free_pages(void)
 {
-    kmalloc_drain_all();
-    page_drain_all_caches();
+    drop_caches_settled();
     return page_count_free();
 }
 
@@ -316,12 +315,15 @@ KTEST(kmalloc_exhaustion_returns_null_and_recovers)
     size_t before = settled_free_pages();
     // Every CPU caches some objects, whose slabs hold pages ...
     xcall_all(fill_magazine, NULL);
-    // ... then take every page ...
+    // ... then take every page (not in a context that may sleep, where the
+    // first failure would drop those caches: here kmalloc must find them) ...
     void *pages = NULL, *p;
+    preempt_disable();
     while ((p = page_alloc())) {
         *(void **)p = pages;
         pages = p;
     }
+    preempt_enable();
     // ... then every 16-byte object still to be had: kmalloc must reach the other
     // CPUs' magazines (and the slab pages that flushing them frees).
     void *objs = NULL;

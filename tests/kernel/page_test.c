@@ -179,7 +179,7 @@ static void fill_cache(void *arg __unused)
 
 KTEST(page_exhaustion_returns_null_and_recovers)
 {
-    kmalloc_drain_all(); // let empty slabs give their pages back first
+    drop_caches_settled(); // what the exhaustion would drop, dropped first
     size_t before = page_count_free();
     size_t blocks = count_max_blocks();
     KCHECK(blocks > 0);
@@ -227,7 +227,7 @@ KTEST(page_exhaustion_returns_null_and_recovers)
 
 KTEST(page_contig_exhaustion_recovers)
 {
-    page_drain_all_caches();
+    drop_caches_settled();
     size_t before = page_count_free();
     void *head = NULL, *p;
     size_t n = 0;

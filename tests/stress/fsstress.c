@@ -764,7 +764,7 @@ int main(int argc, char **argv)
     struct sites *sites_before = sites_snapshot();
     one_round("run", seconds);
     long after = settled_pages();
-    sites_print_growth(sites_before, sites_snapshot(), "pages grew", 12);
+    sites_print_change(sites_before, sites_snapshot(), 10);
     if (before < 0)
         printf("ok %d - fsstress: no pages leaked # SKIP no kstats (not our kernel)\n", ++n_results);
     else

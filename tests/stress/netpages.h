@@ -73,7 +73,7 @@ static long settled_pages(void)
 
 // Our /proc/pagesites (under the boot word `pagesites`): the pages in use by
 // allocation site, "PAGES SITE" lines. A snapshot of it, and the sites that
-// grew most between two: where a leak's pages came from.
+// changed most between two: where a leak's pages came from.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,27 +132,43 @@ static inline long sites_pages_of(const struct sites *s, const char *site)
 }
 
 // Print the `top` sites whose page count grew most from `before` to `after`
-// as "# PREFIX: +N pages (M now) at SITE".
-static inline void sites_print_growth(const struct sites *before, const struct sites *after,
-                               const char *prefix, int top)
+// ("# pages grew: +N pages (M now) at SITE"), then the `top` that fell most
+// ("# pages fell: ..."): a leak shows among the first, and a run that ends
+// below its start says with the second what it no longer holds.
+static inline void sites_print_change(const struct sites *before, const struct sites *after,
+                                      int top)
 {
     if (!before || !after)
         return;
-    long *grew = calloc(after->n ? after->n : 1, sizeof *grew);
-    if (!grew)
+    int n = after->n + before->n;
+    long *delta = calloc(n ? n : 1, sizeof *delta), *now = calloc(n ? n : 1, sizeof *now);
+    const char **site = calloc(n ? n : 1, sizeof *site);
+    if (!delta || !now || !site) {
+        free(delta), free(now), free(site);
         return;
-    for (int i = 0; i < after->n; i++)
-        grew[i] = after->pages[i] - sites_pages_of(before, after->site[i] ? after->site[i] : "");
-    for (int k = 0; k < top; k++) {
-        int best = -1;
-        for (int i = 0; i < after->n; i++)
-            if (grew[i] > 0 && (best < 0 || grew[i] > grew[best]))
-                best = i;
-        if (best < 0)
-            break;
-        printf("# %s: %+ld pages (%ld now) at %s\n", prefix, grew[best], after->pages[best],
-               after->site[best] ? after->site[best] : "?");
-        grew[best] = 0;
     }
-    free(grew);
+    for (int i = 0; i < after->n; i++) { // every site now, against before
+        site[i] = after->site[i] ? after->site[i] : "?";
+        now[i] = after->pages[i];
+        delta[i] = now[i] - sites_pages_of(before, site[i]);
+    }
+    for (int i = 0; i < before->n; i++) { // and the sites gone since
+        const char *b = before->site[i] ? before->site[i] : "?";
+        site[after->n + i] = b;
+        delta[after->n + i] = sites_pages_of(after, b) ? 0 : -before->pages[i];
+    }
+    for (int sign = 1; sign >= -1; sign -= 2) {
+        for (int k = 0; k < top; k++) {
+            int best = -1;
+            for (int i = 0; i < n; i++)
+                if (delta[i] * sign > 0 && (best < 0 || delta[i] * sign > delta[best] * sign))
+                    best = i;
+            if (best < 0)
+                break;
+            printf("# pages %s: %+ld pages (%ld now) at %s\n", sign > 0 ? "grew" : "fell",
+                   delta[best], now[best], site[best]);
+            delta[best] = 0;
+        }
+    }
+    free(delta), free(now), free(site);
 }
