@@ -76,8 +76,6 @@ void hangcheck_configure(uint32_t seconds, hangcheck_report_fn fn)
 
 uint32_t hangcheck_limit(void) { return READ_ONCE(limit_s); }
 
-// The lock this CPU waits for, and its holder's stack: an NMI asks the holder
-// to print it (and what it waits for in turn), and we give it a moment.
 // Give a CPU asked for its stack (by NMI) time to print it.
 static void linger(uint64_t ns)
 {
@@ -86,6 +84,8 @@ static void linger(uint64_t ns)
         pause();
 }
 
+// The lock this CPU waits for, and its holder's stack: an NMI asks the holder
+// to print it (and what it waits for in turn), and we give it a moment.
 static void report_lock(struct spinlock *l)
 {
     if (!l)

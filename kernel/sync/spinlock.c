@@ -38,9 +38,10 @@ static void check_word(struct spinlock *l, uint32_t v)
 void spin_lock(struct spinlock *l)
 {
     push_off();
-    check_word(l, READ_ONCE(l->locked));
-    if (spin_holding(l))
+    if (spin_holding(l)) {
+        check_word(l, l->locked); // (a corrupt word may only look like ours)
         panic("spin_lock: %s already held by this CPU", l->name);
+    }
     uint32_t v;
     if ((v = xchg_acquire(&l->locked, 1)) != 0) {
         // Contended: say which lock we wait for (a hang report names it and
