@@ -24,10 +24,13 @@ static void nothing(void *arg) { (void)arg; }
 KTEST(timer_ticks_on_every_cpu)
 {
     // An idle CPU stops its tick (proc/tickless.c); any interrupt, this
-    // cross-call's, starts it again for at least 200 ms.
-    xcall_all(nothing, NULL);
+    // cross-call's, starts it again, and it stops again only after 20 ticks
+    // (IDLE_TICKS). Count from before the cross-call: a CPU that ran it early
+    // may have taken its 20 ticks and stopped before the slowest of 64 vCPUs
+    // on a loaded host let xcall_all return.
     for (int c = 0; c < ncpu; c++)
         ticks0[c] = timer_ticks(c);
+    xcall_all(nothing, NULL);
     // Every CPU should tick within 300 ms (30 ticks due); allow up to 2 s for vCPU
     // threads that the host starves under TCG before calling it a failure.
     uint64_t start = nsec_now();
