@@ -18,7 +18,7 @@ object (the global variable holding the line, or the kernel region).
 With --out DIR it writes summary.json ({"tests", "conflict_free_lines",
 "conflict_free_bytes", percentages, per-pair table, top sites, "remaining":
 the conflicted tests by reason, from --reasons FILE, and "inherent_tests": those
-conflicted only for reasons the file marks inherent}: commuting tests only;
+with a conflict for a reason the file marks inherent}: commuting tests only;
 "sequential_tests" counts the others, whose conflicts conflicts.json still
 lists), remaining.txt (the same by reason, readable), conflicts.json
 (every conflict, symbolized), pairs.txt (the per-pair table, readable) and
@@ -296,32 +296,32 @@ def read_reasons(path):
 def explain(site_tests, rules, pair_of):
     """The remaining conflicts by reason: each site goes to the first rule whose
     pattern it matches, or to "unexplained"; a test counts once per reason.
-    Also the tests all of whose sites have inherent reasons: no kernel could
-    pass them, so the conflict-free count can be at most the rest."""
+    Also the tests with a site whose reason is inherent: a kernel built as the
+    reason assumes shares a line in them whatever else it removes, so its
+    conflict-free count can be at most the rest."""
     by_reason = collections.OrderedDict((r, {"tests": set(), "sites": collections.Counter()})
                                         for _, r in rules)
     by_reason["unexplained"] = {"tests": set(), "sites": collections.Counter()}
-    avoidable = set()  # tests with a site whose reason is not inherent
+    blocked = set()  # tests with a site whose reason is inherent
     for (site, _), ids in site_tests.items():
         for i in ids:
             key = f"{site} [{' '.join(pair_of[i])}]"
             reason = next((r for pat, r in rules if pat.search(key)), "unexplained")
             by_reason[reason]["tests"].add(i)
             by_reason[reason]["sites"][site] += 1
-            if not reason.startswith(INHERENT):
-                avoidable.add(i)
-    conflicted = set().union(*(v["tests"] for v in by_reason.values()))
+            if reason.startswith(INHERENT):
+                blocked.add(i)
     return ([{"reason": r, "tests": len(v["tests"]),
               "sites": [{"site": s, "tests": k} for s, k in v["sites"].most_common()]}
              for r, v in by_reason.items() if v["tests"]],
-            len(conflicted - avoidable))
+            len(blocked))
 
 
 def remaining_text(summary):
     rows = [f"{summary['kernel']}: {summary['tests'] - summary['conflict_free_lines']} of "
             f"{summary['tests']} commuting tests share a cache line; by reason (a test "
             f"may have several).",
-            f"{summary['inherent_tests']} of them share only for reasons marked inherent, "
+            f"{summary['inherent_tests']} of them share for a reason marked inherent, "
             f"so a kernel built as those reasons assume is conflict-free in at most "
             f"{summary['tests'] - summary['inherent_tests']} of these tests "
             f"({summary['reachable_lines_pct']}%)."]

@@ -5,6 +5,7 @@ runner-log names, and the files --out writes. Prints ok/not ok lines."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -103,6 +104,13 @@ def main():
         check(summary["inherent_tests"] == 2 and summary["reachable_lines_pct"] == 50.0,
               "tests conflicted only for inherent reasons bound the reachable count "
               f"({summary['inherent_tests']}, {summary['reachable_lines_pct']})")
+        # A test with an inherent site and an avoidable one cannot be made
+        # conflict-free either: it counts against the bound.
+        _, blocked = analyze.explain(
+            {("alpha / alpha", "o"): {1}, ("beta / beta", "o"): {1, 2}, ("gamma / gamma", "o"): {3}},
+            [(re.compile("^beta "), "inherent: beta"), (re.compile("^alpha "), "alpha")],
+            {1: ("open", "close"), 2: ("open", "close"), 3: ("open", "close")})
+        check(blocked == 2, f"a test with any inherent site bounds the reachable count ({blocked})")
         with open(rules_path, "w") as f:
             f.write("^beta .*\\[close open\\]$\tbeta in open/close\n")
         summary, _ = analyze.analyse(tests, syms, "linux", analyze.read_reasons(rules_path))
