@@ -1,5 +1,11 @@
 // Pipes: a 64 KiB ring between a read end and a write end.
 //
+// The ring's pages come one at a time, each taken by the first write that
+// reaches it, and stay until the pipe goes (as Linux, which also gives them
+// back as they are read): a pipe that carries short messages holds one page,
+// a new pipe none, and making one takes no run of contiguous pages from the
+// shared pools (only kmalloc's per-CPU magazines).
+//
 // Commute: operations on different pipes share nothing. On one pipe, reads and
 // writes do not commute (a read may return the written bytes), but a reader and
 // a writer still work in parallel: readers serialise among themselves on the
@@ -13,7 +19,8 @@
 // Readers wait for data or for the last writer to go (EOF); writers wait for
 // room or for the last reader to go (EPIPE). A write of at most PIPE_BUF bytes
 // waits for room for all of it and keeps the write lock until it is all in, so
-// it is never interleaved with other writes (POSIX). Both sides publish their
+// it is never interleaved with other writes (POSIX); it takes the pages it
+// needs before it copies anything, so without memory it fails whole (ENOMEM). Both sides publish their
 // index page by page, so the other side starts before a big copy is over. A
 // read that finds the ring empty and returns at once (end of file, or EAGAIN)
 // and a write without readers (EPIPE) decide from a look without the locks, so
@@ -43,9 +50,10 @@ struct pipe {
     struct sleeplock wlock __cacheline_aligned;
     uint64_t w;              // [W,r] bytes written so far (free-running)
     struct waitq wwq;        // writers waiting for room
-    // Set up once: read by every transfer, and by fstat.
-    char *buf __cacheline_aligned; // [i]; [R] owns [r, w) of the ring, [W] the rest
-    uint64_t ino;            // [i] st_ino
+    // The ring's pages, NULL until a write first reaches them. [R] owns the
+    // bytes of [r, w) of the ring, [W] the rest.
+    char *page[PIPE_PAGES] __cacheline_aligned; // [W,r]
+    uint64_t ino __cacheline_aligned; // [i] st_ino (fstat), apart from the pages
     // Written when ends are closed: off the line above, so that closing one end
     // shares nothing with an fstat of the other.
     int readers __cacheline_aligned, writers; // [a] open read and write descriptions
@@ -78,9 +86,9 @@ static long ring_move(struct pipe *p, uint64_t *idx, uint64_t ubuf, size_t n, bo
 {
     size_t done = 0;
     while (done < n) {
-        size_t off = *idx % PIPE_SIZE, k = MIN(MIN(n - done, PIPE_SIZE - off), PGSIZE - off % PGSIZE);
-        long err = to_ring ? copy_from_user(p->buf + off, ubuf + done, k)
-                           : copy_to_user(ubuf + done, p->buf + off, k);
+        size_t off = *idx % PIPE_SIZE, k = MIN(n - done, PGSIZE - off % PGSIZE);
+        char *at = load_acquire(&p->page[off / PGSIZE]) + off % PGSIZE;
+        long err = to_ring ? copy_from_user(at, ubuf + done, k) : copy_to_user(ubuf + done, at, k);
         if (err)
             return done ? (long)done : err;
         store_release(idx, *idx + k);
@@ -129,6 +137,24 @@ static long pipe_read(struct file *f, uint64_t ubuf, size_t n, uint64_t *pos)
     return ret;
 }
 
+// Give the ring pages for n bytes from index w, as far as memory allows; the
+// bytes from w that have their pages. Write lock held.
+static size_t ring_pages(struct pipe *p, uint64_t w, size_t n)
+{
+    size_t have = 0;
+    while (have < n) {
+        char **slot = &p->page[(w + have) % PIPE_SIZE / PGSIZE];
+        if (!*slot) {
+            char *pg = page_alloc();
+            if (!pg)
+                break;
+            store_release(slot, pg); // before any index that covers it
+        }
+        have += MIN(n - have, PGSIZE - (w + have) % PGSIZE);
+    }
+    return have;
+}
+
 // Write the segments in order, as one write: a total of at most PIPE_BUF bytes
 // waits for room for all of it.
 static long pipe_writev(struct file *f, const struct iovec *iov, int cnt, size_t n)
@@ -155,6 +181,11 @@ static long pipe_writev(struct file *f, const struct iovec *iov, int cnt, size_t
         }
         size_t room = PIPE_SIZE - (p->w - load_acquire(&p->r));
         if (room >= need) {
+            room = ring_pages(p, p->w, MIN(room, n - done));
+            if (room < need) {
+                ret = done ? (long)done : -ENOMEM;
+                break;
+            }
             // Fill the room from the segments, in order.
             long k = 0;
             while (room > 0 && done < n) {
@@ -257,7 +288,9 @@ static void pipe_release(struct file *f)
     }
     pollhead_wake(&p->poll); // POLLHUP, POLLERR
     if (sub_fetch(&p->ends, 1) == 0) {
-        page_free_contig(p->buf, PIPE_PAGES);
+        for (int i = 0; i < PIPE_PAGES; i++)
+            if (p->page[i])
+                page_free(p->page[i]);
         kfree(p);
     }
 }
@@ -279,12 +312,9 @@ static uint64_t pipe_ino(struct pipe *p) { return (uintptr_t)p >> 6; } // unique
 int pipe_create(int flags, struct file **rd, struct file **wr)
 {
     struct pipe *p = kzalloc(sizeof *p);
-    char *buf = page_alloc_contig(PIPE_PAGES);
     struct file *r = NULL, *w = NULL;
-    if (!p || !buf || !(r = file_alloc(&pipe_ops, O_RDONLY | (flags & O_NONBLOCK), NULL, p)) ||
+    if (!p || !(r = file_alloc(&pipe_ops, O_RDONLY | (flags & O_NONBLOCK), NULL, p)) ||
         !(w = file_alloc(&pipe_ops, O_WRONLY | (flags & O_NONBLOCK), NULL, p))) {
-        if (buf)
-            page_free_contig(buf, PIPE_PAGES);
         kfree(p);
         if (r) {
             r->ops = &unborn_ops; // nothing to release yet
@@ -297,7 +327,6 @@ int pipe_create(int flags, struct file **rd, struct file **wr)
     waitq_init(&p->rwq, "pipe read");
     waitq_init(&p->wwq, "pipe write");
     pollhead_init(&p->poll, "pipe poll");
-    p->buf = buf;
     p->readers = p->writers = 1;
     p->ends = 2;
     p->ino = pipe_ino(p);

@@ -1,9 +1,12 @@
 // Tests for pipes between kernel threads on different CPUs that borrow one user
 // address space (pipe data moves through user memory): blocking in both
 // directions, order, PIPE_BUF atomicity of write and writev with two writers,
-// EOF and EPIPE waking blocked threads. bench_pipe (make bench) reports throughput.
+// EOF and EPIPE waking blocked threads; the ring's pages come with the writes,
+// and a write that gets no page fails whole. bench_pipe (make bench) reports
+// throughput.
 #include "file/file.h"
 #include "file/pipe.h"
+#include "fstest.h"
 #include "ktest/ktest.h"
 #include "mm/mm.h"
 #include "mm/usercopy.h"
@@ -240,6 +243,80 @@ KTEST(pipe_epipe_wakes_blocked_writer)
     // It wrote what fit, then the reader went: a short count (or EPIPE).
     KCHECK(w.result == -EPIPE || (w.result >= PIPE_PAGES * 4096 && w.result < 1 << 20));
     file_put(wr);
+    teardown();
+}
+
+static long in_ring(struct file *f)
+{
+    int n = -1;
+    long r = file_ioctl(f, FIONREAD, BASE + AREA); // through the user page
+    KCHECK_EQ(r, 0);
+    copy_from_user(&n, BASE + AREA, sizeof n);
+    return n;
+}
+
+// A new pipe holds no page; the first write into each page of the ring takes
+// it, and the pipe's last close gives every one back.
+KTEST(pipe_pages_come_with_writes)
+{
+    KREQUIRE(setup());
+    enter_vm();
+    for (uint64_t va = BASE; va < BASE + 3 * PGSIZE; va += PGSIZE) // the user pages first
+        KCHECK(copy_to_user(va, "x", 1) == 0);
+    KCHECK(copy_to_user(BASE + AREA, "x", 1) == 0);
+    struct file *rd[8], *wr[8];
+    size_t free0 = fst_free_pages();
+    for (int i = 0; i < 8; i++)
+        KREQUIRE(pipe_create(O_NONBLOCK, &rd[i], &wr[i]) == 0);
+    size_t made = free0 - fst_free_pages();
+    kprintf("# 8 new pipes took %lu pages (kmalloc's slabs)\n", made);
+    KCHECK(made < 8); // a 64 KiB ring each would be 128
+    size_t free1 = fst_free_pages();
+    KCHECK_EQ(file_write(wr[0], BASE, 100, NULL), 100);
+    KCHECK_EQ(free1 - fst_free_pages(), 1);
+    KCHECK_EQ(file_write(wr[0], BASE, 2 * PGSIZE, NULL), 2 * PGSIZE);
+    KCHECK_EQ(free1 - fst_free_pages(), 3);
+    KCHECK_EQ(file_read(rd[0], BASE, 2 * PGSIZE + 100, NULL), 2 * PGSIZE + 100);
+    KCHECK_EQ(free1 - fst_free_pages(), 3); // kept for the next writes
+    for (int i = 0; i < 8; i++) {
+        file_put(rd[i]);
+        file_put(wr[i]);
+    }
+    KCHECK(fst_pages_back(free0, fst_free_pages(), 0));
+    leave_vm();
+    teardown();
+}
+
+// With no free page, a write that needs a new page of the ring fails with
+// ENOMEM and leaves nothing in it, even when its first bytes would fit in the
+// page it has (a write of at most PIPE_BUF bytes goes in whole or not at all).
+KTEST(pipe_write_without_a_page_fails_whole)
+{
+    KREQUIRE(setup());
+    enter_vm();
+    KCHECK(copy_to_user(BASE, "x", 1) == 0 && copy_to_user(BASE + AREA, "x", 1) == 0);
+    struct file *rd, *wr;
+    KREQUIRE(pipe_create(O_NONBLOCK, &rd, &wr) == 0);
+    KCHECK_EQ(file_write(wr, BASE, PGSIZE - 100, NULL), PGSIZE - 100); // one page
+    void *held = NULL;
+    for (void *pg; (pg = page_alloc());) {
+        *(void **)pg = held;
+        held = pg;
+    }
+    KCHECK_EQ(file_write(wr, BASE, 200, NULL), -ENOMEM); // straddles into page 2
+    KCHECK_EQ(in_ring(rd), PGSIZE - 100);
+    KCHECK_EQ(file_write(wr, BASE, 100, NULL), 100); // fits the page it has
+    KCHECK_EQ(file_write(wr, BASE, PGSIZE + 1, NULL), -ENOMEM); // more than PIPE_BUF
+    while (held) {
+        void *next = *(void **)held;
+        page_free(held);
+        held = next;
+    }
+    KCHECK_EQ(file_write(wr, BASE, 200, NULL), 200);
+    KCHECK_EQ(in_ring(rd), PGSIZE + 200);
+    file_put(rd);
+    file_put(wr);
+    leave_vm();
     teardown();
 }
 
