@@ -12,6 +12,11 @@ void page_init(const struct bootinfo *bi);
 void *page_alloc(void);                 // one page, contents undefined
 void *page_alloc_zeroed(void);
 void page_free(void *va);
+// The same, at the cold end of this CPU's cache (its spill), so that the CPU's
+// next allocations take pages it used itself first: for a page other CPUs used
+// last (a copy-on-write page whose last sharer's reference goes at this CPU's
+// tick).
+void page_free_cold(void *va);
 // Physically contiguous run of at most 1024 pages, aligned to its size rounded
 // up to a power of two.
 void *page_alloc_contig(size_t npages);

@@ -10,6 +10,10 @@
 //    through the free pages themselves. Alloc pops, free pushes; the lock guarding
 //    both lives in the same per-CPU area and is only ever contended when memory
 //    runs out (below).
+//  - page_free_cold() puts a page straight onto the spill: one that other CPUs
+//    used last (a copy-on-write page whose last sharer lets go at this CPU's
+//    tick) is not the page this CPU hands out next, while their caches still
+//    hold its lines.
 //  - When the array is full, its coldest PCACHE_BATCH pages go to the spill; when
 //    it is empty, it refills from the spill first. Only a spill grown past an
 //    eighth of memory per CPU (spill_max) sends pages back to the shared pools,
@@ -652,7 +656,8 @@ static void check_double_free(void *va)
         panic("page_free: double free of %p (in a pool)", va);
 }
 
-void page_free(void *va)
+// Stamp a page being freed (panics on one that is not ours or is free already).
+static void free_stamp(void *va)
 {
     // Only the cheap range check here: the pool checks the state byte when the
     // page leaves the cache, under its lock.
@@ -666,6 +671,28 @@ void page_free(void *va)
     kstat_pages_free(1);
     if (sites_on)
         site_clear(va, 1);
+}
+
+void page_free(void *va)
+{
+    free_stamp(va);
+    cache_push(va);
+}
+
+void page_free_cold(void *va)
+{
+    free_stamp(va);
+    struct pcache *pc = this_cpu_ptr(&pcache);
+    spin_lock(&pc->lock);
+    if (pc->nspill < spill_max()) {
+        struct free_block *b = va; // its first word keeps the cookie
+        b->next = pc->spill;
+        pc->spill = b;
+        pc->nspill++;
+        spin_unlock(&pc->lock);
+        return;
+    }
+    spin_unlock(&pc->lock);
     cache_push(va);
 }
 

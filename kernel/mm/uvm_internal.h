@@ -260,14 +260,20 @@ static inline void uvm_cores(struct vmspace *vs, cpumask_t *out)
 
 // ---- page references and deferred release (uvm_pageref.c) --------------------------
 
-static inline void page_unref(void *pg, bool shared)
+static inline bool page_unref_last(void *pg, bool shared)
 {
     // Pages that were never shared have no extra references to look at.
     if (shared && page_owner_add(pg, -1) != 0)
-        return;
+        return false;
     if (shared)
         page_owner_set(pg, 0);
-    page_free(pg);
+    return true;
+}
+
+static inline void page_unref(void *pg, bool shared)
+{
+    if (page_unref_last(pg, shared))
+        page_free(pg);
 }
 
 // Drop the references this CPU's COW breaks deferred (cow_defer), now.

@@ -31,10 +31,14 @@ struct cow_defer {
 };
 static DEFINE_PERCPU(struct cow_defer, cow_defer);
 
+// A page whose last reference goes here was copied by its other sharers on
+// their CPUs: it goes to the cold end of this CPU's cache, not to be handed out
+// next (to a path buffer, say) while those CPUs still hold its lines.
 static void cow_defer_drain(struct cow_defer *d) // interrupts off
 {
     for (uint64_t i = 0; i < d->n; i++)
-        page_unref(d->pg[i], true);
+        if (page_unref_last(d->pg[i], true))
+            page_free_cold(d->pg[i]);
     d->n = 0;
 }
 

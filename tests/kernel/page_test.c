@@ -1,5 +1,5 @@
 // Tests for the physical page allocator (kernel/mm/page.c): conservation of the free
-// count, zeroing, contiguous runs, exhaustion, per-CPU cache locality, and many
+// count, zeroing, contiguous runs, exhaustion, per-CPU cache locality, cold frees, and many
 // CPUs allocating at once without ever getting the same page.
 #include "ktest/ktest.h"
 #include "mm/mm.h"
@@ -413,6 +413,35 @@ static void page_stress_cpu(void *arg)
         total += got + (run ? n : 0);
     }
     fetch_add_relaxed(&st->allocated, total);
+}
+
+// A page freed cold goes behind the CPU's other cached pages: the next
+// allocations on this CPU hand out the pages it freed the usual way first, and
+// the cold one only when those are gone; the free count sees it at once.
+KTEST(page_free_cold_comes_back_last)
+{
+    enum { N = 8 };
+    void *hot[N], *cold;
+    push_off(); // one CPU's cache throughout
+    KREQUIRE((cold = page_alloc()));
+    for (int i = 0; i < N; i++)
+        KREQUIRE((hot[i] = page_alloc()));
+    size_t free_before = page_count_free();
+    for (int i = 0; i < N; i++)
+        page_free(hot[i]);
+    page_free_cold(cold); // freed last, so page_free would hand it out first
+    KCHECK_EQ(page_count_free(), free_before + N + 1);
+    int back = 0;
+    for (int i = 0; i < N; i++) {
+        void *p = page_alloc();
+        KREQUIRE(p);
+        back += p != cold;
+        hot[i] = p;
+    }
+    KCHECK_EQ(back, N);
+    for (int i = 0; i < N; i++)
+        page_free(hot[i]);
+    pop_off();
 }
 
 KTEST(page_smp_stress_conserves)
