@@ -10,6 +10,7 @@
 #include "fstest.h"
 #include "ktest/ktest.h"
 #include "mm/mm.h"
+#include "proc/hangcheck.h"
 #include "proc/proc.h"
 #include "sync/percpu.h"
 #include "uapi/abi.h"
@@ -134,6 +135,23 @@ KTEST(oom_several_processes_at_once)
     KCHECK_EQ(fst_free_pages(), before);
 }
 
+// Where init's memhog and the machine stand, for a wait that ran out.
+static void memhog_state(struct proc *p, const char *why)
+{
+    kprintf("# %s: process state %d, %lu bytes printed, %lu pages free, epoch %lu, "
+            "%lu callbacks pending\n", why, READ_ONCE(p->state), (unsigned long)caps[0].len,
+            page_count_free(), epoch_current(), epoch_pending());
+    spin_lock(&p->lock);
+    list_for_each(it, &p->threads) {
+        struct thread *t = list_entry(it, struct thread, group_link);
+        kprintf("#   thread %s: state %d, cpu %d, on a CPU %d, on a wait queue %d\n", t->name,
+                READ_ONCE(t->state), READ_ONCE(t->cpu), READ_ONCE(t->on_cpu), t->wq != NULL);
+    }
+    spin_unlock(&p->lock);
+    for (int c = 0; c < ncpu_online; c++)
+        hangcheck_dump_cpu(c);
+}
+
 // Init is never the victim: run as init, memhog's fault waits for memory
 // (which only its own end would give back) instead of killing it. Once it
 // has reached its stores, it must still be alive some epochs later, having
@@ -149,11 +167,21 @@ KTEST(oom_never_kills_init)
     spin_init(&caps[0].lock, "capture");
     struct proc *p;
     KREQUIRE(proc_spawn_init("memhog", prog->start, prog->len, argv, NULL, &caps[0], &p) == 0);
-    while (READ_ONCE(caps[0].len) == 0 && READ_ONCE(p->state) != P_ZOMBIE)
+    // Bounded waits: a memhog or an epoch that never gets there is a failure
+    // that says where everything stood, not a guest that hangs.
+    uint64_t end = nsec_now() + 60 * 1000000000ULL;
+    while (READ_ONCE(caps[0].len) == 0 && READ_ONCE(p->state) != P_ZOMBIE && nsec_now() < end)
         sched_sleep_until(nsec_now() + 1000000);
+    if (READ_ONCE(caps[0].len) == 0)
+        memhog_state(p, "never printed");
+    KCHECK(READ_ONCE(caps[0].len) > 0);
     int64_t faults = counter_read(&kst_page_faults);
-    for (uint64_t e = epoch_current(); epoch_current() < e + 10;)
+    uint64_t e = epoch_current();
+    while (epoch_current() < e + 10 && nsec_now() < end)
         sched_sleep_until(nsec_now() + 1000000);
+    if (epoch_current() < e + 10)
+        memhog_state(p, "epochs stopped");
+    KCHECK(epoch_current() >= e + 10);
     KCHECK(READ_ONCE(p->state) != P_ZOMBIE);
     KCHECK(counter_read(&kst_page_faults) > faults);
     signal_send_proc(p, SIGKILL, NULL);

@@ -69,9 +69,12 @@ KTEST(tickless_stopped_cpu_runs_xcalls)
     KREQUIRE(cpu1_stopped());
     cpumask_t one = only_cpu1();
     ran_on = -1;
+    uint64_t stops = tickless_stops(1);
     xcall(&one, note_cpu, NULL, true);
     KCHECK_EQ(ran_on, 1);
-    KCHECK(!tickless_stopped(1)); // it ticks again for a while
+    // It ticks again for a while (20 ticks): stopped now only if it stopped
+    // again since, while a loaded host held this CPU back.
+    KCHECK(!tickless_stopped(1) || tickless_stops(1) > stops);
 }
 
 static volatile uint64_t woke_at;

@@ -42,10 +42,7 @@ static bool has_entry(int c, uintptr_t va)
 // no entry for BASE in any table and the neighbour's in CPU 1's.
 static void clears_everywhere(int upto, int (*op)(void))
 {
-    cpumask_t me;
-    cpumask_clear(&me);
-    cpumask_set(&me, 0);
-    KREQUIRE(thread_set_affinity(thread_current(), &me) == 0);
+    KREQUIRE(vmt_pin(0) == 0);
     KREQUIRE((VS = vmspace_new()) != NULL);
     vmt_enter(VS);
     uintptr_t next = BASE + PGSIZE; // on the same line of every table

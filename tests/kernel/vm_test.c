@@ -354,10 +354,7 @@ static int64_t unmap_with_helper(int what, bool async)
 
 KTEST(vm_munmap_ipis_only_to_users)
 {
-    cpumask_t me;
-    cpumask_clear(&me);
-    cpumask_set(&me, 0);
-    KREQUIRE(thread_set_affinity(thread_current(), &me) == 0);
+    KREQUIRE(vmt_pin(0) == 0);
     KREQUIRE((VS = vmspace_new()) != NULL);
     vmt_enter(VS);
     // Touched here only: no IPI.

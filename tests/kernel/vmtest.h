@@ -33,6 +33,15 @@ static inline struct thread *vmt_on_cpu(int c, const char *name, void (*fn)(void
     return kthread_create(name, fn, arg, &m);
 }
 
+// Keep the calling thread on CPU c from now on; 0 or an errno.
+static inline int vmt_pin(int c)
+{
+    cpumask_t m;
+    cpumask_clear(&m);
+    cpumask_set(&m, c);
+    return thread_set_affinity(thread_current(), &m);
+}
+
 static inline int64_t vmt_ipis_sent_here(void) { return counter_read_cpu(&kst_ipi_sent, cpu_id()); }
 
 static inline bool vmt_touch(uintptr_t va, uint64_t v) { return copy_to_user(va, &v, sizeof v) == 0; }
