@@ -53,14 +53,16 @@ struct pipe {
     // The ring's pages, NULL until a write first reaches them. [R] owns the
     // bytes of [r, w) of the ring, [W] the rest.
     char *page[PIPE_PAGES] __cacheline_aligned; // [W,r]
-    uint64_t ino __cacheline_aligned; // [i] st_ino (fstat), apart from the pages
-    // Written when ends are closed: off the line above, so that closing one end
+    // Written when ends are closed: off st_ino's line, so that closing one end
     // shares nothing with an fstat of the other.
     int readers __cacheline_aligned, writers; // [a] open read and write descriptions
     int ends;                // [a] readers + writers; the last to go frees the pipe
-    // poll/select on either end; written only when pollers come and go.
+    // poll/select on either end; written only when pollers come and go. And
+    // st_ino for fstat, which no transfer and no close writes.
     struct pollhead poll __cacheline_aligned;
+    uint64_t ino;            // [i]
 };
+_Static_assert(sizeof(struct pipe) <= 512, "a pipe fits kmalloc's 512-byte class");
 
 static struct pipe *pipe_of(struct file *f) { return f->priv; }
 
