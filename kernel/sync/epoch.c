@@ -16,6 +16,8 @@
 #include "sync/epoch.h"
 #include "mm/tlb.h"
 #include "mm/uvm.h"
+#include "proc/hangcheck.h"
+#include "proc/tickless.h"
 #include "sync/atomic.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
@@ -116,18 +118,50 @@ static void run_callbacks(struct epoch_cpu *e, uint64_t now)
 static struct {
     uint64_t epoch;
     int next;
+    uint64_t since;  // when the scan began on this epoch (nsec_now)
+    bool reported;   // the stall of this epoch was reported
+    uint64_t stalls; // [r] stalls reported so far
 } scan;
+
+uint64_t epoch_stalls(void) { return READ_ONCE(scan.stalls); }
+
+// A grace period that does not end leaves every deferred free waiting, and the
+// threads that wait for one (an allocation short of pages, a test that counts
+// epochs) block with no CPU spinning, which the hang detector cannot see. So
+// once an epoch has waited for one CPU as long as the hang detector's limit,
+// say which CPU, what it acknowledged and whether its tick is stopped, and
+// print its stack. Once per stalled epoch; the waits go on.
+static void report_stall(uint64_t now, int c)
+{
+    uint32_t limit = hangcheck_limit();
+    uint64_t waited = nsec_now() - scan.since;
+    if (scan.reported || !limit || waited < (uint64_t)limit * 1000000000ULL)
+        return;
+    scan.reported = true;
+    WRITE_ONCE(scan.stalls, scan.stalls + 1);
+    kprintf("epoch: epoch %lu has waited %lu s for CPU %d: it acknowledged %lu, its tick %s, "
+            "%lu callbacks pending there\n", now, (unsigned long)(waited / 1000000000ULL), c,
+            READ_ONCE(per_cpu_ptr(&epoch_cpu, c)->acked),
+            tickless_stopped(c) ? "stopped" : "running",
+            READ_ONCE(per_cpu_ptr(&epoch_cpu, c)->pending));
+    if (c != cpu_id())
+        hangcheck_dump_cpu(c);
+}
 
 static void try_advance(uint64_t now)
 {
     if (scan.epoch != now) {
         scan.epoch = now;
         scan.next = 0;
+        scan.since = nsec_now();
+        scan.reported = false;
     }
     for (; scan.next < READ_ONCE(ncpu); scan.next++)
         if (cpumask_test(&cpu_online_mask, scan.next) &&
-            READ_ONCE(per_cpu_ptr(&epoch_cpu, scan.next)->acked) < now)
+            READ_ONCE(per_cpu_ptr(&epoch_cpu, scan.next)->acked) < now) {
+            report_stall(now, scan.next);
             return;
+        }
     __atomic_compare_exchange_n(&global_epoch, &now, now + 1, false, __ATOMIC_SEQ_CST,
                                 __ATOMIC_RELAXED);
 }

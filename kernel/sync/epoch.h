@@ -25,6 +25,7 @@ void epoch_synchronize(void);  // wait for a full grace period (interrupts on)
 void epoch_barrier(void);      // wait until this CPU's deferred callbacks have run
 uint64_t epoch_current(void);
 uint64_t epoch_pending(void);  // callbacks waiting, all CPUs (racy: reports)
+uint64_t epoch_stalls(void);   // epochs reported stalled (see try_advance; tests)
 // Tickless idle (proc/tickless.c), interrupts off: stop acknowledging (false
 // if this CPU has callbacks waiting or is in a read section), and start again.
 bool epoch_stop_tick(void);

@@ -1,6 +1,9 @@
 // Tests for epoch-based reclamation: grace periods wait for readers, every
-// deferred callback runs exactly once, and readers never see freed objects.
+// deferred callback runs exactly once, readers never see freed objects, and an
+// epoch held up as long as the hang detector's limit is reported.
 #include "ktest/ktest.h"
+#include "proc/hangcheck.h"
+#include "proc/sched.h"
 #include "sync/atomic.h"
 #include "sync/cpumask.h"
 #include "sync/epoch.h"
@@ -164,4 +167,39 @@ KTEST(epoch_readers_never_see_freed_objects)
     KCHECK_EQ(bad_reads, 0);
     KCHECK_EQ(freed, replaced);
     kprintf("# %lu reads on %d CPUs\n", (unsigned long)reads, ncpu_online - 1);
+}
+
+// A reader that stays in its section holds the epoch back; after the hang
+// detector's limit (1 s here) the boot CPU reports the stall. The reader is
+// also a CPU that is never preemptible for that long: the hang detector's
+// report of it goes to a hook that ignores it, not to a panic.
+static void ignore_hang(int cpu, struct trapframe *tf, bool nmi) { (void)cpu, (void)tf, (void)nmi; }
+
+static void stalling_reader(void *arg)
+{
+    uint64_t before = *(uint64_t *)arg, end = nsec_now() + 10000000000ULL;
+    epoch_enter();
+    while (epoch_stalls() == before && nsec_now() < end)
+        pause();
+    epoch_exit();
+}
+
+KTEST(epoch_stall_is_reported)
+{
+    if (ncpu_online < 2) {
+        kprintf("# needs 2 CPUs; nothing to check\n");
+        return;
+    }
+    uint32_t old = hangcheck_limit();
+    hangcheck_configure(1, ignore_hang);
+    static uint64_t before;
+    before = epoch_stalls();
+    cpumask_t one;
+    cpumask_clear(&one);
+    cpumask_set(&one, 1);
+    struct thread *t = kthread_create("stalling reader", stalling_reader, &before, &one);
+    KREQUIRE(t);
+    thread_join(t);
+    hangcheck_configure(old, NULL);
+    KCHECK(epoch_stalls() > before);
 }
