@@ -149,7 +149,8 @@ static void memhog_state(struct proc *p, const char *why)
     }
     spin_unlock(&p->lock);
     for (int c = 0; c < ncpu_online; c++)
-        hangcheck_dump_cpu(c);
+        if (c != cpu_id())
+            hangcheck_dump_cpu(c);
 }
 
 // Init is never the victim: run as init, memhog's fault waits for memory
