@@ -20,11 +20,11 @@
 // room or for the last reader to go (EPIPE). A write of at most PIPE_BUF bytes
 // waits for room for all of it and keeps the write lock until it is all in, so
 // it is never interleaved with other writes (POSIX); it takes the pages it
-// needs before it copies anything, so without memory it fails whole (ENOMEM). Both sides publish their
-// index page by page, so the other side starts before a big copy is over. A
-// read that finds the ring empty and returns at once (end of file, or EAGAIN)
-// and a write without readers (EPIPE) decide from a look without the locks, so
-// two of them on one pipe write nothing.
+// needs before it copies anything, so without memory it fails whole (ENOMEM).
+// Both sides publish their index page by page, so the other side starts before
+// a big copy is over. A read that finds the ring empty and returns at once (end
+// of file, or EAGAIN) and a write without readers (EPIPE) decide from a look
+// without the locks, so two of them on one pipe write nothing.
 #include "file/pipe.h"
 #include "file/file.h"
 #include "file/poll.h"

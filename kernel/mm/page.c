@@ -340,22 +340,27 @@ static void pool_put_done(struct pool_putter *pp)
     pp->cur = NULL;
 }
 
+// Put a free page on the spill if it has room; caller holds pc->lock.
+static bool spill_push(struct pcache *pc, void *va)
+{
+    if (pc->nspill >= spill_max())
+        return false;
+    struct free_block *b = va; // its first word keeps the cookie
+    b->next = pc->spill;
+    pc->spill = b;
+    pc->nspill++;
+    return true;
+}
+
 // Take the n coldest pages (the bottom of the stack) out of the array; caller
 // holds pc->lock. They go to the spill while it has room, else to the pools.
 static void cache_shrink(struct pcache *pc, unsigned n, bool to_pools)
 {
     n = MIN(n, pc->n);
     struct pool_putter pp = {NULL};
-    for (unsigned i = 0; i < n; i++) {
-        if (!to_pools && pc->nspill < spill_max()) {
-            struct free_block *b = pc->page[i]; // its first word keeps the cookie
-            b->next = pc->spill;
-            pc->spill = b;
-            pc->nspill++;
-        } else {
+    for (unsigned i = 0; i < n; i++)
+        if (to_pools || !spill_push(pc, pc->page[i]))
             pool_put(&pp, pc->page[i]);
-        }
-    }
     pool_put_done(&pp);
     memmove(pc->page, pc->page + n, (pc->n - n) * sizeof pc->page[0]);
     pc->n -= n;
@@ -684,16 +689,10 @@ void page_free_cold(void *va)
     free_stamp(va);
     struct pcache *pc = this_cpu_ptr(&pcache);
     spin_lock(&pc->lock);
-    if (pc->nspill < spill_max()) {
-        struct free_block *b = va; // its first word keeps the cookie
-        b->next = pc->spill;
-        pc->spill = b;
-        pc->nspill++;
-        spin_unlock(&pc->lock);
-        return;
-    }
+    bool kept = spill_push(pc, va);
     spin_unlock(&pc->lock);
-    cache_push(va);
+    if (!kept)
+        cache_push(va);
 }
 
 static int order_for(size_t npages)
