@@ -140,7 +140,8 @@ struct uvm_region {
 void uvm_regions(struct vmspace *vs, void (*fn)(const struct uvm_region *r, void *arg), void *arg);
 uintptr_t uvm_page_pa(struct vmspace *vs, uintptr_t va); // 0 if none (tests)
 // Epoch tick (interrupts off): drop the page references COW breaks deferred, and
-// give back tree leaves munmap emptied (idle: the CPU is about to stop ticking).
+// give back tree leaves munmap emptied, leave fmap_cpus once no file is mapped
+// here (idle: the CPU is about to stop ticking).
 void uvm_tick(bool idle);
 
 // vm.c: late kernel mappings in the shared upper half (kernel stacks).

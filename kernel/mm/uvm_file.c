@@ -13,8 +13,22 @@
 // lock, which only a truncate or the freeing of a space ever takes elsewhere):
 // mmaps on different CPUs, of any files, share no line. A record holds a file
 // reference (so a fault may look at the file of a descriptor without its lock);
-// truncate looks at every CPU's list and walks only the hulls of the file's
-// records that may hold pages.
+// truncate looks at the lists of the CPUs in fmap_cpus and walks only the
+// hulls of the file's records that may hold pages.
+//
+// Which CPUs to look at. A truncate and a fork (uvm_fork.c, fork_wait) must
+// see every CPU's records and truncates under way, but visiting every CPU
+// online would make them cost more on a bigger machine although the same few
+// CPUs map files. fmap_cpus is the set of CPUs whose list holds a record or
+// counts a truncate: a CPU joins, under its list's lock and with a locked OR
+// (a full barrier) before the count a reader looks for, when its list gains
+// the first; it leaves, under the same lock and only with neither left, at
+// its tick after FMAP_LINGER ticks without any, or at once when it goes idle
+// (tickless). A CPU that keeps mapping files stays in and writes the shared
+// mask only once; a reader's cost follows the CPUs that map files, not the
+// CPUs online. A reader that loads the mask after its own barrier and misses
+// a CPU's bit missed the join, so the count came later still, and the Dekker
+// arguments below and in uvm_fork.c hold with the join as part of the count.
 //
 // When records go. A record is needed while a descriptor in its hull names
 // its file through a mapping its CPU made (other CPUs' mappings and faults
@@ -37,6 +51,51 @@
 
 DEFINE_PERCPU(struct fmap_list, fmap_list) = {.lock = SPINLOCK_INIT("fmap")};
 
+#define FMAP_LINGER 100 // ticks (1 s) a CPU stays in fmap_cpus with nothing listed
+
+static struct {
+    cpumask_t mask;
+} fmap_cpus __cacheline_aligned; // joins and leaves only; readers walk it
+
+void fmap_cpus_snapshot(cpumask_t *out)
+{
+    for (int i = 0; i < CPUMASK_WORDS; i++)
+        out->w[i] = load_acquire(&fmap_cpus.mask.w[i]);
+}
+
+// CPU c's list l is about to count a record or a truncate. With l's lock held.
+static void fmap_join(struct fmap_list *l, int c)
+{
+    WRITE_ONCE(l->idle, 0);
+    if (!l->in) {
+        l->in = true;
+        fetch_or(&fmap_cpus.mask.w[c / 64], 1UL << (c % 64)); // a full barrier
+    }
+}
+
+void fmap_tick(bool idle)
+{
+    struct fmap_list *l = this_cpu_ptr(&fmap_list);
+    if (!READ_ONCE(l->in))
+        return;
+    if (READ_ONCE(l->nrec) || READ_ONCE(l->ntrunc)) {
+        if (READ_ONCE(l->idle))
+            WRITE_ONCE(l->idle, 0);
+        return;
+    }
+    uint16_t n = READ_ONCE(l->idle) + 1;
+    WRITE_ONCE(l->idle, n);
+    if (!idle && n < FMAP_LINGER)
+        return;
+    spin_lock(&l->lock);
+    if (!l->nrec && !l->ntrunc) {
+        l->in = false;
+        fetch_and(&fmap_cpus.mask.w[cpu_id() / 64], ~(1UL << (cpu_id() % 64)));
+    }
+    WRITE_ONCE(l->idle, 0);
+    spin_unlock(&l->lock);
+}
+
 static void fmap_free_cb(struct epoch_cb *cb)
 {
     struct fmap *f = container_of(cb, struct fmap, cb);
@@ -52,6 +111,7 @@ static void fmap_unlist(struct fmap_list *l, struct fmap *f)
     if (f->lnext)
         f->lnext->lprev = f->lprev;
     fetch_sub_relaxed(&l->nfile[fmap_hash(f->ip)], 1);
+    l->nrec--;
     spin_unlock(&l->lock);
 }
 
@@ -128,11 +188,13 @@ int fmap_note(struct vmspace *vs, struct vmcore *vc, int c, struct inode *ip,
     *f = (struct fmap){.vs = vs, .ip = ip, .lo = lo, .hi = hi, .pages = pages,
                        .forking = forking, .cnext = vc->fmaps};
     spin_lock(&l->lock);
+    fmap_join(l, c);
     f->lnext = l->head;
     f->lprev = &l->head;
     if (l->head)
         l->head->lprev = &f->lnext;
     l->head = f;
+    l->nrec++;
     // A full barrier (locked add) before any descriptor names the file: a
     // truncate that does not see the count has stored the new size before its
     // look, so every fault through this mapping sees that size (fmap_collect).
@@ -199,10 +261,10 @@ static void truncate_space(struct vmspace *vs, struct inode *ip, uint64_t from, 
 static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_t *n)
 {
     unsigned h = fmap_hash(ip);
+    cpumask_t cpus;
+    fmap_cpus_snapshot(&cpus);
     *n = 0;
-    for (int c = 0; c < NCPU_MAX; c++) {
-        if (!READ_ONCE(percpu_offset[c]))
-            continue;
+    for_each_cpu(c, &cpus) {
         struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
         if (!load_acquire(&l->nfile[h]))
             continue;
@@ -225,11 +287,38 @@ static bool fmap_collect(struct inode *ip, struct fmap *found, size_t cap, size_
 // Has any CPU a record of a file with hash h? (Reads only.)
 static bool fmap_any(unsigned h)
 {
-    for (int c = 0; c < NCPU_MAX; c++)
-        if (READ_ONCE(percpu_offset[c]) &&
-            load_acquire(&per_cpu_ptr(&fmap_list, c)->nfile[h]))
+    cpumask_t cpus;
+    fmap_cpus_snapshot(&cpus);
+    for_each_cpu(c, &cpus)
+        if (load_acquire(&per_cpu_ptr(&fmap_list, c)->nfile[h]))
             return true;
     return false;
+}
+
+// Count a truncate of a file with hash h as under way on this CPU's list
+// (forkstate), joining fmap_cpus first; followed by a full barrier. The
+// list to give to truncate_end, whichever CPU that runs on.
+static struct fmap_list *truncate_begin(unsigned h)
+{
+    push_off();
+    int c = cpu_id();
+    struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
+    spin_lock(&l->lock);
+    fmap_join(l, c);
+    l->ntrunc++;
+    fetch_add(&l->truncating[h], 1);
+    spin_unlock(&l->lock);
+    pop_off();
+    fence();
+    return l;
+}
+
+static void truncate_end(struct fmap_list *l, unsigned h)
+{
+    spin_lock(&l->lock);
+    __atomic_fetch_sub(&l->truncating[h], 1, __ATOMIC_RELEASE);
+    l->ntrunc--;
+    spin_unlock(&l->lock);
 }
 
 bool uvm_truncate_file(struct inode *ip, uint64_t from)
@@ -244,9 +333,7 @@ bool uvm_truncate_file(struct inode *ip, uint64_t from)
         return true; // (no space can hold a page of ip from before the new size)
     // Under way, before the look (forkstate); on this CPU's line, whichever
     // CPU we end on.
-    uint32_t *busy = &this_cpu_ptr(&fmap_list)->truncating[h];
-    fetch_add(busy, 1);
-    fence();
+    struct fmap_list *busy = truncate_begin(h);
     struct fmap local[4], *found = local;
     size_t n = 0, cap = ARRAY_SIZE(local);
     while (!fmap_collect(ip, found, cap, &n)) {
@@ -257,7 +344,7 @@ bool uvm_truncate_file(struct inode *ip, uint64_t from)
         cap *= 2;
         found = kmalloc(cap * sizeof *found);
         if (!found) { // out of memory: the pages stay mapped (as before truncate)
-            __atomic_fetch_sub(busy, 1, __ATOMIC_RELEASE);
+            truncate_end(busy, h);
             return false;
         }
     }
@@ -266,7 +353,7 @@ bool uvm_truncate_file(struct inode *ip, uint64_t from)
         for (size_t i = 0; i < n; i++)
             if (found[i].forking == forking)
                 truncate_space(found[i].vs, ip, from, found[i].lo, found[i].hi);
-    __atomic_fetch_sub(busy, 1, __ATOMIC_RELEASE);
+    truncate_end(busy, h);
     for (size_t i = 0; i < n; i++)
         vmspace_put(found[i].vs);
     if (found != local)

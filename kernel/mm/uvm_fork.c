@@ -122,15 +122,16 @@ static void fork_writer(struct forkstate *f, struct inode *ip)
 
 // Wait until no truncate of a file with ip's hash is under way on any CPU
 // (each CPU's count seen at zero once), after a full barrier behind the
-// child's record. Holds no lock and is outside any epoch read section: a
-// truncate may need the parent's descriptors, or this CPU.
+// child's record. A CPU out of fmap_cpus counts none (a truncate joins
+// before it counts: uvm_file.c). Holds no lock and is outside any epoch read
+// section: a truncate may need the parent's descriptors, or this CPU.
 static void fork_wait(struct inode *ip)
 {
     fence();
     unsigned h = fmap_hash(ip);
-    for (int c = 0; c < NCPU_MAX; c++) {
-        if (!READ_ONCE(percpu_offset[c]))
-            continue;
+    cpumask_t cpus;
+    fmap_cpus_snapshot(&cpus);
+    for_each_cpu(c, &cpus) {
         uint32_t *busy = &per_cpu_ptr(&fmap_list, c)->truncating[h];
         while (load_acquire(busy))
             sched_yield();

@@ -404,10 +404,19 @@ struct fmap {
 struct fmap_list {
     struct spinlock lock;
     struct fmap *head;
+    uint32_t nrec;      // [lock] records on the list
+    uint32_t ntrunc;    // [lock] truncates under way that counted in `truncating`
+    bool in;            // [lock] this CPU is in fmap_cpus
+    uint16_t idle;      // [a] ticks in a row with neither: the owner's tick counts, joins reset
     uint32_t nfile[1U << FMAP_HASH_BITS] __cacheline_aligned; // records by file hash
     uint32_t truncating[1U << FMAP_HASH_BITS] __cacheline_aligned; // truncates under way here
 };
 DECLARE_PERCPU(struct fmap_list, fmap_list);
+
+// The CPUs whose lists may hold records or count truncates under way: what
+// a truncate and a fork look at, instead of every CPU (uvm_file.c).
+void fmap_cpus_snapshot(cpumask_t *out);
+void fmap_tick(bool idle); // the CPU's tick: leave fmap_cpus once empty a while
 
 static inline unsigned fmap_hash(const struct inode *ip)
 {

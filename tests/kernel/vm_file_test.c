@@ -5,6 +5,7 @@
 #include "fstest.h"
 #include "ktest/ktest.h"
 #include "mm/mm.h"
+#include "mm/uvm_internal.h"
 #include "sync/atomic.h"
 #include "sync/epoch.h"
 #include "uapi/abi.h"
@@ -171,6 +172,72 @@ KTEST(vm_file_truncate_finds_page_of_other_cpu)
     KCHECK_EQ(uvm_page_pa(fault_vs, BASE), 0); // taken out of the mapping
     struct fault_info fi = {0, 0, 0};
     KCHECK_EQ(uvm_fault(fault_vs, BASE, 0, &fi), SIGBUS);
+    vmspace_put(fault_vs);
+    fs_iput(ip);
+    KCHECK_EQ(fs_unlink(d, "f"), 0);
+    fs_iput(d);
+}
+
+// Truncate and fork look only at the CPUs of fmap_cpus (uvm_file.c): a CPU
+// that maps a file joins, leaves once its records are gone (at its tick,
+// FMAP_LINGER ticks later, or as it goes idle), and joins again with its next
+// record, which a truncate must then find. White-box: reads the set.
+static struct inode *fault_ip;
+static void map_and_fault_there(void *arg)
+{
+    (void)arg;
+    fault_sig = -1;
+    if (uvm_map_file(fault_vs, BASE, PGSIZE, VM_READ, UVM_FIXED | UVM_SHARED, fault_ip, 0) !=
+        (long)BASE)
+        return;
+    struct fault_info fi = {0, 0, 0};
+    fault_sig = uvm_fault(fault_vs, BASE + 8, 0, &fi);
+}
+
+static bool in_fmap_cpus(int c)
+{
+    cpumask_t m;
+    fmap_cpus_snapshot(&m);
+    return cpumask_test(&m, c);
+}
+
+// Map and fault ip on CPU c in a new space (fault_vs).
+static bool map_on(int c, struct inode *ip)
+{
+    fault_ip = ip;
+    if (!(fault_vs = vmspace_new()))
+        return false;
+    struct thread *t = vmt_on_cpu(c, "vmt-fmap", map_and_fault_there, NULL);
+    if (!t)
+        return false;
+    thread_join(t);
+    return fault_sig == 0;
+}
+
+KTEST(vm_file_fmap_cpus_follow_the_records)
+{
+    struct inode *d, *ip;
+    KREQUIRE(truncate_setup("t_vmfmapcpus", &d, &ip));
+    int c = ncpu_online > 1 ? 1 : 0;
+    struct fmap_list *l = per_cpu_ptr(&fmap_list, c);
+    KREQUIRE(map_on(c, ip));
+    KCHECK(in_fmap_cpus(c));
+    KCHECK(READ_ONCE(l->nrec) > 0);
+    vmspace_put(fault_vs); // its records go with it
+    if (READ_ONCE(l->nrec) == 0) {
+        uint64_t end = nsec_now() + 5000000000ULL;
+        while (in_fmap_cpus(c) && nsec_now() < end)
+            sched_yield();
+        KCHECK(!in_fmap_cpus(c));
+    } else {
+        kprintf("# cpu %d keeps other records: its leaving is not checked\n", c);
+    }
+    // Back in with the next record; the truncate finds its page.
+    KREQUIRE(map_on(c, ip));
+    KCHECK(in_fmap_cpus(c));
+    KCHECK(uvm_page_pa(fault_vs, BASE) != 0);
+    KCHECK_EQ(fs_truncate(ip, 0), 0);
+    KCHECK_EQ(uvm_page_pa(fault_vs, BASE), 0);
     vmspace_put(fault_vs);
     fs_iput(ip);
     KCHECK_EQ(fs_unlink(d, "f"), 0);
