@@ -77,6 +77,7 @@ void fs_count_objects(int64_t *inodes, int64_t *dents)
 
 static void inode_free(struct inode *ip)
 {
+    itime_check_unnamed(ip);
     if (S_ISDIR(ip->mode)) {
         dirhash_destroy(&ip->dir);
         if (ip->parent && ip->parent != ip)
@@ -132,6 +133,10 @@ struct inode *inode_alloc(uint32_t mode, int *err)
     }
     refcache_init(&ip->nlink, S_ISDIR(mode) ? 2 : 1, nlink_released);
     refcache_init(&ip->ref, 1, ref_released);
+    // A CPU's time slot may name the inode for two epochs after its last
+    // change (itime.c): one epoch more than refcache's own.
+    refcache_set_grace(&ip->nlink, 3);
+    refcache_set_grace(&ip->ref, 3);
     return ip;
 }
 
@@ -188,13 +193,14 @@ void iput_later(struct iput_later *l, struct inode *ip)
 // ---- the root -------------------------------------------------------------------
 
 // Each CPU, once per refcache epoch, right before refcache flushes its cache:
-// its time stamps go to their inodes (so refcache may free an inode no slot
-// names). True if the CPU holds a link pin, which keeps it in the kernel's
-// active set (sync/activeset.h).
+// its time stamps not changed in this epoch or the last go to their inodes (so
+// refcache may free an inode no slot names: itime.c). True if the CPU kept some or
+// holds a link pin, either of which keeps it in the kernel's active set
+// (sync/activeset.h).
 static bool flush_cpu(void)
 {
-    itime_flush_cpu();
-    return linkpin_holding();
+    bool kept = itime_flush_cpu(false);
+    return linkpin_holding() || kept;
 }
 
 int fs_init(void)

@@ -102,8 +102,10 @@ extern struct inode *fs_root_inode;
 uint64_t fs_time_now(void);                        // the wall clock, realtime_nsec
 void inode_touch(struct inode *ip, int which);     // set the T_* times to now
 void inode_times(struct inode *ip, uint64_t t[3]); // atime, mtime, ctime
-void itime_flush_cpu(void);                        // this CPU's slots into their inodes
+bool itime_flush_cpu(bool all);                    // this CPU's slots (all, or those not changed
+                                                   // this epoch) into their inodes; true if any kept
 void itime_flush_all(void);                        // every CPU's (xcall)
+void itime_check_unnamed(struct inode *ip);        // kpoison: panic if a slot still names ip
 
 // Directory entries (dirops.c): allocated with the name, freed a grace period
 // after they are unlinked, which is also when their reference on ip goes.

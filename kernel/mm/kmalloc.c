@@ -84,6 +84,8 @@ void kmalloc_init(void)
         kprintf("kmalloc: freed objects are poisoned (kpoison)\n");
 }
 
+bool kmalloc_poisoning(void) { return poison; }
+
 struct slab {
     uint32_t magic;
     uint16_t nobj;           // objects in this slab

@@ -51,6 +51,7 @@ bool page_free_stamped(const void *va); // does the page carry page_free's stamp
 
 // kmalloc.c: small objects from per-CPU slab caches; large ones straight from pages.
 void kmalloc_init(void);                 // reads the boot word `kpoison`
+bool kmalloc_poisoning(void);            // `kpoison`: also turns on checks of lifetimes
 #define KPOISON_BYTE 0x6b                // what a freed object holds under kpoison
 void *kmalloc(size_t size);
 void *kzalloc(size_t size);

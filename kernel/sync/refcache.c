@@ -143,6 +143,7 @@ void refcache_init(struct refcache_obj *o, int64_t initial, void (*release)(stru
     spin_init(&o->lock, "refcache obj");
     o->dirty = false;
     o->reviewing = false;
+    o->grace = 2;
     o->review_next = NULL;
     o->release = release;
 }
@@ -218,7 +219,7 @@ static void review(struct rc_cpu *rc, uint64_t now)
     struct refcache_obj **pp = &rc->review, *release_list = NULL;
     while (*pp) {
         struct refcache_obj *o = *pp;
-        if (o->review_epoch + 2 > now) {
+        if (o->review_epoch + o->grace > now) {
             pp = &o->review_next;
             continue;
         }

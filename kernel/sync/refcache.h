@@ -15,6 +15,7 @@ struct refcache_obj {
     struct spinlock lock;          // guards count and the review state
     bool dirty;                    // [l] count changed since the object entered review
     bool reviewing;                // [l] on some CPU's review list
+    uint8_t grace;                 // [i] epochs in review before release (refcache_set_grace)
     uint64_t review_epoch;         // [l,v] (the reviewing CPU reads it without the lock)
     struct refcache_obj *review_next; // [v]
     void (*release)(struct refcache_obj *o); // [i] called once the true count is zero
@@ -22,6 +23,11 @@ struct refcache_obj {
 
 // Start with `initial` references (held by the caller, counted in the shared count).
 void refcache_init(struct refcache_obj *o, int64_t initial, void (*release)(struct refcache_obj *));
+// Release o only `epochs` (more than 2) epochs after its count was seen at zero,
+// instead of 2: for an object that per-CPU caches other than refcache's may
+// still name for an epoch after its last reference went (fs/itime.c). Before
+// o is shared.
+static inline void refcache_set_grace(struct refcache_obj *o, uint8_t epochs) { o->grace = epochs; }
 void refcache_inc(struct refcache_obj *o);
 void refcache_dec(struct refcache_obj *o);
 void refcache_add(struct refcache_obj *o, int64_t d); // d references at once (either sign)

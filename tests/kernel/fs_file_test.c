@@ -1,7 +1,8 @@
 // ScaleFS files: holes, sparse files, truncate (shrink and extend), append,
 // limits, concurrent writers of disjoint pages, concurrent appends, readers
 // racing with truncates, that freeing a file returns its pages, and a file's
-// times changed on every CPU.
+// times changed on every CPU, kept in a busy CPU's slot, and never past the
+// inode's life.
 #include "fstest.h"
 #include "inode.h"
 #include "ktest/ktest.h"
@@ -436,4 +437,117 @@ KTEST(fs_file_times_per_cpu)
     fs_iput(f);
     fs_iput(D);
     fst_rm_rf("/t_ftime");
+}
+
+// A CPU that keeps changing a file's time keeps it in its own slot (itime.c):
+// the inode's field, on the line of the size that every read and exec reads,
+// is not written while it goes on, stat sees the slot's time all the while,
+// and the field gets it once the CPU stops. White-box: reads ip->atime.
+static volatile uint64_t keep_until;
+static volatile int keep_field_changes;
+static void keep_reading(int i, void *f)
+{
+    if (i != (ncpu_online > 1 ? 1 : 0))
+        return;
+    char c;
+    struct inode *ip = f;
+    uint64_t field = load_relaxed(&ip->atime);
+    while (refcache_epoch() < keep_until) {
+        if (fs_read(ip, &c, 1, 0) != 1)
+            ktest_failed(__FILE__, __LINE__, "read");
+        uint64_t now = load_relaxed(&ip->atime);
+        if (now != field) {
+            keep_field_changes++;
+            field = now;
+        }
+    }
+}
+
+KTEST(fs_file_times_stay_with_a_cpu_that_keeps_changing_them)
+{
+    uint64_t t[3];
+    struct inode *f;
+    KREQUIRE((D = fst_scratch("t_fkeep")) != NULL);
+    KREQUIRE((f = newfile("f")) != NULL);
+    KCHECK_EQ(fs_write(f, "x", 1, 0), 1);
+    fs_set_times(f, 5000000000ULL, FS_TIME_OMIT); // every slot flushed, atime known
+    keep_field_changes = 0;
+    keep_until = refcache_epoch() + 8;
+    KCHECK(fst_run(ncpu_online, keep_reading, f));
+    // Before: one write of the field per epoch (8). A kept slot: none, or one
+    // if the reader's first flush came before its first read.
+    kprintf("# the inode's atime field changed %d times in 8 epochs\n", keep_field_changes);
+    KCHECK(keep_field_changes <= 1);
+    times_of(f, t);
+    KCHECK(t[0] > 5000000000ULL);
+    for (uint64_t end = refcache_epoch() + 4; refcache_epoch() < end;)
+        sched_sleep_until(nsec_now() + 5000000);
+    KCHECK_EQ(load_relaxed(&f->atime), t[0]); // moved in once the CPU stopped
+    fs_iput(f);
+    fs_iput(D);
+    fst_rm_rf("/t_fkeep");
+}
+
+// The slot's lifetime (itime.c): a time changed on one CPU just before the
+// file's last reference goes on another, whose refcache review frees the
+// inode. The inode's grace of 3 epochs lets the first CPU's flush empty its
+// slot before; with refcache's 2, that flush wrote into freed inodes, which
+// kpoison (make test's guests) found at their next allocation. The reads are
+// on CPU 0 and the drops on CPU 1: CPU 0 advances the epoch at the end of its
+// tick, so CPU 1's review in a new epoch comes before CPU 0's next flush.
+#define KEEPFREE_FILES 64
+static struct inode *keepfree[KEEPFREE_FILES];
+static volatile int keepfree_go, keepfree_done;
+static void keepfree_pair(int i, void *arg)
+{
+    (void)arg;
+    if (i == 1) {
+        for (int k = 0; k < KEEPFREE_FILES; k++) {
+            store_release(&keepfree_go, k + 1);
+            while (load_acquire(&keepfree_done) != k + 1)
+                pause();
+            fs_iput(keepfree[k]); // the last reference
+            if (k % 8 == 7) // spread the drops over a few epochs
+                sched_sleep_until(nsec_now() + 7000000);
+        }
+    } else if (i == 0) {
+        for (int k = 0; k < KEEPFREE_FILES; k++) {
+            while (load_acquire(&keepfree_go) != k + 1)
+                pause();
+            char c;
+            if (fs_read(keepfree[k], &c, 1, 0) != 1)
+                ktest_failed(__FILE__, __LINE__, "read");
+            store_release(&keepfree_done, k + 1);
+        }
+    }
+}
+
+KTEST(fs_file_times_kept_never_outlive_the_inode)
+{
+    if (ncpu_online < 2) {
+        kprintf("# needs 2 CPUs; nothing to check\n");
+        return;
+    }
+    KREQUIRE((D = fst_scratch("t_fkeepfree")) != NULL);
+    int64_t inodes0, inodes, dents;
+    for (int round = 0; round < 4; round++) {
+        fst_quiesce();
+        fs_count_objects(&inodes0, &dents);
+        char name[8] = "f00";
+        for (int k = 0; k < KEEPFREE_FILES; k++) {
+            name[1] = (char)('0' + k / 10);
+            name[2] = (char)('0' + k % 10);
+            KREQUIRE((keepfree[k] = newfile(name)) != NULL);
+            KCHECK_EQ(fs_write(keepfree[k], "x", 1, 0), 1);
+            KCHECK_EQ(fs_unlink(D, name), 0);
+        }
+        fst_quiesce(); // the names' references gone: ours are the last
+        keepfree_go = keepfree_done = 0;
+        KCHECK(fst_run(2, keepfree_pair, NULL));
+        fst_quiesce();
+        fs_count_objects(&inodes, &dents);
+        KCHECK(inodes <= inodes0); // every file freed
+    }
+    fs_iput(D);
+    fst_rm_rf("/t_fkeepfree");
 }
