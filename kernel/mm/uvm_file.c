@@ -47,21 +47,19 @@
 // loaded a descriptor's file before the unmap may still be using it.
 //
 #include "mm/uvm_internal.h"
+#include "sync/activeset.h"
 #include "uapi/errno.h"
 
 DEFINE_PERCPU(struct fmap_list, fmap_list) = {.lock = SPINLOCK_INIT("fmap")};
 
 #define FMAP_LINGER 100 // ticks (1 s) a CPU stays in fmap_cpus with nothing listed
 
-static struct {
-    cpumask_t mask;
-} fmap_cpus __cacheline_aligned; // joins and leaves only; readers walk it
+// Joins and leaves only; readers walk it. A line of its own (the type's
+// alignment pads it): the kernel's page-table root sat beside it, and every
+// fault that reads it shared a line with a join.
+static struct active_set fmap_cpus;
 
-void fmap_cpus_snapshot(cpumask_t *out)
-{
-    for (int i = 0; i < CPUMASK_WORDS; i++)
-        out->w[i] = load_acquire(&fmap_cpus.mask.w[i]);
-}
+void fmap_cpus_snapshot(cpumask_t *out) { active_snapshot(&fmap_cpus, out); }
 
 // CPU c's list l is about to count a record or a truncate. With l's lock held.
 static void fmap_join(struct fmap_list *l, int c)
