@@ -140,9 +140,10 @@ struct uvm_region {
 void uvm_regions(struct vmspace *vs, void (*fn)(const struct uvm_region *r, void *arg), void *arg);
 uintptr_t uvm_page_pa(struct vmspace *vs, uintptr_t va); // 0 if none (tests)
 // Epoch tick (interrupts off): drop the page references COW breaks deferred, and
-// give back tree leaves munmap emptied, leave fmap_cpus once no file is mapped
-// here (idle: the CPU is about to stop ticking).
+// give back tree leaves munmap emptied (idle: the CPU is about to stop
+// ticking), leave fmap_cpus a second after the last file mapping here went.
 void uvm_tick(bool idle);
+bool fmap_may_stop_tick(void); // tickless idle: false until this CPU left fmap_cpus (uvm_file.c)
 
 // vm.c: late kernel mappings in the shared upper half (kernel stacks).
 int kvm_map(uintptr_t va, uintptr_t pa, size_t len, uint64_t perm); // 4 KiB pages; -ENOMEM

@@ -23,9 +23,12 @@
 // counts a truncate: a CPU joins, under its list's lock and with a locked OR
 // (a full barrier) before the count a reader looks for, when its list gains
 // the first; it leaves, under the same lock and only with neither left, at
-// its tick after FMAP_LINGER ticks without any, or at once when it goes idle
-// (tickless). A CPU that keeps mapping files stays in and writes the shared
-// mask only once; a reader's cost follows the CPUs that map files, not the
+// its tick after FMAP_LINGER ticks (a second) without any, idle or not. (At
+// once when it went idle, the pairwise suite's CPUs, idle for a moment
+// between tests, rejoined inside the next test, whose truncate then read the
+// mask the join wrote.) An idle CPU in the set with nothing listed keeps its
+// tick until it has left (fmap_may_stop_tick). A CPU that keeps mapping files
+// stays in and writes the shared mask only once; a reader's cost follows the CPUs that map files, not the
 // CPUs online. A reader that loads the mask after its own barrier and misses
 // a CPU's bit missed the join, so the count came later still, and the Dekker
 // arguments below and in uvm_fork.c hold with the join as part of the count.
@@ -71,7 +74,16 @@ static void fmap_join(struct fmap_list *l, int c)
     }
 }
 
-void fmap_tick(bool idle)
+// Tickless idle (interrupts off): not while this CPU is in the set with
+// nothing listed, so that it leaves at its tick before it stops. (With
+// records it stays in, idle or not.)
+bool fmap_may_stop_tick(void)
+{
+    struct fmap_list *l = this_cpu_ptr(&fmap_list);
+    return !READ_ONCE(l->in) || READ_ONCE(l->nrec) || READ_ONCE(l->ntrunc);
+}
+
+void fmap_tick(void)
 {
     struct fmap_list *l = this_cpu_ptr(&fmap_list);
     if (!READ_ONCE(l->in))
@@ -83,7 +95,7 @@ void fmap_tick(bool idle)
     }
     uint16_t n = READ_ONCE(l->idle) + 1;
     WRITE_ONCE(l->idle, n);
-    if (!idle && n < FMAP_LINGER)
+    if (n < FMAP_LINGER)
         return;
     spin_lock(&l->lock);
     if (!l->nrec && !l->ntrunc) {

@@ -416,7 +416,7 @@ DECLARE_PERCPU(struct fmap_list, fmap_list);
 // The CPUs whose lists may hold records or count truncates under way: what
 // a truncate and a fork look at, instead of every CPU (uvm_file.c).
 void fmap_cpus_snapshot(cpumask_t *out);
-void fmap_tick(bool idle); // the CPU's tick: leave fmap_cpus once empty a while
+void fmap_tick(void); // the CPU's tick: leave fmap_cpus once empty a while
 
 static inline unsigned fmap_hash(const struct inode *ip)
 {

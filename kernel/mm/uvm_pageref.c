@@ -101,7 +101,7 @@ int vp_break_cow(struct vmspace *vs, struct vpage *vp, uintptr_t va)
 void uvm_tick(bool idle)
 {
     cow_defer_settle();
-    fmap_tick(idle);
+    fmap_tick();
     // The loaded space cannot be freed before we switch away from it.
     struct vmspace *vs = this_cpu_read(loaded_vs);
     struct vmcore *vc = vs ? vs->core[cpu_id()] : NULL;

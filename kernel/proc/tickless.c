@@ -77,6 +77,8 @@ static bool nothing_to_tick_for(uint32_t idle_ticks, uint64_t now, uint64_t *wak
     if (*wake != UINT64_MAX && *wake < now + 2 * TICK_NS)
         return false; // due within a tick or two: keep ticking
     uvm_tick(true); // this CPU's deferred copy-on-write releases and trims
+    if (!fmap_may_stop_tick())
+        return false; // it leaves the file-mapping set at a tick first
     if (!refcache_stop_tick(idle_ticks >= LEAVE_TICKS))
         return false;
     if (!epoch_stop_tick()) {

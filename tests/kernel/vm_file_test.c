@@ -180,7 +180,7 @@ KTEST(vm_file_truncate_finds_page_of_other_cpu)
 
 // Truncate and fork look only at the CPUs of fmap_cpus (uvm_file.c): a CPU
 // that maps a file joins, leaves once its records are gone (at its tick,
-// FMAP_LINGER ticks later, or as it goes idle), and joins again with its next
+// FMAP_LINGER ticks later), and joins again with its next
 // record, which a truncate must then find. White-box: reads the set.
 static struct inode *fault_ip;
 static void map_and_fault_there(void *arg)
