@@ -16,11 +16,11 @@
 // slot is evicted by another inode hashing to it, and when the CPU flushes its
 // refcache (refcache_set_flush_hook: once per refcache epoch) if the slot was
 // not changed in the current epoch or the one before. A slot a CPU keeps
-// changing stays with it:
-// the inode's line is written when the CPU stops, not once per epoch, so a
-// file that CPUs keep reading or executing (a shell's binary, exec'd on every
-// CPU) does not have each CPU's flush write the line of its size, which every
-// read and exec reads (bench-cost: filedata_size<-fs_stat in fork+exec+wait).
+// changing stays with it: the inode's line is written when the CPU stops, not
+// once per epoch, so a file that CPUs keep reading or executing (a shell's
+// binary, exec'd on every CPU) does not have each CPU's flush write the line
+// of its size, which every read and exec reads (bench-cost: filedata_size<-
+// fs_stat in fork+exec+wait).
 //
 // Lifetime. A slot records the refcache epoch e of its last change, read then.
 // A change needs a reference to the inode, so its count reaches zero only
@@ -29,9 +29,10 @@
 // other objects), after every CPU flushed in epoch r + 2 (the epoch advances
 // only then), and a flush in epoch e + 2 or later moves the slot into the
 // inode and empties it. So by the free no slot names the inode. (Keeping only
-// slots changed in the current epoch needs no longer grace, but then a CPU
-// whose tick comes soon after the epoch advances keeps nothing: measured, it
-// changed nothing.)
+// slots changed in the current epoch needs no longer grace, but a CPU's tick
+// may come just after the epoch advanced, before its next change, and then
+// even a slot changed every millisecond goes.) Under kpoison, inode_free
+// checks that no slot names the inode (itime_check_unnamed).
 //
 // stat reads the one slot the inode hashes to on every CPU that may hold cached
 // times (the kernel's active set, sync/activeset.h: CPUs that changed a time,
