@@ -116,9 +116,9 @@ static inline uint32_t bucket_hi(const struct dtable *t, uint32_t i)
     return (uint32_t)((((uint64_t)i + 1) << (32 - t->order)) - 1);
 }
 
-// Names this CPU removed less names it inserted, in any directory, counted
-// from 0 and never above it (dirhash_remove_locked). With a bucket locked,
-// so on one CPU.
+// Minus the removals this CPU made since its last insert (in any directory),
+// capped at -SHRINK_EVERY, where it looks at shrinking and starts again
+// (dirhash_remove_locked). Changed with a bucket locked, so on one CPU.
 static DEFINE_PERCPU(int, dh_net);
 
 // ---- bucket locks -----------------------------------------------------------
@@ -463,11 +463,11 @@ void dirhash_remove_locked(struct dbucket *b, struct dent *e)
     link_after(b, find_prev(b, e), e->next);
     b->chainlen = chain_length(B_HEAD(*b->word));
     // A shrink is worth a look only where names are going: at every
-    // SHRINK_EVERY-th removal of a run with no insert between. Renames and create-unlink
-    // cycles never look (a look reads the neighbours' bucket lines, which
-    // their owners write: 1.4 transfers per rename with 64 CPUs renaming in
-    // one directory, bench-cost). Buckets of a group are in one chunk, so
-    // word arithmetic stays in it.
+    // SHRINK_EVERY-th removal of a run with no insert between. Renames and
+    // create-unlink cycles never look (a look reads the neighbours' bucket
+    // lines, which their owners write: 1.4 transfers per rename with 64 CPUs
+    // renaming in one directory, bench-cost). Buckets of a group are in one
+    // chunk, so word arithmetic stays in it.
     int *net = this_cpu_ptr(&dh_net);
     if (--*net > -SHRINK_EVERY)
         return;

@@ -28,8 +28,8 @@
 // between tests, rejoined inside the next test, whose truncate then read the
 // mask the join wrote.) An idle CPU in the set with nothing listed keeps its
 // tick until it has left (fmap_may_stop_tick). A CPU that keeps mapping files
-// stays in and writes the shared mask only once; a reader's cost follows the CPUs that map files, not the
-// CPUs online. A reader that loads the mask after its own barrier and misses
+// stays in and writes the shared mask only once; a reader's cost follows the
+// CPUs that map files, not the CPUs online. A reader that loads the mask after its own barrier and misses
 // a CPU's bit missed the join, so the count came later still, and the Dekker
 // arguments below and in uvm_fork.c hold with the join as part of the count.
 //
