@@ -13,29 +13,50 @@
 //              n at a time (fs_get_write_again, fs_put_write_n), so mapping
 //              or unmapping N pages costs one refcache update, not N;
 //   executors  address spaces executing the file, a refcache count as well;
-// and `executed`, set once by the file's first exec. A writer raises writers,
-// fences, then reads `executed`, and only if it is set the executors exactly;
-// an exec raises executors, sets `executed`, fences, then reads the writers
-// exactly. Of two that race, at least one sees the other and backs off (both
-// may: then both get ETXTBSY, as if each had come second). Every exec reads
-// the writers: an executor already counted may belong to an exec that is still
-// looking and will back off. Only holders of a count add without looking: a
-// fork, whose parent already counts as an executor (fs_deny_write_again); an
-// mmap, whose description open for writing counts as a writer, and a fork
-// copying mapped pages that count (fs_get_write_again).
+// and two flags beside the writers: `executed`, set once by the file's first
+// exec, and `mode`, whether an exec must count the writers (WC_WRITING) or knows
+// there are none (WC_QUIET).
+//
+// Dekker, twice. A writer raises writers, fences, then reads `executed`, and
+// only if it is set the executors exactly; an exec raises executors, sets
+// `executed`, fences, then reads the writers exactly. Of two that race, at least
+// one sees the other and backs off (both may: then both get ETXTBSY, as if each
+// had come second). An exact read visits every active CPU's cache, though, and
+// each visit is a line its owner writes whenever it updates an object that
+// shares the slot: with C CPUs each updating k objects per operation, about
+// C * k / 1024 transfers per exec. So an exec that found no writer leaves
+// `mode` at WC_QUIET, and later execs skip the read. To get there it moves
+// `mode` from WC_WRITING to WC_CHECKING with a compare-and-swap, fences, reads
+// the writers exactly, and moves WC_CHECKING on to WC_QUIET only if it found
+// none. A writer, after its fence, stores WC_WRITING unless it reads it there,
+// then fences before it reads `executed`:
+//  - a writer that read WC_WRITING was counted before any later switch's
+//    compare-and-swap, so that switch's exact read sees it: no WC_QUIET while
+//    it writes;
+//  - a writer that read WC_QUIET or WC_CHECKING overwrites it; an exec that read
+//    WC_QUIET before that store had counted itself before, so the writer's exact
+//    read of the executors sees it, and the writer backs off.
+// An exec that reads WC_CHECKING (another exec is switching) reads exactly, as
+// before. Only holders of a count add without looking: a fork, whose parent
+// already counts as an executor (fs_deny_write_again); an mmap, whose
+// description open for writing counts as a writer, and a fork copying mapped
+// pages that count (fs_get_write_again); a writer's count keeps `mode` off
+// WC_QUIET, so these need no store either.
 //
 // Commute: opens for reading, reads, writes through an open description and
 // stats never touch the object. Opens for writing of one file (and their
-// closes) write only their CPU's refcache cache and read `executed`, which
-// only a file's first exec writes: they are conflict-free with each other, and
-// so are mmaps and munmaps of the file through such descriptions (which do not
-// read `executed` at all).
+// closes) write only their CPU's refcache cache and read `executed` and `mode`
+// (the first writer after an exec writes `mode` once): they are conflict-free
+// with each other, and so are mmaps and munmaps of the file through such
+// descriptions (which do not read the flags at all).
 // Execs of one program, and forks and exits of processes that run it (an
 // address space counts as an executor while it lives), write only their CPU's
-// cache too, so two of them share nothing (Linux's one i_writecount word makes
-// parallel execs of one binary share a line). The price: an exec reads every
-// CPU's cache of the writers, and an open for writing of a file that has ever
-// been executed every CPU's cache of the executors (refcache_read_exact).
+// cache and read the flags, so two of them share nothing (Linux's one
+// i_writecount word makes parallel execs of one binary share a line), and
+// once an exec has found the file quiet, execs read no other CPU's cache. The
+// price: an open for writing of a file that has ever been executed reads every
+// CPU's cache of the executors (refcache_read_exact), and the first exec after
+// a writer reads every CPU's cache of the writers and writes `mode` twice.
 // Installing the object writes the inode's line 0 once in the file's life
 // (that first open shares the line with lookups of the file on other cores);
 // after that, opens for writing only read line 0, as every open does, and stay
@@ -44,9 +65,12 @@
 #include "mm/mm.h"
 #include "sync/atomic.h"
 
+enum { WC_WRITING, WC_CHECKING, WC_QUIET };
+
 struct writecount {
     struct refcache_obj writers;   // +1 base held by the inode until it is freed
     bool executed;                 // set once, by the first exec
+    uint8_t mode;                  // WC_*: may an exec skip counting the writers?
     int releases;                  // refcache objects not yet released (2 -> 0: free)
     struct refcache_obj executors __cacheline_aligned; // +1 base, as writers
 };
@@ -103,6 +127,10 @@ int fs_get_write(struct inode *ip)
         return -ENOMEM;
     refcache_inc(&wc->writers);
     fence();
+    if (load_relaxed(&wc->mode) != WC_WRITING) { // an exec may have found no writer
+        store_relaxed(&wc->mode, WC_WRITING);
+        fence();
+    }
     if (load_acquire(&wc->executed) && refcache_read_exact(&wc->executors) != 1) {
         refcache_dec(&wc->writers);
         return -ETXTBSY;
@@ -139,7 +167,18 @@ int fs_deny_write(struct inode *ip)
     if (!READ_ONCE(wc->executed)) // after the increment: a writer that sees it set sees that
         store_release(&wc->executed, true);
     fence();
-    if (refcache_read_exact(&wc->writers) != 1) {
+    uint8_t m = load_relaxed(&wc->mode);
+    if (m == WC_QUIET)
+        return 0; // no writer since an exec found none: a new one will see us
+    // WC_WRITING: switch, unless another exec is; WC_CHECKING: just look.
+    bool switching = m == WC_WRITING && cas(&wc->mode, &m, WC_CHECKING);
+    if (switching)
+        fence(); // WC_CHECKING stored before the count is read
+    bool quiet = refcache_read_exact(&wc->writers) == 1;
+    uint8_t checking = WC_CHECKING; // a writer may have stored WC_WRITING: keep it
+    if (switching)
+        cas(&wc->mode, &checking, quiet ? WC_QUIET : WC_WRITING);
+    if (!quiet) {
         refcache_dec(&wc->executors);
         return -ETXTBSY;
     }

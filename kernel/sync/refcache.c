@@ -32,6 +32,7 @@
 #include "lib/hash.h"
 #include "sync/activeset.h"
 #include "sync/atomic.h"
+#include "sync/counter.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
 #include "sync/seqlock.h"
@@ -183,8 +184,13 @@ static uint64_t slot_seq_sum(struct refcache_obj *o, const cpumask_t *cpus, bool
     return sum;
 }
 
+static DEFINE_COUNTER(exact_reads);
+
+int64_t refcache_exact_reads(int cpu) { return counter_read_cpu(&exact_reads, cpu); }
+
 int64_t refcache_read_exact(struct refcache_obj *o)
 {
+    counter_inc(exact_reads);
     int64_t sum;
     uint64_t seqs;
     cpumask_t cpus; // a CPU outside it has an empty cache: its deltas are in count

@@ -40,6 +40,7 @@ void refcache_add_direct(struct refcache_obj *o, int64_t d);
 // to the cache of each CPU that used refcache lately (not of every CPU online);
 // for callers that must have the number (st_nlink, a last close).
 int64_t refcache_read_exact(struct refcache_obj *o);
+int64_t refcache_exact_reads(int cpu); // exact reads made on cpu so far (tests)
 
 void refcache_tick(void);       // each CPU's timer tick: flush and review
 // Tickless idle (proc/tickless.c), interrupts off: false if this CPU's cache

@@ -81,6 +81,59 @@ KTEST(fs_writecount_per_cpu)
     KCHECK_EQ(fst_rm_rf("/t_wcp"), 0);
 }
 
+// Exact reads of the writers that fs_deny_write made on this CPU.
+static int64_t deny_reads(struct inode *ip, int want)
+{
+    preempt_disable(); // the counter is this CPU's
+    int64_t before = refcache_exact_reads(cpu_id());
+    KCHECK_EQ(fs_deny_write(ip), want);
+    int64_t n = refcache_exact_reads(cpu_id()) - before;
+    preempt_enable();
+    return n;
+}
+
+static void deny_reads_nothing(int i, void *ip)
+{
+    if (deny_reads(ip, 0) != 0)
+        ktest_failed(__FILE__, __LINE__, "exec on cpu %d read the writers", i % ncpu_online);
+}
+
+// Once an exec has found no writer, later execs, on any CPU, read no CPU's
+// cache of the writers; a writer since, counted or turned away, makes the next
+// exec look again.
+KTEST(fs_writecount_quiet_file_execs_read_no_count)
+{
+    struct inode *D = fst_scratch("t_wcq");
+    KREQUIRE(D != NULL);
+    struct inode *ip;
+    KREQUIRE(fs_create(D, "f", 0755, FS_EXCL, &ip) == 0);
+    KCHECK_EQ(deny_reads(ip, 0), 1);        // the first exec looks
+    fs_allow_write(ip);
+    KCHECK_EQ(deny_reads(ip, 0), 0);        // found quiet
+    KCHECK(fst_run(ncpu_online, deny_reads_nothing, ip));
+    KCHECK(fst_run(ncpu_online, allow_on_cpu, ip));
+    // A writer while one executes is turned away, but the next exec looks.
+    KCHECK_EQ(fs_get_write(ip), -ETXTBSY);
+    KCHECK_EQ(deny_reads(ip, 0), 1);
+    KCHECK_EQ(deny_reads(ip, 0), 0);
+    fs_allow_write(ip);
+    fs_allow_write(ip);
+    fs_allow_write(ip);
+    // A writer counted: execs look and are turned away until it goes.
+    KCHECK_EQ(fs_get_write(ip), 0);
+    KCHECK_EQ(deny_reads(ip, -ETXTBSY), 1);
+    KCHECK_EQ(deny_reads(ip, -ETXTBSY), 1);
+    fs_put_write(ip);
+    KCHECK_EQ(deny_reads(ip, 0), 1);
+    KCHECK_EQ(deny_reads(ip, 0), 0);
+    KCHECK_EQ(fs_get_write(ip), -ETXTBSY);
+    fs_allow_write(ip);
+    fs_allow_write(ip);
+    fs_iput(ip);
+    fs_iput(D);
+    KCHECK_EQ(fst_rm_rf("/t_wcq"), 0);
+}
+
 static struct inode *storm_ip;
 static int writers_in, denies_in, overlaps, wins[2], started, nthreads;
 
