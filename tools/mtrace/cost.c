@@ -25,7 +25,16 @@
 // Then v is the line's last writer (write) or one of its readers (read). An
 // access that is both counts once; one that straddles lines counts per line.
 // A transfer is charged to the window open on v, if any: that is the cost of
-// the operation running there. Instructions are counted per translated block
+// the operation running there. It is also told apart by what caused it: the
+// accesses of other vCPUs' operations and user code, or only accesses made in
+// interrupt handlers (the timer tick's flushes, trims, epoch scans). The line
+// keeps whether its last write came from a handler and which vCPU (one, or
+// several) read it outside handlers since; a transfer whose other side was
+// handlers alone counts as caused by handlers. Under the plugin, an operation
+// runs thousands of times longer in guest time than on hardware, so it spans
+// many ticks (tens at 64 vCPUs) where hardware runs many operations per tick:
+// costs that follow the tick are charged far more often per operation than
+// they would be, and this keeps them apart. Instructions are counted per translated block
 // when it starts (TCG takes interrupts between blocks only); the blocks holding
 // the begin and end stores are trimmed to the instructions between them. A block
 // cut short by a fault (a page fault on a load, say) counts whole, which is
@@ -33,14 +42,16 @@
 //
 // Output (out=FILE), written at exit, all numbers decimal but addresses (hex):
 //   op ID windows=N kernel_insns=N user_insns=N irq_insns=N kernel_xfers=N
-//      user_xfers=N irq_xfers=N                                (one line)
-//   site ID PC CALL VADDR COUNT
-//   block ID PC 0 0 INSNS
+//      user_xfers=N irq_xfers=N handler_caused=N               (one line)
+//   site ID PC CALL VADDR COUNT HANDLER_CAUSED
+//   block ID PC 0 0 INSNS 0
 //   total vcpus=N user_accesses=N kernel_accesses=N untracked=N xfers=N xfers_outside=N
 // one "op" line per op id that had a window; "site" lines name the kernel
 // instructions that made an op's transfers (sites=N per op, most first;
 // default 20): PC, the call that entered its function (CALL, 0 if unknown),
-// the virtual address of the line at its first transfer there, and the count;
+// the virtual address of the line at its first transfer there, and the count,
+// and how many of them handlers caused (handler_caused: of the op's kernel and
+// user transfers);
 // "block" lines the kernel blocks the op executed, by instructions
 // (blocks=N per op, default 200), for finding where they went.
 // "untracked" counts accesses above the simulated physical range.
@@ -57,6 +68,7 @@ struct opstat {
     uint64_t windows;
     uint64_t kernel_insns, user_insns, irq_insns;
     uint64_t kernel_xfers, user_xfers, irq_xfers;
+    uint64_t handler_caused;             // of kernel_xfers + user_xfers
 };
 
 static struct opstat stats[NOPS];
@@ -71,10 +83,21 @@ static unsigned max_sites = 20, max_blocks = 200;  // per op, in the output
 #define CHUNK_LINES (1u << (CHUNK_SHIFT - 6))
 #define PHYS_LIMIT (1ULL << 40)
 
+// A line's state word: its last writer, whether that write came from an
+// interrupt handler, and who read it outside handlers since (none, one vCPU,
+// or several).
+#define ST_WRITER 0x3ffu                 // last writer + 1, or 0
+#define ST_WRITE_IN_HANDLER (1u << 10)
+#define ST_READER_SHIFT 11               // then: 0, reader + 1, or ST_MANY
+#define ST_MANY 0x3ffu
+#define MAX_VCPUS 1000                   // fits ST_WRITER and the reader field
+
 struct chunk {
-    uint16_t *writer;                    // per line: last writer + 1, or 0
+    uint32_t *state;                     // per line
     uint64_t *readers;                   // per line: `words` words, bit v: v read it since
 };
+
+enum xfer { NO_XFER, XFER, XFER_BY_HANDLERS };
 
 static struct chunk *chunks;             // PHYS_LIMIT >> CHUNK_SHIFT of them
 static unsigned words;                   // bitmap words per line
@@ -82,10 +105,10 @@ static unsigned words;                   // bitmap words per line
 static struct chunk *chunk_of(uint64_t line)
 {
     struct chunk *c = &chunks[line >> CHUNK_SHIFT];
-    if (!c->writer) {
-        c->writer = calloc(CHUNK_LINES, sizeof *c->writer);
+    if (!c->state) {
+        c->state = calloc(CHUNK_LINES, sizeof *c->state);
         c->readers = calloc((size_t)CHUNK_LINES * words, sizeof *c->readers);
-        if (!c->writer || !c->readers) {
+        if (!c->state || !c->readers) {
             fprintf(stderr, "mtrace: out of memory\n");
             abort();
         }
@@ -93,29 +116,42 @@ static struct chunk *chunk_of(uint64_t line)
     return c;
 }
 
-// Vcpu v accesses line (a physical line address); true if that is a transfer.
-static bool touch(unsigned v, uint64_t line, bool store)
+// Vcpu v accesses line (a physical line address), in a handler or not: is that
+// a transfer, and did only handlers' accesses cause it?
+static enum xfer touch(unsigned v, uint64_t line, bool store, bool in_handler)
 {
     struct chunk *c = chunk_of(line);
     size_t i = (line >> 6) % CHUNK_LINES;
-    uint16_t *writer = &c->writer[i];
+    uint32_t *st = &c->state[i];
     uint64_t *readers = &c->readers[i * words];
     uint64_t bit = 1ULL << (v % 64);
-    bool holds = *writer == v + 1 || (readers[v / 64] & bit);
+    unsigned writer = *st & ST_WRITER, reader = *st >> ST_READER_SHIFT;
+    bool holds = writer == v + 1 || (readers[v / 64] & bit);
+    // The last write counts against v if it was another vCPU's, v not holding
+    // the line since; it was a handler's or not.
+    bool from_write = writer != 0 && !holds;
+    bool by_handler = from_write && (*st & ST_WRITE_IN_HANDLER);
     if (!store) {
         if (holds)
-            return false;
+            return NO_XFER;
         readers[v / 64] |= bit;
-        return *writer != 0;
+        if (!in_handler && reader != v + 1)
+            *st = (*st & ~(ST_MANY << ST_READER_SHIFT)) |
+                  (reader ? ST_MANY : v + 1) << ST_READER_SHIFT;
+        return !from_write ? NO_XFER : by_handler ? XFER_BY_HANDLERS : XFER;
     }
     bool others_read = false;
     for (unsigned k = 0; k < words; k++) {
         others_read |= (readers[k] & ~(k == v / 64 ? bit : 0)) != 0;
         readers[k] = 0;
     }
-    bool xfer = (*writer != 0 && !holds) || others_read;
-    *writer = v + 1;
-    return xfer;
+    // Readers outside handlers other than v (ST_MANY: at least one other).
+    bool others_read_outside = reader != 0 && reader != v + 1;
+    *st = (v + 1) | (in_handler ? ST_WRITE_IN_HANDLER : 0);
+    if (!from_write && !others_read)
+        return NO_XFER;
+    bool by_ops = (from_write && !by_handler) || others_read_outside;
+    return by_ops ? XFER : XFER_BY_HANDLERS;
 }
 
 // ---- tallies ---------------------------------------------------------------------
@@ -125,6 +161,7 @@ static bool touch(unsigned v, uint64_t line, bool store)
 // blocks each op executed (call 0; count: instructions).
 struct entry {
     uint64_t pc, call, vaddr, count;
+    uint64_t by_handlers;                // sites: of count, caused by handlers alone
     int op;                              // NO_OP: free slot
 };
 
@@ -174,7 +211,7 @@ static void grow(struct tally *t)
 }
 
 static void add(struct tally *t, int op, uint64_t pc, uint64_t call, uint64_t vaddr,
-                uint64_t n)
+                uint64_t n, bool by_handlers)
 {
     if ((t->used + 1) * 2 > t->cap)
         grow(t);
@@ -184,23 +221,28 @@ static void add(struct tally *t, int op, uint64_t pc, uint64_t call, uint64_t va
         t->used++;
     }
     e->count += n;
+    if (by_handlers)
+        e->by_handlers += n;
 }
 
 // ---- accesses -------------------------------------------------------------------
 
-static void charge(unsigned v, bool kernel, uint64_t pc, uint64_t vaddr)
+static void charge(unsigned v, bool kernel, uint64_t pc, uint64_t vaddr, enum xfer x)
 {
     xfers++;
     int op = current[v];
+    bool by_handlers = x == XFER_BY_HANDLERS;
     if (op == NO_OP) {
         xfers_outside++;
     } else if (!kernel) {
         stats[op].user_xfers++;
+        stats[op].handler_caused += by_handlers;
     } else if (irq_depth[v]) {
         stats[op].irq_xfers++;
     } else {
         stats[op].kernel_xfers++;
-        add(&sites, op, pc, caller(v), vaddr & ~(uint64_t)(LINE - 1), 1);
+        stats[op].handler_caused += by_handlers;
+        add(&sites, op, pc, caller(v), vaddr & ~(uint64_t)(LINE - 1), 1, by_handlers);
     }
 }
 
@@ -218,8 +260,9 @@ static void access(unsigned v, qemu_plugin_meminfo_t info, uint64_t vaddr, bool 
         bool store = qemu_plugin_mem_is_store(info);
         uint64_t end = key + (1u << qemu_plugin_mem_size_shift(info));
         for (uint64_t line = key & ~(uint64_t)(LINE - 1); line < end; line += LINE) {
-            if (touch(v, line, store))
-                charge(v, kernel, pc, vaddr);
+            enum xfer x = touch(v, line, store, irq_depth[v] != 0);
+            if (x != NO_XFER)
+                charge(v, kernel, pc, vaddr, x);
         }
     }
     pthread_mutex_unlock(&lock);
@@ -241,8 +284,8 @@ static void user_access(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vadd
 static void forget_lines(void)
 {
     for (size_t i = 0; i < (PHYS_LIMIT >> CHUNK_SHIFT); i++) {
-        if (chunks[i].writer) {
-            memset(chunks[i].writer, 0, CHUNK_LINES * sizeof *chunks[i].writer);
+        if (chunks[i].state) {
+            memset(chunks[i].state, 0, CHUNK_LINES * sizeof *chunks[i].state);
             memset(chunks[i].readers, 0, (size_t)CHUNK_LINES * words * sizeof *chunks[i].readers);
         }
     }
@@ -276,7 +319,7 @@ static void block(unsigned vcpu, uint64_t pc, unsigned n, enum block_kind kind)
         stats[op].irq_insns += n;
     } else {
         stats[op].kernel_insns += n;
-        add(&code, op, pc, 0, 0, n);
+        add(&code, op, pc, 0, 0, n, false);
     }
 }
 
@@ -299,6 +342,8 @@ static bool option(const char *arg)
 
 static int init(void)
 {
+    if (nvcpus > MAX_VCPUS)
+        return -1;
     words = (nvcpus + 63) / 64;
     current = malloc(nvcpus * sizeof *current);
     chunks = calloc(PHYS_LIMIT >> CHUNK_SHIFT, sizeof *chunks);
@@ -321,7 +366,8 @@ static int by_op_then_count(const void *a, const void *b)
     return x->call < y->call ? -1 : x->call > y->call;
 }
 
-// "KIND OP PC CALL VADDR COUNT" for the first `max` entries of each op, most first.
+// "KIND OP PC CALL VADDR COUNT BY_HANDLERS" for the first `max` entries of each
+// op, most first.
 static void write_tally(struct tally *t, const char *kind, unsigned max)
 {
     qsort(t->slot, t->cap, sizeof *t->slot, by_op_then_count);  // free slots (NO_OP) first
@@ -332,8 +378,8 @@ static void write_tally(struct tally *t, const char *kind, unsigned max)
             continue;
         shown = i && t->slot[i - 1].op == e->op ? shown + 1 : 0;
         if (shown < max)
-            fprintf(out, "%s %d %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIu64 "\n", kind, e->op,
-                    e->pc, e->call, e->vaddr, e->count);
+            fprintf(out, "%s %d %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
+                    kind, e->op, e->pc, e->call, e->vaddr, e->count, e->by_handlers);
     }
 }
 
@@ -347,8 +393,9 @@ static void finish(void)
         ops++;
         fprintf(out, "op %d windows=%" PRIu64 " kernel_insns=%" PRIu64 " user_insns=%" PRIu64
                 " irq_insns=%" PRIu64 " kernel_xfers=%" PRIu64 " user_xfers=%" PRIu64
-                " irq_xfers=%" PRIu64 "\n", op, s->windows, s->kernel_insns, s->user_insns,
-                s->irq_insns, s->kernel_xfers, s->user_xfers, s->irq_xfers);
+                " irq_xfers=%" PRIu64 " handler_caused=%" PRIu64 "\n", op, s->windows,
+                s->kernel_insns, s->user_insns, s->irq_insns, s->kernel_xfers, s->user_xfers,
+                s->irq_xfers, s->handler_caused);
     }
     write_tally(&sites, "site", max_sites);
     write_tally(&code, "block", max_blocks);

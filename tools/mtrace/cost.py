@@ -13,7 +13,11 @@ with the benchmark as its program, `SCALE -n ITERATIONS -w W --mark [OPS]`:
     per operation, and their growth from the fewest to the most vCPUs (a cost
     that grows with the CPU count: a loop over CPUs, a cpumask walk);
   - N workers on N vCPUs, for each N in --workers: cache-line transfers per
-    operation (sharing between workers: one line every operation touches).
+    operation (sharing between workers: one line every operation touches),
+    and of them those that interrupt handlers' accesses alone caused (the
+    tick's work: under the plugin an operation spans many ticks, where
+    hardware runs many operations per tick; the guest time per operation is
+    reported beside them).
 One boot per (kernel, vCPUs, workers): the plugin adds up per op id, and the
 benchmark names its op ids, not the worker count. The benchmark follows
 user/bench/scale.c's command line; tests/mtrace/cost.c (the calibration
@@ -45,8 +49,6 @@ import analyze  # noqa: E402  (Symbols)
 
 COST_OP = re.compile(r"cost-op (\d+) (\S+)")
 SCALE = re.compile(r"scale: (\S+) (\d+) (\d+) (\d+) (\d+)")
-COUNTS = ("windows", "kernel_insns", "user_insns", "irq_insns", "kernel_xfers",
-          "user_xfers", "irq_xfers")
 MANY_CPUS = 64  # above this, guests get more memory (OVMF, Linux's per-CPU areas)
 
 
@@ -65,8 +67,9 @@ def read_trace(path):
                 ops[int(w[1])] = {k: int(v) for k, v in (x.split("=") for x in w[2:])}
             elif w[0] in ("site", "block"):
                 pc, call, vaddr = (int(x, 16) for x in w[2:5])
+                by_handlers = int(w[6]) if len(w) > 6 else 0  # traces before 2026-12-07
                 (sites if w[0] == "site" else blocks)[int(w[1])].append(
-                    (pc, call, vaddr, int(w[5])))
+                    (pc, call, vaddr, int(w[5]), by_handlers))
             elif w[0] == "total":
                 total = {k: int(v) for k, v in (x.split("=") for x in w[1:])}
     return ops, sites, blocks, total
@@ -133,26 +136,35 @@ def boot(kernel, cpus, host_program, guest_program, args, a, tag):
     return rc, time.monotonic() - start, trace, log
 
 
-def per_op(counts):
-    """The figures per operation: instructions and transfers."""
+def per_op(counts, result=None):
+    """The figures per operation: instructions, transfers (and of them those
+    handlers alone caused), and the guest time a worker took per operation
+    (from the benchmark's result line, if any)."""
     n = counts["windows"] or 1
+    ms = (result["elapsed_ns"] * result["workers"] / result["total_ops"] / 1e6
+          if result and result["total_ops"] else None)
     return {"kernel_insns": counts["kernel_insns"] / n,
             "user_insns": counts["user_insns"] / n,
             "xfers": (counts["kernel_xfers"] + counts["user_xfers"]) / n,
             "kernel_xfers": counts["kernel_xfers"] / n,
-            "user_xfers": counts["user_xfers"] / n}
+            "user_xfers": counts["user_xfers"] / n,
+            "xfers_by_handlers": counts.get("handler_caused", 0) / n,
+            "guest_ms": ms}
 
 
 def functions(rows, syms, windows, with_data):
     """Sites or blocks summed per function (and caller, data object), per op."""
-    by = collections.Counter()
-    for pc, call, vaddr, count in rows:
+    by, handlers = collections.Counter(), collections.Counter()
+    for pc, call, vaddr, count, by_handlers in rows:
         key = syms.site(pc, call) if with_data else syms.function(pc)
         if with_data:
             key += " @ " + syms.data(vaddr)
         by[key] += count
+        handlers[key] += by_handlers
     n = windows or 1
-    return [{"where": k, "count": c, "per_op": round(c / n, 3)} for k, c in by.most_common()]
+    return [dict({"where": k, "count": c, "per_op": round(c / n, 3)},
+                 **({"by_handlers_per_op": round(handlers[k] / n, 3)} if with_data else {}))
+            for k, c in by.most_common()]
 
 
 def provenance(build):
@@ -192,7 +204,8 @@ def measure(kernel, cpus, workers, a, syms):
         for op, counts in sorted(ops.items()):
             name = names.get(op, f"op{op}")
             n = counts["windows"]
-            record["ops"][name] = dict(counts, id=op, per_op=per_op(counts),
+            result = next((r for r in results if r["op"] == name), None)
+            record["ops"][name] = dict(counts, id=op, per_op=per_op(counts, result),
                                        transfer_sites=functions(sites[op], syms, n, True)[:20],
                                        kernel_functions=functions(blocks[op], syms, n, False)[:40])
     ok = rc == 0 and record["ops"]
@@ -220,7 +233,7 @@ def fmt(x, digits=0):
 def figure(runs, kernel, cpus, workers, op, key):
     for r in runs:
         if (r["kernel"], r["cpus"], r["workers"]) == (kernel, cpus, workers) and op in r["ops"]:
-            return r["ops"][op]["per_op"][key]
+            return r["ops"][op]["per_op"].get(key)
     return None
 
 
@@ -251,6 +264,11 @@ def growth_sources(runs, kernel, lo, hi, ops, top=3, threshold=0.05):
     return lines
 
 
+def by_handlers(fig, digits=2):
+    """ (h X): the part of a transfer figure that handlers alone caused."""
+    return f" (h {fig:.{digits}f})" if fig and round(fig, digits) else ""
+
+
 def transfer_sources(runs, kernel, n, ops, top=3, threshold=0.1):
     """Per op with more than threshold transfers per op with n workers: where."""
     r = find(runs, kernel, n, n)
@@ -259,10 +277,13 @@ def transfer_sources(runs, kernel, n, ops, top=3, threshold=0.1):
         if not r or op not in r["ops"] or r["ops"][op]["per_op"]["xfers"] <= threshold:
             continue
         o = r["ops"][op]
-        where = [f"{s['where']} {s['per_op']:.2f}" for s in o["transfer_sites"][:top]]
+        where = [f"{s['where']} {s['per_op']:.2f}{by_handlers(s.get('by_handlers_per_op'))}"
+                 for s in o["transfer_sites"][:top]]
         if o["per_op"]["user_xfers"] > threshold:
             where.append(f"user space {o['per_op']['user_xfers']:.2f}")
-        lines.append(f"| {op} | {o['per_op']['xfers']:.2f} | " + "; ".join(where) + " |")
+        p = o["per_op"]
+        lines.append(f"| {op} | {p['xfers']:.2f}{by_handlers(p.get('xfers_by_handlers'))} | "
+                     f"{fmt(p.get('guest_ms'), 1)} | " + "; ".join(where) + " |")
     return lines
 
 
@@ -300,10 +321,14 @@ def tables(runs, a):
         if a.workers:
             lines += [f"### {title}: cache-line transfers per operation, N workers on N vCPUs",
                       "",
+                      "(h X): of them, X caused by interrupt handlers' accesses alone "
+                      "(tools/mtrace/cost.c).", "",
                       "| operation | " + " | ".join(f"N={n}" for n in a.workers) + " |",
                       "| --- |" + " ---: |" * len(a.workers)]
             for op in ops:
-                cells = [fmt(figure(runs, kernel, n, n, op, "xfers"), 2) for n in a.workers]
+                cells = [fmt(figure(runs, kernel, n, n, op, "xfers"), 2)
+                         + by_handlers(figure(runs, kernel, n, n, op, "xfers_by_handlers"))
+                         for n in a.workers]
                 lines.append(f"| {op} | " + " | ".join(cells) + " |")
             lines.append("")
         if len(a.cpus) > 1:
@@ -318,8 +343,9 @@ def tables(runs, a):
             if rows:
                 lines += [f"### {title}: where the transfers are, N={max(a.workers)} "
                           f"(more than 0.1 per op)", "",
-                          "| operation | per op | kernel function<-caller @ data (per op) |",
-                          "| --- | ---: | --- |"] + rows + [""]
+                          "| operation | per op | guest ms per op | "
+                          "kernel function<-caller @ data (per op) |",
+                          "| --- | ---: | ---: | --- |"] + rows + [""]
     failed = [f"{r['kernel']}-{r['cpus']}cpu-{r['workers']}w (status {r['status']})"
               for r in runs if r["status"] != 0 or not r["ops"]]
     if failed:
