@@ -31,12 +31,14 @@ static uint64_t global_epoch __cacheline_aligned = 2; // [a]
 // [p]: only this CPU writes, preemption or interrupts off; [r] the epoch
 // advancer reads it racily (docs/conventions.md).
 struct epoch_cpu {
-    uint64_t acked;          // [p,r] the epoch this CPU last acknowledged
     int depth;               // [p] read-section nesting
     uint64_t entered;        // [p] global epoch when the outermost section began
     struct epoch_cb *head[NLISTS], **tail[NLISTS]; // [p]
     uint64_t list_epoch[NLISTS]; // [p]
-    uint64_t pending;        // [p] callbacks waiting on this CPU
+    uint64_t pending;        // [p,r] callbacks waiting on this CPU (read by stall reports)
+    // The advancer reads it once per epoch: off the line that every read
+    // section's entry writes.
+    uint64_t acked __cacheline_aligned; // [p,r] the epoch this CPU last acknowledged
 };
 static DEFINE_PERCPU(struct epoch_cpu, epoch_cpu);
 

@@ -52,9 +52,11 @@ struct rc_slot {
 
 struct rc_cpu {
     struct spinlock lock;          // only the owner takes it (exact readers check slot sequences)
-    uint64_t flushed_epoch;        // [p,r] last epoch this CPU flushed in
     struct refcache_obj *review;   // [p] objects this CPU is reviewing
-    uint64_t nreview;              // [p,r] how many (the out-of-memory report)
+    // Read by other CPUs (the epoch advancer, once per epoch; reports): off the
+    // lock's line, which every update writes.
+    uint64_t flushed_epoch __cacheline_aligned; // [p,r] last epoch this CPU flushed in
+    uint64_t nreview;              // [p,r] how many under review (the out-of-memory report)
     struct rc_slot slot[RC_SLOTS];
 };
 static DEFINE_PERCPU(struct rc_cpu, rc_cpu);
