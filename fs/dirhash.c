@@ -60,6 +60,24 @@
 // resize writes every bucket), and a directory that had a few names once will
 // likely have them again.
 //
+// Directories that CPUs share are spread further. At an average load of 1 (64
+// names in 64 buckets) about two names in three share their bucket with
+// another, and in a directory where each of 64 CPUs renames, or creates and
+// unlinks, names of its own, each such operation then moves another CPU's
+// bucket line: 5 transfers per rename with 64 workers renaming in one
+// directory (bench-cost). So each bucket's line also records which CPU last
+// changed the chain, and in which epoch (a word beside the bucket word, on the
+// line the change writes anyway). An insert that lands beside another name,
+// in a bucket another CPU changed in this epoch or the last, is a meeting;
+// SPREAD_VOTES meetings in one directory in a row on a CPU hint "spread": from
+// SPREAD_ORDER up to SHARED_ORDER the table then doubles while the sampled
+// load is above 1 / SHARED_LOAD_DIV, and such a table shrinks only below 1 /
+// SHARED_SHRINK_DIV, so that it does not flap between the two (a table that
+// outgrows SHARED_ORDER for its load drops the mark). Memory goes
+// only to directories where CPUs meet now: one filled by a single CPU (an
+// unpacked archive, /bin), or by one CPU after another, keeps the ordinary
+// load.
+//
 // rmdir (dirhash_kill) must decide "empty" atomically with respect to inserts:
 // it holds DH_RESIZING (no table change), try-locks every bucket, checks them all
 // empty, and sets DH_DEAD, which inserts check under their bucket lock.
@@ -88,6 +106,10 @@
 #define SHRINK_DIV 4
 #define SHRINK_EVERY 16       // net removals on a CPU between looks at shrinking
 #define SAMPLE 64
+#define SHARED_ORDER 12       // spread shared directories up to 4096 buckets (256 KiB)
+#define SHARED_LOAD_DIV 16    // until at most one name per 16 buckets
+#define SHARED_SHRINK_DIV 64  // and shrink them only below one per 64
+#define SPREAD_VOTES 4        // meetings in a row that hint "spread"
 
 _Static_assert(sizeof(struct epoch_cb) + 24 <= CACHELINE, "the table header fits one line");
 _Static_assert(CHUNK_BUCKETS * CACHELINE == PGSIZE, "a chunk is one page");
@@ -96,6 +118,7 @@ _Static_assert(INLINE_MAX_ORDER + 1 == CHUNK_ORDER, "every order is inline or ch
 struct dtable {
     uint32_t order;
     bool chunked;
+    bool shared;              // spread for CPUs that meet (its successors too)
     struct dtable *next;      // the table a resize is moving entries to
     struct epoch_cb cb;
     uintptr_t *chunk[];       // 1 << (order - CHUNK_ORDER) pages, or 1 inline array
@@ -110,6 +133,10 @@ static inline uintptr_t *bucket(const struct dtable *t, uint32_t i)
 {
     return &t->chunk[i >> CHUNK_ORDER][(i & (CHUNK_BUCKETS - 1)) * STRIDE];
 }
+// The word after a bucket word: the last change of its chain, as the epoch
+// it was made in << 16 | the CPU that made it + 1 (0: none since the table was
+// made). Written with the bucket locked.
+#define LAST_CHANGE(w) ((w)[1])
 // Last hash of bucket i's range.
 static inline uint32_t bucket_hi(const struct dtable *t, uint32_t i)
 {
@@ -409,6 +436,35 @@ static uint32_t chain_length(struct dent *e)
     return n;
 }
 
+// A CPU's record of meetings (see the top): in which directory, how many in a row.
+struct meetings {
+    struct dirhash *dh;
+    uint32_t n;
+};
+static DEFINE_PERCPU(struct meetings, meetings);
+
+// Record this CPU's change of b's chain; true if it makes SPREAD_VOTES
+// meetings in a row in b's directory (then the count starts again).
+static bool note_change(struct dbucket *b, bool beside_another)
+{
+    uint64_t now = epoch_current(), mine = (uint64_t)cpu_id() + 1;
+    uintptr_t last = LAST_CHANGE(b->word);
+    if ((last & 0xffff) != mine || last >> 16 != now)
+        LAST_CHANGE(b->word) = now << 16 | mine;
+    bool met = beside_another && last && (last & 0xffff) != mine && (last >> 16) + 1 >= now;
+    if (!met)
+        return false;
+    struct meetings *m = this_cpu_ptr(&meetings); // the bucket lock keeps preemption off
+    if (m->dh != b->dh) {
+        m->dh = b->dh;
+        m->n = 0;
+    }
+    if (++m->n < SPREAD_VOTES)
+        return false;
+    m->n = 0;
+    return true;
+}
+
 int dirhash_insert_locked(struct dbucket *b, struct dent *e)
 {
     if (READ_ONCE(b->dh->state) & DH_DEAD)
@@ -426,8 +482,11 @@ int dirhash_insert_locked(struct dbucket *b, struct dent *e)
     e->next = cur;
     link_after(b, prev, e);
     b->chainlen = chain_length(B_HEAD(*b->word));
+    bool spread = note_change(b, b->chainlen > 1);
     if (b->chainlen > (b->order < SPREAD_ORDER ? 1 : GROW_CHAIN) && b->order < MAX_ORDER)
         b->hint = DH_HINT_GROW;
+    else if (spread && b->order < SHARED_ORDER)
+        b->hint = DH_HINT_SPREAD;
     int *net = this_cpu_ptr(&dh_net);
     if (*net < 0)
         (*net)++;
@@ -462,6 +521,7 @@ void dirhash_remove_locked(struct dbucket *b, struct dent *e)
     // e keeps its next pointer, so readers standing on it carry on.
     link_after(b, find_prev(b, e), e->next);
     b->chainlen = chain_length(B_HEAD(*b->word));
+    note_change(b, false);
     // A shrink is worth a look only where names are going: at every
     // SHRINK_EVERY-th removal of a run with no insert between. Renames and
     // create-unlink cycles never look (a look reads the neighbours' bucket
@@ -482,6 +542,7 @@ void dirhash_replace_locked(struct dbucket *b, struct dent *old, struct dent *e)
     e->seq = old->seq;
     e->next = old->next;
     link_after(b, find_prev(b, old), e);
+    note_change(b, false);
 }
 
 // ---- rmdir ----------------------------------------------------------------------
@@ -513,9 +574,10 @@ int dirhash_kill(struct dirhash *dh)
 
 // ---- resizing ---------------------------------------------------------------------
 
-// Entries in the SAMPLE buckets (or all, if fewer) around hash; *order and
-// *nsampled say of which table and how many buckets.
-static uint32_t sample(struct dirhash *dh, uint32_t hash, uint32_t *order, uint32_t *nsampled)
+// Entries in the SAMPLE buckets (or all, if fewer) around hash; *order, *shared
+// and *nsampled say of which table and how many buckets.
+static uint32_t sample(struct dirhash *dh, uint32_t hash, uint32_t *order, bool *shared,
+                       uint32_t *nsampled)
 {
     epoch_enter(); // before loading the table: a resize may free it
     struct dtable *t = load_acquire(&dh->tab);
@@ -523,6 +585,7 @@ static uint32_t sample(struct dirhash *dh, uint32_t hash, uint32_t *order, uint3
     uint32_t first = (bindex(t, hash) & ~(SAMPLE - 1)) & (n - 1);
     uint32_t total = 0;
     *order = t->order;
+    *shared = t->shared;
     for (uint32_t i = 0; i < cnt; i++) {
         uintptr_t *b = bucket(t, (first + i) & (n - 1));
         for (struct dent *e = B_HEAD(load_acquire(b)); e; e = load_acquire(&e->next))
@@ -572,15 +635,21 @@ static int decide(struct dirhash *dh, uint32_t hash, int hint, bool *sampled)
     bool crowded = e && load_acquire(&e->next);
     epoch_exit();
     *sampled = false;
+    bool grow = hint == DH_HINT_GROW || hint == DH_HINT_SPREAD;
     if (small)
-        return hint == DH_HINT_GROW && crowded;
-    if (hint == DH_HINT_GROW && grow_skipped())
+        return grow && crowded;
+    if (grow && grow_skipped())
         return 0;
     *sampled = true;
-    uint32_t order, cnt, total = sample(dh, hash, &order, &cnt);
+    uint32_t order, cnt;
+    bool shared;
+    uint32_t total = sample(dh, hash, &order, &shared, &cnt);
     if (hint == DH_HINT_GROW && total > GROW_LOAD * cnt && order < MAX_ORDER)
         return 1;
-    if (hint == DH_HINT_SHRINK && total * SHRINK_DIV < cnt && order > SPREAD_ORDER)
+    if (hint == DH_HINT_SPREAD && total * SHARED_LOAD_DIV > cnt && order < SHARED_ORDER)
+        return 1;
+    if (hint == DH_HINT_SHRINK && total * (shared ? SHARED_SHRINK_DIV : SHRINK_DIV) < cnt &&
+        order > SPREAD_ORDER)
         return -1;
     return 0;
 }
@@ -628,11 +697,14 @@ static void migrate_shrink(struct dtable *t, struct dtable *n, uint32_t i)
     bunlock(b0);
 }
 
-static void resize(struct dirhash *dh, struct dtable *t, int dir)
+static void resize(struct dirhash *dh, struct dtable *t, int dir, bool shared)
 {
     struct dtable *n = table_alloc(t->order + dir);
     if (!n)
         return; // keep the old size; chains only get longer (or stay sparse)
+    // Past SHARED_ORDER the table grows for its load alone, and shrinks back
+    // by the ordinary rule (a directory of 100,000 names, emptied).
+    n->shared = (t->shared || shared) && n->order <= SHARED_ORDER;
     store_release(&t->next, n);
     if (dir > 0)
         for (uint32_t i = 0; i < nbuckets(t); i++)
@@ -656,7 +728,7 @@ void dirhash_resize_check(struct dirhash *dh, uint32_t hash, int hint)
         return;
     bool sampled;
     if (!decide(dh, hash, hint, &sampled)) {
-        if (hint == DH_HINT_GROW && sampled)
+        if (hint != DH_HINT_SHRINK && sampled)
             grow_turned_down();
         return;
     }
@@ -666,7 +738,7 @@ void dirhash_resize_check(struct dirhash *dh, uint32_t hash, int hint)
     int dir;
     while ((dir = decide(dh, hash, hint, &sampled)) != 0) {
         struct dtable *t = dh->tab;
-        resize(dh, t, dir);
+        resize(dh, t, dir, hint == DH_HINT_SPREAD);
         if (dh->tab == t)
             break; // out of memory
     }

@@ -50,6 +50,7 @@ struct dbucket {
 };
 #define DH_HINT_GROW 1
 #define DH_HINT_SHRINK 2
+#define DH_HINT_SPREAD 3      // CPUs keep meeting in buckets: spread (dirhash.c)
 
 uint32_t dirhash_hash(const struct dirhash *dh, const char *name, size_t len);
 int dirhash_init(struct dirhash *dh, uint32_t seed);

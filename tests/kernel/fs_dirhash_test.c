@@ -4,6 +4,7 @@
 #include "fstest.h"
 #include "inode.h"
 #include "ktest/ktest.h"
+#include "sync/percpu.h"
 
 // The table grows as entries arrive and shrinks back as they go; lookups find
 // every name at every size.
@@ -76,4 +77,65 @@ KTEST(fs_dirhash_small_spread)
     KCHECK_EQ(dirhash_order(&d->dir), o);
     fs_iput(d);
     KCHECK_EQ(fs_rmdir(NULL, "/t_spread"), 0);
+}
+
+// Each thread keeps PER_CPU names of its own in one directory and renames them
+// back and forth, as the benchmark's rename workers do.
+enum { PER_CPU = 64, ROUNDS = 12 };
+static struct inode *meet_dir;
+
+static void rename_own(int i, void *arg)
+{
+    (void)arg;
+    char a[24], b[24];
+    for (int k = 0; k < PER_CPU; k++) {
+        ksnprintf(a, sizeof a, "c%d_%d", i, k);
+        if (fs_create(meet_dir, a, 0644, FS_EXCL, NULL))
+            ktest_failed(__FILE__, __LINE__, "create %s", a);
+    }
+    for (int r = 0; r < ROUNDS; r++)
+        for (int k = 0; k < PER_CPU; k++) {
+            ksnprintf(a, sizeof a, r % 2 ? "c%d_%d_x" : "c%d_%d", i, k);
+            ksnprintf(b, sizeof b, r % 2 ? "c%d_%d" : "c%d_%d_x", i, k);
+            if (fs_rename(meet_dir, a, meet_dir, b))
+                ktest_failed(__FILE__, __LINE__, "rename %s", a);
+        }
+}
+
+// Order of the table after `threads` threads, one per CPU, each renamed its own
+// names in one new directory (then emptied).
+static uint32_t order_after_renames(int threads)
+{
+    if (!(meet_dir = fst_scratch("t_meet"))) {
+        KCHECK(meet_dir != NULL);
+        return 0;
+    }
+    KCHECK(fst_run(threads, rename_own, NULL));
+    uint32_t o = dirhash_order(&meet_dir->dir);
+    KCHECK_EQ(fst_count_entries(meet_dir), threads * PER_CPU);
+    fs_iput(meet_dir);
+    KCHECK_EQ(fst_rm_rf("/t_meet"), 0);
+    return o;
+}
+
+// Names of different CPUs that keep meeting in buckets spread the table to
+// about 16 buckets per name (at most 4096 buckets); one CPU alone, with as
+// many names, keeps the ordinary load of up to 2 per bucket.
+KTEST(fs_dirhash_spreads_where_cpus_meet)
+{
+    int n = ncpu_online < 2 ? 2 : ncpu_online > 8 ? 8 : ncpu_online;
+    uint32_t alone = order_after_renames(1);
+    kprintf("# %d names of one CPU: table order %u\n", PER_CPU, alone);
+    KCHECK(alone <= 6);
+    // With one CPU online both threads run there: nothing meets.
+    uint32_t met = order_after_renames(n);
+    kprintf("# %d names of %d threads on %d CPUs: table order %u\n", n * PER_CPU, n,
+            ncpu_online, met);
+    if (ncpu_online == 1) {
+        KCHECK(met <= 8);
+    } else {
+        uint32_t names = n * PER_CPU, buckets = 1U << met;
+        KCHECK(buckets >= 4 * names); // sampled: about 16 per name
+        KCHECK(met <= 12);
+    }
 }
