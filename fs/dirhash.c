@@ -66,16 +66,18 @@
 // unlinks, names of its own, each such operation then moves another CPU's
 // bucket line: 5 transfers per rename with 64 workers renaming in one
 // directory (bench-cost). So each bucket's line also records which CPU last
-// changed the chain, and in which epoch (a word beside the bucket word, on the
-// line the change writes anyway). An insert that lands beside another name,
-// in a bucket another CPU changed in this epoch or the last, is a meeting;
-// SPREAD_VOTES meetings in one directory in a row on a CPU hint "spread": from
-// SPREAD_ORDER up to SHARED_ORDER the table then doubles while the sampled
-// load is above 1 / SHARED_LOAD_DIV, and such a table shrinks only below 1 /
-// SHARED_SHRINK_DIV, so that it does not flap between the two (a table that
-// outgrows SHARED_ORDER for its load drops the mark). Memory goes
-// only to directories where CPUs meet now: one filled by a single CPU (an
-// unpacked archive, /bin), or by one CPU after another, keeps the ordinary
+// changed the chain, in which epoch, and for which name (a word beside the
+// bucket word, on the line the change writes anyway). An insert that lands
+// beside another name, in a bucket where another CPU changed another name in
+// this epoch or the last, is a meeting; SPREAD_VOTES meetings in one
+// directory on a CPU, each within an epoch of the one before, hint "spread":
+// from SPREAD_ORDER up to SHARED_ORDER the table then doubles while the
+// sampled load is above 1 / SHARED_LOAD_DIV, and such a table shrinks only
+// below 1 / SHARED_SHRINK_DIV, so that it does not flap between the two (a
+// table that outgrows SHARED_ORDER for its load drops the mark). Memory goes
+// only to directories where CPUs keep meeting: one filled by a single CPU (an
+// unpacked archive, /bin), or by one CPU after another, or where one name
+// moves between CPUs (removed here, made again there), keeps the ordinary
 // load.
 //
 // rmdir (dirhash_kill) must decide "empty" atomically with respect to inserts:
@@ -133,9 +135,10 @@ static inline uintptr_t *bucket(const struct dtable *t, uint32_t i)
 {
     return &t->chunk[i >> CHUNK_ORDER][(i & (CHUNK_BUCKETS - 1)) * STRIDE];
 }
-// The word after a bucket word: the last change of its chain, as the epoch
-// it was made in << 16 | the CPU that made it + 1 (0: none since the table was
-// made). Written with the bucket locked.
+// The word after a bucket word: the last change of its chain, as the epoch it
+// was made in (low 32 bits) << 32 | the CPU that made it + 1 << 16 | the low 16
+// bits of the changed name's hash (0: none since the table was made). Written
+// with the bucket locked.
 #define LAST_CHANGE(w) ((w)[1])
 // Last hash of bucket i's range.
 static inline uint32_t bucket_hi(const struct dtable *t, uint32_t i)
@@ -436,29 +439,39 @@ static uint32_t chain_length(struct dent *e)
     return n;
 }
 
-// A CPU's record of meetings (see the top): in which directory, how many in a row.
+// A CPU's record of meetings (see the top): in which directory, how many in a
+// row, and the epoch of the last (a meeting more than an epoch after the last
+// one starts the count again: only CPUs that keep meeting spread a table).
 struct meetings {
     struct dirhash *dh;
-    uint32_t n;
+    uint32_t n, epoch;
 };
 static DEFINE_PERCPU(struct meetings, meetings);
 
-// Record this CPU's change of b's chain; true if it makes SPREAD_VOTES
-// meetings in a row in b's directory (then the count starts again).
-static bool note_change(struct dbucket *b, bool beside_another)
+// Record this CPU's change of b's chain, for the name with this hash; true if
+// it makes SPREAD_VOTES meetings in a row in b's directory (then the count
+// starts again). A meeting: an insert beside another name, in a bucket where
+// another CPU changed another name in this epoch or the last (not the same
+// name: a name removed on one CPU and made again on another is one name
+// moving, not two CPUs' names sharing a bucket).
+static bool note_change(struct dbucket *b, uint32_t hash, bool beside_another)
 {
-    uint64_t now = epoch_current(), mine = (uint64_t)cpu_id() + 1;
+    uint32_t now = (uint32_t)epoch_current(), mine = (uint32_t)cpu_id() + 1;
     uintptr_t last = LAST_CHANGE(b->word);
-    if ((last & 0xffff) != mine || last >> 16 != now)
-        LAST_CHANGE(b->word) = now << 16 | mine;
-    bool met = beside_another && last && (last & 0xffff) != mine && (last >> 16) + 1 >= now;
+    uintptr_t change = (uintptr_t)now << 32 | (uintptr_t)(mine & 0xffff) << 16 | (hash & 0xffff);
+    if (last != change)
+        LAST_CHANGE(b->word) = change;
+    uint32_t last_cpu = (last >> 16) & 0xffff, last_epoch = (uint32_t)(last >> 32);
+    bool met = beside_another && last_cpu && last_cpu != (mine & 0xffff) &&
+               (last & 0xffff) != (hash & 0xffff) && now - last_epoch <= 1;
     if (!met)
         return false;
     struct meetings *m = this_cpu_ptr(&meetings); // the bucket lock keeps preemption off
-    if (m->dh != b->dh) {
+    if (m->dh != b->dh || now - m->epoch > 1) {
         m->dh = b->dh;
         m->n = 0;
     }
+    m->epoch = now;
     if (++m->n < SPREAD_VOTES)
         return false;
     m->n = 0;
@@ -482,7 +495,7 @@ int dirhash_insert_locked(struct dbucket *b, struct dent *e)
     e->next = cur;
     link_after(b, prev, e);
     b->chainlen = chain_length(B_HEAD(*b->word));
-    bool spread = note_change(b, b->chainlen > 1);
+    bool spread = note_change(b, e->hash, b->chainlen > 1);
     if (b->chainlen > (b->order < SPREAD_ORDER ? 1 : GROW_CHAIN) && b->order < MAX_ORDER)
         b->hint = DH_HINT_GROW;
     else if (spread && b->order < SHARED_ORDER)
@@ -521,7 +534,7 @@ void dirhash_remove_locked(struct dbucket *b, struct dent *e)
     // e keeps its next pointer, so readers standing on it carry on.
     link_after(b, find_prev(b, e), e->next);
     b->chainlen = chain_length(B_HEAD(*b->word));
-    note_change(b, false);
+    note_change(b, e->hash, false);
     // A shrink is worth a look only where names are going: at every
     // SHRINK_EVERY-th removal of a run with no insert between. Renames and
     // create-unlink cycles never look (a look reads the neighbours' bucket
@@ -542,7 +555,7 @@ void dirhash_replace_locked(struct dbucket *b, struct dent *old, struct dent *e)
     e->seq = old->seq;
     e->next = old->next;
     link_after(b, find_prev(b, old), e);
-    note_change(b, false);
+    note_change(b, e->hash, false);
 }
 
 // ---- rmdir ----------------------------------------------------------------------
