@@ -70,7 +70,8 @@
 // bucket word, on the line the change writes anyway). An insert that lands
 // beside another name, in a bucket where another CPU changed another name in
 // this epoch or the last, is a meeting; SPREAD_VOTES meetings in one
-// directory on a CPU, each within an epoch of the one before, hint "spread":
+// directory on a CPU, with fewer than SPREAD_PATIENCE other inserts there
+// between, hint "spread":
 // from SPREAD_ORDER up to SHARED_ORDER the table then doubles while the
 // sampled load is above 1 / SHARED_LOAD_DIV, and such a table shrinks only
 // below 1 / SHARED_SHRINK_DIV, so that it does not flap between the two (a
@@ -439,20 +440,20 @@ static uint32_t chain_length(struct dent *e)
     return n;
 }
 
-// A CPU's record of meetings (see the top): in which directory, how many in a
-// row, and the epoch of the last (a meeting more than an epoch after the last
-// one starts the count again: only CPUs that keep meeting spread a table).
+// A CPU's record of meetings (see the top): in which directory, how many, and
+// how many inserts there since the last (SPREAD_PATIENCE inserts without one
+// start the count again: only CPUs that keep meeting spread a table).
 struct meetings {
     struct dirhash *dh;
-    uint32_t n, epoch;
+    uint32_t n, since;
 };
 static DEFINE_PERCPU(struct meetings, meetings);
+#define SPREAD_PATIENCE 16
 
-// Record this CPU's change of b's chain, for the name with this hash; true if
-// it makes SPREAD_VOTES meetings in a row in b's directory (then the count
-// starts again). A meeting: an insert beside another name, in a bucket where
-// another CPU changed another name in this epoch or the last (not the same
-// name: a name removed on one CPU and made again on another is one name
+// Record this CPU's change of b's chain, for the name with this hash. True if
+// it is a meeting: an insert beside another name (beside_another), in a bucket
+// where another CPU changed another name in this epoch or the last (not the
+// same name: a name removed on one CPU and made again on another is one name
 // moving, not two CPUs' names sharing a bucket).
 static bool note_change(struct dbucket *b, uint32_t hash, bool beside_another)
 {
@@ -462,16 +463,25 @@ static bool note_change(struct dbucket *b, uint32_t hash, bool beside_another)
     if (last != change)
         LAST_CHANGE(b->word) = change;
     uint32_t last_cpu = (last >> 16) & 0xffff, last_epoch = (uint32_t)(last >> 32);
-    bool met = beside_another && last_cpu && last_cpu != (mine & 0xffff) &&
-               (last & 0xffff) != (hash & 0xffff) && now - last_epoch <= 1;
-    if (!met)
-        return false;
+    return beside_another && last_cpu && last_cpu != (mine & 0xffff) &&
+           (last & 0xffff) != (hash & 0xffff) && now - last_epoch <= 1;
+}
+
+// Count an insert into b's directory; true if it makes SPREAD_VOTES meetings
+// there (then the count starts again).
+static bool count_meeting(struct dbucket *b, bool met)
+{
     struct meetings *m = this_cpu_ptr(&meetings); // the bucket lock keeps preemption off
-    if (m->dh != b->dh || now - m->epoch > 1) {
+    if (m->dh != b->dh) {
         m->dh = b->dh;
-        m->n = 0;
+        m->n = m->since = 0;
     }
-    m->epoch = now;
+    if (!met) {
+        if (++m->since > SPREAD_PATIENCE)
+            m->n = m->since = 0;
+        return false;
+    }
+    m->since = 0;
     if (++m->n < SPREAD_VOTES)
         return false;
     m->n = 0;
@@ -495,7 +505,7 @@ int dirhash_insert_locked(struct dbucket *b, struct dent *e)
     e->next = cur;
     link_after(b, prev, e);
     b->chainlen = chain_length(B_HEAD(*b->word));
-    bool spread = note_change(b, e->hash, b->chainlen > 1);
+    bool spread = count_meeting(b, note_change(b, e->hash, b->chainlen > 1));
     if (b->chainlen > (b->order < SPREAD_ORDER ? 1 : GROW_CHAIN) && b->order < MAX_ORDER)
         b->hint = DH_HINT_GROW;
     else if (spread && b->order < SHARED_ORDER)
