@@ -9,7 +9,7 @@
 // of them write anything the others read here.
 //
 // A link pins the entry instead: it stores the entry in a slot of its own CPU
-// (one cache line per slot, 128 slots per CPU, chosen by the entry's address)
+// (one cache line per slot, 512 slots per CPU, chosen by the entry's address)
 // and then checks that the entry is not being removed. A remover (unlink, or a
 // rename that moves or replaces the entry; not of directories, which links
 // refuse) marks the entry `dying` under its bucket lock, and then waits until
@@ -25,18 +25,24 @@
 // other CPUs' slots: one line per CPU in the kernel's active set (CPUs that
 // linked, or used refcache, in the last several seconds: sync/activeset.h),
 // under no lock, so its cost follows the CPUs that link, not the CPUs online. A
-// link and a remover of entries that share a slot number (1 in 128) touch one
+// link and a remover of entries that share a slot number (1 in 512) touch one
 // line. The slot number is the same on every CPU: a pin lives only while one
 // link runs, so unlike refcache's and itime's slots none holds state that a
-// later collision evicts, and a salt per CPU would not make that 1 in 128 rarer.
+// later collision evicts, and a salt per CPU would not make that 1 in 512 rarer.
+// Why 512: CPUs that keep linking from one source write that source's slot at
+// every link, and an unlink whose entry has the same number reads each of
+// those lines just after its owner wrote it. With 64 CPUs linking one file to
+// names of their own and unlinking them, 128 slots cost 1.2 transfers per
+// link+unlink (bench-cost); 512 cost a quarter of that, for 24 KiB more per CPU.
 #include "inode.h"
+#include "lib/hash.h"
 #include "sync/activeset.h"
 #include "sync/atomic.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
 #include "x86/x86.h"
 
-#define LP_SLOTS 128 // per CPU; a power of two
+#define LP_SLOTS 512 // per CPU; a power of two
 
 struct lp_slot {
     struct dent *e;
@@ -47,8 +53,7 @@ static DEFINE_PERCPU(bool, lp_holding); // a slot holds a pin (one at a time: pr
 
 static unsigned slot_of(const struct dent *e)
 {
-    uintptr_t h = (uintptr_t)e >> 6;
-    return (h ^ h >> 7) & (LP_SLOTS - 1);
+    return mix64((uintptr_t)e) & (LP_SLOTS - 1);
 }
 
 // Pins e in this CPU's slot (preemption must be off until link_unpin). True if e
