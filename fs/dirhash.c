@@ -71,11 +71,11 @@
 // beside another name, in a bucket where another CPU changed another name in
 // this epoch or the last, is a meeting; SPREAD_VOTES meetings in one
 // directory on a CPU, with fewer than SPREAD_PATIENCE other inserts there
-// between, hint "spread":
-// from SPREAD_ORDER up to SHARED_ORDER the table then doubles while the
-// sampled load is above 1 / SHARED_LOAD_DIV, and such a table shrinks only
-// below 1 / SHARED_SHRINK_DIV, so that it does not flap between the two (a
-// table that outgrows SHARED_ORDER for its load drops the mark). Memory goes
+// between, hint "spread": from SPREAD_ORDER up to SHARED_ORDER the table then
+// doubles while the sampled load is above 1 / SHARED_LOAD_DIV, and such a
+// table shrinks only below 1 / SHARED_SHRINK_DIV, so that it does not flap
+// between the two (a table that outgrows SHARED_ORDER for its load drops the
+// mark). Memory goes
 // only to directories where CPUs keep meeting: one filled by a single CPU (an
 // unpacked archive, /bin), or by one CPU after another, or where one name
 // moves between CPUs (removed here, made again there), keeps the ordinary
@@ -112,7 +112,8 @@
 #define SHARED_ORDER 12       // spread shared directories up to 4096 buckets (256 KiB)
 #define SHARED_LOAD_DIV 16    // until at most one name per 16 buckets
 #define SHARED_SHRINK_DIV 64  // and shrink them only below one per 64
-#define SPREAD_VOTES 4        // meetings in a row that hint "spread"
+#define SPREAD_VOTES 4        // meetings that hint "spread"
+#define SPREAD_PATIENCE 16    // inserts without a meeting that start the count again
 
 _Static_assert(sizeof(struct epoch_cb) + 24 <= CACHELINE, "the table header fits one line");
 _Static_assert(CHUNK_BUCKETS * CACHELINE == PGSIZE, "a chunk is one page");
@@ -448,7 +449,6 @@ struct meetings {
     uint32_t n, since;
 };
 static DEFINE_PERCPU(struct meetings, meetings);
-#define SPREAD_PATIENCE 16
 
 // Record this CPU's change of b's chain, for the name with this hash. True if
 // it is a meeting: an insert beside another name (beside_another), in a bucket
@@ -457,14 +457,15 @@ static DEFINE_PERCPU(struct meetings, meetings);
 // moving, not two CPUs' names sharing a bucket).
 static bool note_change(struct dbucket *b, uint32_t hash, bool beside_another)
 {
+    _Static_assert(NCPU_MAX < 0xffff, "a CPU number + 1 fits 16 bits");
     uint32_t now = (uint32_t)epoch_current(), mine = (uint32_t)cpu_id() + 1;
     uintptr_t last = LAST_CHANGE(b->word);
-    uintptr_t change = (uintptr_t)now << 32 | (uintptr_t)(mine & 0xffff) << 16 | (hash & 0xffff);
+    uintptr_t change = (uintptr_t)now << 32 | (uintptr_t)mine << 16 | (hash & 0xffff);
     if (last != change)
         LAST_CHANGE(b->word) = change;
     uint32_t last_cpu = (last >> 16) & 0xffff, last_epoch = (uint32_t)(last >> 32);
-    return beside_another && last_cpu && last_cpu != (mine & 0xffff) &&
-           (last & 0xffff) != (hash & 0xffff) && now - last_epoch <= 1;
+    return beside_another && last_cpu && last_cpu != mine && (last & 0xffff) != (hash & 0xffff) &&
+           now - last_epoch <= 1;
 }
 
 // Count an insert into b's directory; true if it makes SPREAD_VOTES meetings
