@@ -26,7 +26,9 @@
 //    write breaks copy-on-write) lock that one descriptor.
 //  - munmap/mprotect/madvise/COW breaks walk the page tables of every CPU that
 //    has one for the space (only for pages that have a physical page: no table
-//    maps one that has none), clear the entries they find present and shoot down
+//    maps one that has none; a range operation looks once per 2 MiB block for
+//    the CPUs with a leaf table there, then once per 8 pages at a line of each
+//    of those, struct ptwalk), clear the entries they find present and shoot down
 //    only those CPUs, and only if they have the space loaded (a flag each CPU
 //    keeps in its own part of the space): pages touched only by the calling CPU
 //    cost no IPI. Reading other CPUs' tables is fine for the page itself: those
@@ -327,20 +329,45 @@ _Static_assert(sizeof(struct batch) <= PGSIZE, "a batch is one page");
 
 // A range operation's look at which CPUs have a leaf page table for one 2 MiB
 // block (only they can have an entry for a page in it), taken once per block
-// instead of once per page: clearing a page then costs the CPUs that mapped
-// something near it, not every CPU that ever ran the space. Only while `on`,
-// which a caller sets when it locked every page it will clear before the
-// first look: a CPU that adds a leaf table afterwards cannot fill a locked page
-// (its fault backs out, fill_checked), and tables go only with the space.
-#define PTWALK_CPUS 8
+// instead of once per page: clearing a page then reads one entry in each of
+// those tables, instead of walking every CPU's table from the top. Only while
+// on (ptwalk_begin), which a caller turns on when it locked every page it will
+// clear before the first look: a CPU that adds a leaf table afterwards cannot
+// fill a locked page (its fault backs out, fill_checked), and tables go only
+// with the space. A look that finds more CPUs than `few` holds lists them in a
+// page taken then and given back by ptwalk_end. Then, once per 8 pages (a
+// cache line of each table holds their entries), which of those tables have an
+// entry present for any of them: a page costs only the CPUs that mapped a page
+// near it, and reading a line's other entries touches no other line.
+struct ptleaf {
+    int cpu;
+    pte_t *leaf; // CPU cpu's leaf table for the block
+};
+#define PTWALK_FEW 8
 struct ptwalk {
     bool on;
-    bool looked;          // block, n, cpu and leaf are filled in
+    bool looked;          // block, n and leaves are filled in
     uintptr_t block;      // the block looked at (2 MiB aligned)
-    int n;                // CPUs with a leaf table there; -1: more than PTWALK_CPUS
-    int cpu[PTWALK_CPUS];
-    pte_t *leaf[PTWALK_CPUS];
+    int n;                // CPUs with a leaf table there; -1: no memory to list them
+    struct ptleaf *leaves; // few, or many
+    struct ptleaf *many;  // a page, once more than PTWALK_FEW were found
+    struct ptleaf few[PTWALK_FEW];
+    uintptr_t line;       // the line looked at (PTE_LINE_PAGES pages); 1: none
+    uint64_t hit[NCPU_MAX / 64]; // bit i: leaves[i] has an entry present in line
 };
+_Static_assert(NCPU_MAX * sizeof(struct ptleaf) <= PGSIZE, "one page lists every CPU");
+
+static inline void ptwalk_begin(struct ptwalk *w)
+{
+    *w = (struct ptwalk){.on = true};
+}
+
+static inline void ptwalk_end(struct ptwalk *w)
+{
+    if (w->many)
+        page_free(w->many);
+    *w = (struct ptwalk){0};
+}
 
 // What a range change leaves to do once the descriptors are updated.
 struct zap {

@@ -87,14 +87,14 @@ static void unmap_locked(struct vmspace *vs, struct vmcore *vc, uintptr_t start,
 {
     struct vpage *vp = NULL;
     bool files = false;
-    z->walk.on = true; // the range is locked: one look at the tables per block
+    ptwalk_begin(&z->walk); // the range is locked: one look at the tables per block
     for (uintptr_t va = start; (vp = vpage_iter(vs, vp, &va, end)); va += PGSIZE) {
         if (vp_mine(vp) && (vp->word & VP_MAPPED)) {
             files |= vp->ip != NULL;
             vp_drop(vs, &vc->resident, vp, va, z, false);
         }
     }
-    z->walk = (struct ptwalk){0};
+    ptwalk_end(&z->walk);
     if (files)
         vc->fmaps_stale = true;
 }
@@ -448,7 +448,7 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
     }
     int err = (prot & VM_WRITE) && nowrite ? -EACCES : mapped == len / PGSIZE ? 0 : -ENOMEM;
     vp = NULL;
-    z.walk.on = true; // the range is locked: one look at the tables per block
+    ptwalk_begin(&z.walk); // the range is locked: one look at the tables per block
     for (uintptr_t va = addr; !err && va < addr + len; va += PGSIZE) {
         vp = vpage_next(vs, vp, va, false);
         uint64_t w = vp_val(vp);
@@ -461,6 +461,7 @@ int uvm_protect(struct vmspace *vs, uintptr_t addr, size_t len, int prot)
         }
         vp_set(vp, (w & ~(7UL << VP_PROT_SHIFT)) | (uint64_t)prot << VP_PROT_SHIFT);
     }
+    ptwalk_end(&z.walk);
     zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);
@@ -485,7 +486,7 @@ int uvm_dontneed(struct vmspace *vs, uintptr_t addr, size_t len)
     range_lock(vs, addr, addr + len, false);
     size_t mapped = 0;
     struct vpage *vp = NULL;
-    z.walk.on = true; // the range is locked: one look at the tables per block
+    ptwalk_begin(&z.walk); // the range is locked: one look at the tables per block
     for (uintptr_t va = addr; (vp = vpage_iter(vs, vp, &va, addr + len)); va += PGSIZE) {
         if (!vp_mine(vp) || !(vp->word & VP_MAPPED))
             continue;
@@ -495,6 +496,7 @@ int uvm_dontneed(struct vmspace *vs, uintptr_t addr, size_t len)
     }
     // Linux: -ENOMEM if part of the range is not mapped (the rest is done).
     int err = mapped == len / PGSIZE ? 0 : -ENOMEM;
+    ptwalk_end(&z.walk);
     zap_flush(vs, &z);
     range_unlock(vs, addr, addr + len);
     zap_finish_sync(vs, &z);

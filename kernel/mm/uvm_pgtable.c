@@ -71,7 +71,7 @@ pte_t *pte_find(pte_t *pml4, uintptr_t va, bool alloc)
 // whoever takes the page from a descriptor clears the entries first), and
 // reading other CPUs' tables for them would share the lines those CPUs write
 // when they fault on neighbouring pages (8 entries to a cache line).
-static void clear_entry(pte_t *e, int c, cpumask_t *tlb)
+static inline void clear_entry(pte_t *e, int c, cpumask_t *tlb)
 {
     if (e && (load_seqcst(e) & PTE_P)) {
         store_seqcst(e, 0);
@@ -79,12 +79,16 @@ static void clear_entry(pte_t *e, int c, cpumask_t *tlb)
     }
 }
 
+#define PTE_LINE_PAGES 8 // pages whose entries share a cache line of a table
+
 // Which CPUs have a leaf table for va's block (struct ptwalk).
 static void ptwalk_look(struct vmspace *vs, struct ptwalk *w, uintptr_t va)
 {
     w->looked = true;
     w->block = va & ~(HUGEPGSIZE - 1);
+    w->line = 1;
     w->n = 0;
+    w->leaves = w->many ? w->many : w->few;
     cpumask_t cores;
     uvm_cores(vs, &cores);
     for_each_cpu(c, &cores) {
@@ -92,12 +96,29 @@ static void ptwalk_look(struct vmspace *vs, struct ptwalk *w, uintptr_t va)
         pte_t *e = vc ? pte_find(vc->pml4, va, false) : NULL;
         if (!e)
             continue;
-        if (w->n == PTWALK_CPUS) {
-            w->n = -1; // too many to keep: walk every table for each page
-            return;
+        if (w->n == PTWALK_FEW && w->leaves == w->few) {
+            if (!(w->many = page_alloc())) {
+                w->n = -1; // walk every table for each page instead
+                return;
+            }
+            memcpy(w->many, w->few, sizeof w->few);
+            w->leaves = w->many;
         }
-        w->cpu[w->n] = c;
-        w->leaf[w->n++] = e - PX(0, va);
+        w->leaves[w->n++] = (struct ptleaf){c, e - PX(0, va)};
+    }
+}
+
+// Which of the look's leaf tables have an entry present for a page of va's line.
+static void ptwalk_line(struct ptwalk *w, uintptr_t va)
+{
+    w->line = va & ~(PTE_LINE_PAGES * PGSIZE - 1);
+    memset(w->hit, 0, sizeof w->hit);
+    for (int i = 0; i < w->n; i++) {
+        pte_t *e = &w->leaves[i].leaf[PX(0, w->line)], any = 0;
+        for (int k = 0; k < PTE_LINE_PAGES; k++)
+            any |= load_seqcst(&e[k]);
+        if (any & PTE_P)
+            w->hit[i / 64] |= 1UL << (i % 64);
     }
 }
 
@@ -107,8 +128,13 @@ void vp_clear_ptes(struct vmspace *vs, uintptr_t va, struct zap *z)
     if (w->on && (!w->looked || w->block != (va & ~(HUGEPGSIZE - 1))))
         ptwalk_look(vs, w, va);
     if (w->on && w->n >= 0) {
-        for (int i = 0; i < w->n; i++)
-            clear_entry(&w->leaf[i][PX(0, va)], w->cpu[i], &z->tlb);
+        if (w->line != (va & ~(PTE_LINE_PAGES * PGSIZE - 1)))
+            ptwalk_line(w, va);
+        for (int k = 0; k * 64 < w->n; k++)
+            for (uint64_t m = w->hit[k]; m; m &= m - 1) {
+                struct ptleaf *l = &w->leaves[k * 64 + __builtin_ctzll(m)];
+                clear_entry(&l->leaf[PX(0, va)], l->cpu, &z->tlb);
+            }
         return;
     }
     cpumask_t cores;

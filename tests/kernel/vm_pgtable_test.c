@@ -1,7 +1,7 @@
 // Per-CPU page tables (kernel/mm/uvm_pgtable.c): a range operation clears the
 // page's entry in the table of every CPU that mapped it, through the look at
-// one block's leaf tables (struct ptwalk) while at most PTWALK_CPUS CPUs have
-// one there and through every table of the space beyond that; entries of a
+// one block's leaf tables (struct ptwalk), kept in the walk itself while at
+// most PTWALK_FEW CPUs have one there and in a page beyond that; entries of a
 // neighbouring page on the same line stay. White-box: the test reads the
 // per-CPU tables.
 #include "ktest/ktest.h"
@@ -80,9 +80,9 @@ KTEST(vm_pgtable_unmap_clears_every_cpus_entry)
 {
     if (!enough_cpus())
         return;
-    clears_everywhere(MIN(ncpu_online - 1, PTWALK_CPUS - 1), unmap_base);
-    if (ncpu_online > PTWALK_CPUS) // more tables in the block than the look keeps
-        clears_everywhere(MIN(ncpu_online - 1, PTWALK_CPUS + 3), unmap_base);
+    clears_everywhere(MIN(ncpu_online - 1, PTWALK_FEW - 1), unmap_base);
+    if (ncpu_online > PTWALK_FEW) // more tables in the block than the walk itself keeps
+        clears_everywhere(MIN(ncpu_online - 1, PTWALK_FEW + 3), unmap_base);
 }
 
 // mprotect to read-only must take writable entries from every CPU: a store
@@ -91,5 +91,43 @@ KTEST(vm_pgtable_mprotect_clears_every_cpus_entry)
 {
     if (!enough_cpus())
         return;
-    clears_everywhere(MIN(ncpu_online - 1, PTWALK_CPUS + 3), protect_base);
+    clears_everywhere(MIN(ncpu_online - 1, PTWALK_FEW + 3), protect_base);
+}
+
+// 16 pages, two lines of every table: CPU 0 touched them all, each other CPU
+// maps one of them (on either line, some on the same one), CPU 1 two. op on
+// the whole range must leave no entry for any of them in any table: the walk
+// looks at the tables' entries a line at a time.
+static void clears_every_line(int (*op)(void))
+{
+    enum { PAGES = 16 };
+    int upto = MIN(ncpu_online - 1, PTWALK_FEW + 3);
+    KREQUIRE(vmt_pin(0) == 0);
+    KREQUIRE((VS = vmspace_new()) != NULL);
+    vmt_enter(VS);
+    KCHECK_EQ(uvm_map(VS, BASE, PAGES * PGSIZE, VM_READ | VM_WRITE, UVM_FIXED), (long)BASE);
+    for (int i = 0; i < PAGES; i++)
+        KCHECK(vmt_touch(BASE + i * PGSIZE, i));
+    peek_on(1, BASE + (PAGES - 1) * PGSIZE);
+    for (int c = 1; c <= upto; c++)
+        peek_on(c, BASE + (c * 5 % PAGES) * PGSIZE);
+    KCHECK(has_entry(1, BASE + (PAGES - 1) * PGSIZE) && has_entry(1, BASE + 5 * PGSIZE));
+    KCHECK_EQ(op(), 0);
+    for (int c = 0; c <= upto; c++)
+        for (int i = 0; i < PAGES; i++)
+            KCHECK(!has_entry(c, BASE + i * PGSIZE));
+    vmt_leave(VS);
+    vmspace_put(VS);
+    KCHECK_EQ(thread_set_affinity(thread_current(), &cpu_online_mask), 0);
+}
+
+static int unmap_16(void) { return uvm_unmap(VS, BASE, 16 * PGSIZE); }
+static int dontneed_16(void) { return uvm_dontneed(VS, BASE, 16 * PGSIZE); }
+
+KTEST(vm_pgtable_range_clears_every_line)
+{
+    if (!enough_cpus())
+        return;
+    clears_every_line(unmap_16);
+    clears_every_line(dontneed_16);
 }
