@@ -26,13 +26,37 @@
 
 uint64_t boot_tsc; // TSC at kernel entry, for boot-time figures
 
+// epochticks=N (default 1): the epoch's work -- quiescent points for epoch
+// reclamation, deferred TLB flushes and page-tree trims, the refcache flush --
+// at every N-th tick of each CPU instead of every tick. For cost runs under the
+// tracing plugin (make bench-cost), where one system call spans tens of ticks
+// instead of a small fraction of one: what that work moves then falls on fewer
+// operations. Timers, preemption and the hang check keep every tick.
+static uint32_t epoch_ticks = 1;
+static DEFINE_PERCPU(uint32_t, ticks_to_epoch);
+
+static void epoch_ticks_init(void)
+{
+    size_t len;
+    const char *v = cmdline_get("epochticks", &len);
+    uint32_t n = 0;
+    for (size_t i = 0; v && i < len && v[i] >= '0' && v[i] <= '9' && n < 100000; i++)
+        n = n * 10 + (uint32_t)(v[i] - '0');
+    epoch_ticks = MAX(n, 1U);
+}
+
 // Periodic per-CPU work, from each CPU's timer interrupt: quiescent points for
 // epoch reclamation and the per-epoch refcache flush.
 static void kernel_tick(struct trapframe *tf)
 {
     hangcheck_tick(tf); // first: it must see what the tick interrupted
-    epoch_tick();
-    refcache_tick();
+    if (this_cpu_read(ticks_to_epoch) == 0) {
+        this_cpu_write(ticks_to_epoch, epoch_ticks - 1);
+        epoch_tick();
+        refcache_tick();
+    } else {
+        this_cpu_dec(ticks_to_epoch);
+    }
     ktimer_tick();
     tickless_tick();
     sched_tick(tf); // last: it may switch to another thread
@@ -184,6 +208,7 @@ void kmain(uint64_t bootinfo_pa)
     pgrp_init();
     fpu_init();
     hangcheck_init();
+    epoch_ticks_init();
     timer_tick_hook = kernel_tick;
     lapic_timer_init();
     rtc_init(); // the wall clock, before any file gets a time

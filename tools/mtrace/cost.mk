@@ -39,7 +39,9 @@ HOST_TEST_DEPS += $(MTRACE_COSTCHECK) $(MTRACE_SO) $(MTRACE_COST_PROG) $(BUILD)/
 # their start, default 2: the CPUs that started the run go idle meanwhile, so
 # the 1-worker figures show what CPUs online cost, not what recent activity
 # does); DETERMINISTIC=1 ties guest time to instructions
-# (runqemu --deterministic). SCALE names another program that follows scale's
+# (runqemu --deterministic); EPOCH_TICKS=N boots ours with epochticks=N (the
+# epoch's work at every N-th tick, to see what the tick's dilation under the
+# plugin puts on each operation; Linux has no such knob). SCALE names another program that follows scale's
 # command line, e.g. the calibration program:
 #   make bench-cost SCALE=$(MTRACE_COST_PROG) SCALE_GUEST=/tests/mtrace/cost
 # 255 vCPUs boot slowly under the plugin (minutes per boot).
@@ -57,7 +59,8 @@ bench-cost: $(MTRACE_SO) $(BUILD)/esp.img $(SCALE)
 	/usr/bin/python3 tools/mtrace/cost.py --scale $(SCALE) --guest-path $(SCALE_GUEST) \
 	  --plugin $(MTRACE_SO) --build $(BUILD) --kernels "$(KERNELS)" \
 	  --cpus "$(BENCH_COST_CPUS)" --workers "$(WORKERS)" --ops "$(OPS)" -n $(ITERATIONS) --settle $(SETTLE) \
-	  --out $(BUILD)/bench-cost $(if $(DETERMINISTIC),--deterministic)
+	  --out $(BUILD)/bench-cost $(if $(DETERMINISTIC),--deterministic) \
+	  $(if $(EPOCH_TICKS),--epoch-ticks $(EPOCH_TICKS))
 .PHONY: bench-cost
 
 # The tables and results.json again from the runs in $(BUILD)/bench-cost that

@@ -126,6 +126,8 @@ def boot(kernel, cpus, host_program, guest_program, args, a, tag):
               "--plugin", plugin] + (["--deterministic"] if a.deterministic else [])
     if kernel == "ours":
         cmdline = f'RUN="{" ".join([guest_program] + args)}"'
+        if a.epoch_ticks > 1:
+            cmdline += f" epochticks={a.epoch_ticks}"
         cmd = [os.path.join(ROOT, "tools", "runqemu"), "--esp",
                os.path.join(a.build, "esp.img"), "--cmdline", cmdline] + common
     else:
@@ -196,7 +198,8 @@ def measure(kernel, cpus, workers, a, syms):
     rc, wall, trace, log = boot(kernel, cpus, a.scale, a.guest_path, args, a, tag)
     record = {"kernel": kernel, "cpus": cpus, "workers": workers, "status": rc,
               "wall_s": round(wall, 1), "iterations": a.iterations, "settle_s": a.settle,
-              "deterministic": a.deterministic, **provenance(a.build), "ops": {}}
+              "deterministic": a.deterministic,
+              "epoch_ticks": a.epoch_ticks if kernel == "ours" else None, **provenance(a.build), "ops": {}}
     if os.path.exists(trace) and os.path.exists(log):
         ops, sites, blocks, total = read_trace(trace)
         names, results = read_console(log)
@@ -302,6 +305,9 @@ def tables(runs, a):
         if not ops:
             continue
         title = "ours" if kernel == "ours" else "Linux 6.1"
+        ticks = sorted({r.get("epoch_ticks") or 1 for r in runs if r["kernel"] == kernel})
+        if ticks != [1]:
+            title += " (booted with epochticks=" + ",".join(map(str, ticks)) + ")"
         if a.cpus:
             lo, hi = min(a.cpus), max(a.cpus)
             lines += [f"### {title}: kernel instructions per operation, 1 worker, by vCPUs online",
@@ -370,6 +376,10 @@ def main():
     p.add_argument("--timeout", type=float, default=3600, help="per boot, wall seconds")
     p.add_argument("--deterministic", action="store_true",
                    help="guest clocks follow the instruction count (runqemu --deterministic)")
+    p.add_argument("--epoch-ticks", type=int, default=1,
+                   help="ours: the epoch's work at every N-th timer tick (boot option "
+                        "epochticks=N), to see what the tick's dilation under the plugin "
+                        "puts on each operation")
     p.add_argument("--out", default=os.path.join(ROOT, "build", "bench-cost"))
     p.add_argument("--tables", action="store_true",
                    help="run nothing: the tables and results.json from the runs in --out "
