@@ -335,10 +335,11 @@ _Static_assert(sizeof(struct batch) <= PGSIZE, "a batch is one page");
 // clear before the first look: a CPU that adds a leaf table afterwards cannot
 // fill a locked page (its fault backs out, fill_checked), and tables go only
 // with the space. A look that finds more CPUs than `few` holds lists them in a
-// page taken then and given back by ptwalk_end. Then, once per 8 pages (a
-// cache line of each table holds their entries), which of those tables have an
-// entry present for any of them: a page costs only the CPUs that mapped a page
-// near it, and reading a line's other entries touches no other line.
+// page taken then and given back by ptwalk_end, and then looks, once per 8
+// pages (a cache line of each table holds their entries), at which of those
+// tables have an entry present for any of them: a page costs only the CPUs that
+// mapped a page near it, and reading a line's other entries touches no other
+// line.
 struct ptleaf {
     int cpu;
     pte_t *leaf; // CPU cpu's leaf table for the block

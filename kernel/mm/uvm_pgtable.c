@@ -112,7 +112,8 @@ static void ptwalk_look(struct vmspace *vs, struct ptwalk *w, uintptr_t va)
 static void ptwalk_line(struct ptwalk *w, uintptr_t va)
 {
     w->line = va & ~(PTE_LINE_PAGES * PGSIZE - 1);
-    memset(w->hit, 0, sizeof w->hit);
+    for (int k = 0; k * 64 < w->n; k++)
+        w->hit[k] = 0;
     for (int i = 0; i < w->n; i++) {
         pte_t *e = &w->leaves[i].leaf[PX(0, w->line)], any = 0;
         for (int k = 0; k < PTE_LINE_PAGES; k++)
@@ -127,7 +128,12 @@ void vp_clear_ptes(struct vmspace *vs, uintptr_t va, struct zap *z)
     struct ptwalk *w = &z->walk;
     if (w->on && (!w->looked || w->block != (va & ~(HUGEPGSIZE - 1))))
         ptwalk_look(vs, w, va);
-    if (w->on && w->n >= 0) {
+    if (w->on && w->n >= 0 && w->n <= PTWALK_FEW) {
+        for (int i = 0; i < w->n; i++)
+            clear_entry(&w->leaves[i].leaf[PX(0, va)], w->leaves[i].cpu, &z->tlb);
+        return;
+    }
+    if (w->on && w->n >= 0) { // many tables: first, which have an entry near va
         if (w->line != (va & ~(PTE_LINE_PAGES * PGSIZE - 1)))
             ptwalk_line(w, va);
         for (int k = 0; k * 64 < w->n; k++)
