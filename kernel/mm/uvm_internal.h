@@ -360,14 +360,17 @@ _Static_assert(NCPU_MAX * sizeof(struct ptleaf) <= PGSIZE, "one page lists every
 
 static inline void ptwalk_begin(struct ptwalk *w)
 {
-    *w = (struct ptwalk){.on = true};
+    w->on = true;
+    w->looked = false;
+    w->many = NULL;
 }
 
 static inline void ptwalk_end(struct ptwalk *w)
 {
     if (w->many)
         page_free(w->many);
-    *w = (struct ptwalk){0};
+    w->many = NULL;
+    w->on = w->looked = false;
 }
 
 // What a range change leaves to do once the descriptors are updated.

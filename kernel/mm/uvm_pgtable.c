@@ -40,17 +40,32 @@ struct vmcore *core_get(struct vmspace *vs, int c)
     return vc;
 }
 
+// The leaf table (512 entries) for va in a CPU's table, or NULL if it has none.
+static inline pte_t *leaf_table(pte_t *pml4, uintptr_t va)
+{
+    pte_t *table = pml4;
+    for (int l = 3; l > 0; l--) {
+        pte_t v = load_acquire(&table[PX(l, va)]);
+        if (!(v & PTE_P))
+            return NULL;
+        table = P2V(PTE_ADDR(v));
+    }
+    return table;
+}
+
 // PTE for va in a CPU's table, allocating tables if alloc (the owning CPU only:
 // others only read the tables and clear leaf entries). NULL if absent / no memory.
 pte_t *pte_find(pte_t *pml4, uintptr_t va, bool alloc)
 {
+    if (!alloc) {
+        pte_t *leaf = leaf_table(pml4, va);
+        return leaf ? &leaf[PX(0, va)] : NULL;
+    }
     pte_t *table = pml4;
     for (int l = 3; l > 0; l--) {
         pte_t *e = &table[PX(l, va)];
         pte_t v = load_acquire(e);
         if (!(v & PTE_P)) {
-            if (!alloc)
-                return NULL;
             pte_t *next = page_alloc_zeroed();
             if (!next)
                 return NULL;
@@ -93,8 +108,8 @@ static void ptwalk_look(struct vmspace *vs, struct ptwalk *w, uintptr_t va)
     uvm_cores(vs, &cores);
     for_each_cpu(c, &cores) {
         struct vmcore *vc = load_seqcst(&vs->core[c]);
-        pte_t *e = vc ? pte_find(vc->pml4, va, false) : NULL;
-        if (!e)
+        pte_t *leaf = vc ? leaf_table(vc->pml4, va) : NULL;
+        if (!leaf)
             continue;
         if (w->n == PTWALK_FEW && w->leaves == w->few) {
             if (!(w->many = page_alloc())) {
@@ -104,7 +119,7 @@ static void ptwalk_look(struct vmspace *vs, struct ptwalk *w, uintptr_t va)
             memcpy(w->many, w->few, sizeof w->few);
             w->leaves = w->many;
         }
-        w->leaves[w->n++] = (struct ptleaf){c, e - PX(0, va)};
+        w->leaves[w->n++] = (struct ptleaf){c, leaf};
     }
 }
 

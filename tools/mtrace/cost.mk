@@ -39,7 +39,9 @@ HOST_TEST_DEPS += $(MTRACE_COSTCHECK) $(MTRACE_SO) $(MTRACE_COST_PROG) $(BUILD)/
 # their start, default 2: the CPUs that started the run go idle meanwhile, so
 # the 1-worker figures show what CPUs online cost, not what recent activity
 # does); DETERMINISTIC=1 ties guest time to instructions
-# (runqemu --deterministic); EPOCH_TICKS=N boots ours with epochticks=N (the
+# (runqemu --deterministic) and boots ours with tickless=0 (QEMU 7.2 under
+# -icount left a vCPU halted with interrupts off when idle CPUs stopped their
+# tick, cost.py; so idle CPUs then leave the active set later); EPOCH_TICKS=N boots ours with epochticks=N (the
 # epoch's work at every N-th tick, to see what the tick's dilation under the
 # plugin puts on each operation; Linux has no such knob). SCALE names another program that follows scale's
 # command line, e.g. the calibration program:
