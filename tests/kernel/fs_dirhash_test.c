@@ -4,6 +4,7 @@
 #include "fstest.h"
 #include "inode.h"
 #include "ktest/ktest.h"
+#include "proc/sched.h"
 #include "sync/percpu.h"
 
 // The table grows as entries arrive and shrinks back as they go; lookups find
@@ -84,6 +85,18 @@ KTEST(fs_dirhash_small_spread)
 enum { PER_CPU = 64, ROUNDS = 12 };
 static struct inode *meet_dir;
 
+static int meet_threads, meet_step[8]; // renames each thread has made
+
+// Keep within a few renames of the other threads: on a loaded host one vCPU
+// may otherwise finish its renames before another starts, and names of CPUs
+// that never work at the same time do not meet.
+static void keep_pace(int i, int step)
+{
+    for (int j = 0; j < meet_threads; j++)
+        while (j != i && load_acquire(&meet_step[j]) < step - 2)
+            sched_yield(); // (with one CPU online, the other thread runs here)
+}
+
 static void rename_own(int i, void *arg)
 {
     (void)arg;
@@ -95,10 +108,13 @@ static void rename_own(int i, void *arg)
     }
     for (int r = 0; r < ROUNDS; r++)
         for (int k = 0; k < PER_CPU; k++) {
+            int step = r * PER_CPU + k;
+            keep_pace(i, step);
             ksnprintf(a, sizeof a, r % 2 ? "c%d_%d_x" : "c%d_%d", i, k);
             ksnprintf(b, sizeof b, r % 2 ? "c%d_%d" : "c%d_%d_x", i, k);
             if (fs_rename(meet_dir, a, meet_dir, b))
                 ktest_failed(__FILE__, __LINE__, "rename %s", a);
+            store_release(&meet_step[i], step + 1);
         }
 }
 
@@ -110,6 +126,9 @@ static uint32_t order_after_renames(int threads)
         KCHECK(meet_dir != NULL);
         return 0;
     }
+    meet_threads = threads;
+    for (int j = 0; j < threads; j++)
+        meet_step[j] = 0;
     KCHECK(fst_run(threads, rename_own, NULL));
     uint32_t o = dirhash_order(&meet_dir->dir);
     KCHECK_EQ(fst_count_entries(meet_dir), threads * PER_CPU);
