@@ -208,7 +208,7 @@ static int publish(struct nameidata *nd, struct dbucket *b, struct inode *ip, st
         return err;
     if (S_ISDIR(ip->mode)) {
         fs_iget(nd->dir);                 // the new ".." pointer's reference
-        refcache_inc(&nd->dir->nlink);    // the new ".." link
+        refcache_rm_inc(&nd->dir->nlink);    // the new ".." link
     }
     return 0;
 }
@@ -452,7 +452,7 @@ static int link_pinned(struct nameidata *o, struct nameidata *n, struct dent *e,
         err = dirhash_insert_locked(&b, *nep);
     }
     if (!err) {
-        refcache_inc(&e->ip->nlink);
+        refcache_rm_inc(&e->ip->nlink);
         refcache_inc(&e->ip->ref); // the new entry's
         inode_touch(e->ip, T_CTIME); // its CPU's slot (itime.c)
         *nep = NULL;
@@ -565,7 +565,7 @@ static int do_unlink(struct nameidata *nd, struct resize_hint *rh)
     dent_retire(e); // links of it (linkpin.c)
     dirhash_remove_locked(&b, e);
     dirhash_unlock(&b);
-    refcache_dec(&e->ip->nlink);
+    refcache_rm_dec(&e->ip->nlink);
     inode_touch(e->ip, T_CTIME); // the entry's reference keeps it for now
     dent_put_later(e); // and with it the entry's reference
     inode_touch(nd->dir, T_MTIME | T_CTIME);
@@ -621,9 +621,9 @@ static int do_rmdir(struct nameidata *nd, struct resize_hint *rh)
     dirhash_unlock(&b);
     if (err)
         return err;
-    refcache_dec(&e->ip->nlink); // its name
-    refcache_dec(&e->ip->nlink); // its "."
-    refcache_dec(&nd->dir->nlink); // its ".."
+    refcache_rm_dec(&e->ip->nlink); // its name
+    refcache_rm_dec(&e->ip->nlink); // its "."
+    refcache_rm_dec(&nd->dir->nlink); // its ".."
     dent_put_later(e);
     inode_touch(nd->dir, T_MTIME | T_CTIME);
     hint_note(rh, &b, nd->dir, hash);

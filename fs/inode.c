@@ -105,7 +105,7 @@ static void release_one(struct inode *ip)
 
 static void nlink_released(struct refcache_obj *o)
 {
-    release_one(container_of(o, struct inode, nlink));
+    release_one(container_of(o, struct inode, nlink.o));
 }
 
 static void ref_released(struct refcache_obj *o)
@@ -131,11 +131,11 @@ struct inode *inode_alloc(uint32_t mode, int *err)
         counter_add(live_inodes, -1);
         return NULL;
     }
-    refcache_init(&ip->nlink, S_ISDIR(mode) ? 2 : 1, nlink_released);
+    refcache_init(&ip->nlink.o, S_ISDIR(mode) ? 2 : 1, nlink_released);
     refcache_init(&ip->ref, 1, ref_released);
     // A CPU's time slot may name the inode for two epochs after its last
     // change (itime.c): one epoch more than refcache's own.
-    refcache_set_grace(&ip->nlink, 3);
+    refcache_set_grace(&ip->nlink.o, 3);
     refcache_set_grace(&ip->ref, 3);
     return ip;
 }
@@ -146,7 +146,7 @@ int fs_create_unlinked(uint32_t mode, struct inode **ipp)
     struct inode *ip = inode_alloc(S_IFREG | (mode & 07777), &err);
     if (!ip)
         return err;
-    refcache_dec(&ip->nlink); // no name: refcache releases nlink at once
+    refcache_rm_dec(&ip->nlink); // no name: refcache releases nlink at once
     *ipp = ip;
     return 0;
 }
@@ -250,7 +250,7 @@ int fs_stat(struct inode *ip, uint32_t mask, struct fs_stat *st)
     if (mask & STATX_INO)
         st->ino = ip->ino;
     if (mask & STATX_NLINK)
-        st->nlink = (uint64_t)refcache_read_exact(&ip->nlink);
+        st->nlink = (uint64_t)refcache_rm_read_exact(&ip->nlink);
     if (mask & STATX_SIZE)
         st->size = S_ISREG(ip->mode) ? filedata_size(ip) : S_ISLNK(ip->mode) ? ip->link.len : 0;
     if ((mask & STATX_BLOCKS) && S_ISREG(ip->mode))

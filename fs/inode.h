@@ -62,7 +62,7 @@ struct inode {
     // often (every open and close counts), nlink's only with a name's
     // creation or removal.
     struct refcache_obj ref __cacheline_aligned; // dents + open references + children's ".." + callers
-    struct refcache_obj nlink;    // names (+1 for "." and per subdirectory)
+    struct refcache_rm nlink;     // names (+1 for "." and per subdirectory)
     // Regular files (filedata.c): the page tree, and the pages the size
     // covers, all a fault asks (is its page inside the file?). On the fourth
     // line, with nlink's rarely written fields: not on the size's line (a

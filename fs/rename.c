@@ -117,8 +117,8 @@ static int rename_check(struct rename_ctx *c, const struct dent *src, const stru
 // follow. rename_lock and both bucket locks are held.
 static void reparent(struct inode *ip, struct inode *from, struct inode *to, struct iput_later *l)
 {
-    refcache_dec(&from->nlink);
-    refcache_inc(&to->nlink);
+    refcache_rm_dec(&from->nlink);
+    refcache_rm_inc(&to->nlink);
     fs_iget(to);
     WRITE_ONCE(ip->parent, to);
     iput_later(l, from); // readers may still be following the old ".."
@@ -171,10 +171,10 @@ static int move_locked(struct rename_ctx *c, struct dbucket *b1, struct dent *sr
     refcache_inc(&ip->ref); // the new entry's; the old one's goes with src
     dirhash_remove_locked(b1, src);
     if (tgt) {
-        refcache_dec(&tgt->ip->nlink);
+        refcache_rm_dec(&tgt->ip->nlink);
         if (isdir) {
-            refcache_dec(&tgt->ip->nlink);  // its "."
-            refcache_dec(&n->dir->nlink);   // its ".."
+            refcache_rm_dec(&tgt->ip->nlink);  // its "."
+            refcache_rm_dec(&n->dir->nlink);   // its ".."
         }
     }
     if (isdir && o->dir != n->dir) {

@@ -27,7 +27,12 @@
 // refcache, not the CPUs online. Two stats share no line, and a stat shares a
 // line with another CPU's refcache updates only when they are to an object that
 // hashes to the read object's slot there (a slot is a cache line: chance 1 /
-// RC_SLOTS), or when that CPU joins the active set.
+// RC_SLOTS), or when that CPU joins the active set. Counts read exactly far
+// more often than they change (struct refcache_rm: link counts) take their
+// slots from a smaller set of their own, RC_RM_SLOTS per CPU, so a stat meets
+// only other CPUs' links and unlinks there, not the reference counts every
+// lookup updates (with 1024 slots for both, one CPU of 64 whose lookups hit
+// the link count's slot cost every stat of that file a transfer).
 #include "sync/refcache.h"
 #include "lib/hash.h"
 #include "sync/activeset.h"
@@ -40,7 +45,8 @@
 #include "x86/smp.h"
 #include "x86/x86.h"
 
-#define RC_SLOTS 1024 // per CPU; a power of two
+#define RC_SLOTS 1024   // per CPU; a power of two
+#define RC_RM_SLOTS 256 // per CPU, for read-mostly objects; a power of two
 
 // [p]: only the owning CPU writes, holding its rc_cpu lock; [s] other CPUs read
 // lock-free under the slot's sequence; [r] racily (docs/conventions.md).
@@ -58,6 +64,7 @@ struct rc_cpu {
     uint64_t flushed_epoch __cacheline_aligned; // [p,r] last epoch this CPU flushed in
     uint64_t nreview;              // [p,r] how many under review (the out-of-memory report)
     struct rc_slot slot[RC_SLOTS];
+    struct rc_slot rm_slot[RC_RM_SLOTS];
 };
 static DEFINE_PERCPU(struct rc_cpu, rc_cpu);
 
@@ -81,9 +88,10 @@ uint64_t refcache_epoch(void) { return READ_ONCE(rc_global_epoch); }
 // shared line together. The mix (mix64) spreads every bit of
 // the address over the index, so objects that CPUs allocate symmetrically
 // (the same offset in pages a power of two apart) do not share slots either.
-static struct rc_slot *slot_for(struct rc_cpu *rc, struct refcache_obj *o)
+static struct rc_slot *slot_for(struct rc_cpu *rc, struct refcache_obj *o, bool rm)
 {
-    return &rc->slot[mix64((uintptr_t)o ^ (uintptr_t)rc) & (RC_SLOTS - 1)];
+    uint64_t h = mix64((uintptr_t)o ^ (uintptr_t)rc);
+    return rm ? &rc->rm_slot[h & (RC_RM_SLOTS - 1)] : &rc->slot[h & (RC_SLOTS - 1)];
 }
 
 static void review_add(struct rc_cpu *rc, struct refcache_obj *o)
@@ -121,13 +129,13 @@ static void flush_slot(struct rc_cpu *rc, struct rc_slot *s)
     WRITE_ONCE(s->delta, 0);
 }
 
-static void update(struct refcache_obj *o, int64_t d)
+static void update(struct refcache_obj *o, int64_t d, bool rm)
 {
     struct rc_cpu *rc;
     push_off(); // stay on this CPU: the cache we lock must be our own
     rc = this_cpu_ptr(&rc_cpu);
     spin_lock(&rc->lock);
-    struct rc_slot *s = slot_for(rc, o);
+    struct rc_slot *s = slot_for(rc, o, rm);
     kernel_active_join();
     seqcount_write_begin(&s->seq);
     if (s->obj != o) {
@@ -167,17 +175,18 @@ void refcache_add_direct(struct refcache_obj *o, int64_t d)
     pop_off();
 }
 
-void refcache_inc(struct refcache_obj *o) { update(o, 1); }
-void refcache_add(struct refcache_obj *o, int64_t d) { update(o, d); }
-void refcache_dec(struct refcache_obj *o) { update(o, -1); }
+void refcache_inc(struct refcache_obj *o) { update(o, 1, false); }
+void refcache_add(struct refcache_obj *o, int64_t d) { update(o, d, false); }
+void refcache_dec(struct refcache_obj *o) { update(o, -1, false); }
+void refcache_rm_add(struct refcache_rm *r, int64_t d) { update(&r->o, d, true); }
 
 // Sum of the sequences of o's slot in the CPUs of `cpus`, waiting out changes in
 // progress. Sequences only grow, so an unchanged sum means no slot changed.
-static uint64_t slot_seq_sum(struct refcache_obj *o, const cpumask_t *cpus, bool begin)
+static uint64_t slot_seq_sum(struct refcache_obj *o, bool rm, const cpumask_t *cpus, bool begin)
 {
     uint64_t sum = 0;
     for_each_cpu(c, cpus) {
-        struct rc_slot *s = slot_for(per_cpu_ptr(&rc_cpu, c), o);
+        struct rc_slot *s = slot_for(per_cpu_ptr(&rc_cpu, c), o, rm);
         uint32_t v;
         while ((v = READ_ONCE(s->seq)) & 1 && begin)
             pause();
@@ -190,7 +199,7 @@ static DEFINE_COUNTER(exact_reads);
 
 int64_t refcache_exact_reads(int cpu) { return counter_read_cpu(&exact_reads, cpu); }
 
-int64_t refcache_read_exact(struct refcache_obj *o)
+static int64_t read_exact(struct refcache_obj *o, bool rm)
 {
     counter_inc(exact_reads);
     int64_t sum;
@@ -198,27 +207,36 @@ int64_t refcache_read_exact(struct refcache_obj *o)
     cpumask_t cpus; // a CPU outside it has an empty cache: its deltas are in count
     active_snapshot(&kernel_active, &cpus);
     do {
-        seqs = slot_seq_sum(o, &cpus, true);
+        seqs = slot_seq_sum(o, rm, &cpus, true);
         fence_acquire();
         sum = READ_ONCE(o->count);
         for_each_cpu(c, &cpus) {
-            struct rc_slot *s = slot_for(per_cpu_ptr(&rc_cpu, c), o);
+            struct rc_slot *s = slot_for(per_cpu_ptr(&rc_cpu, c), o, rm);
             if (READ_ONCE(s->obj) == o)
                 sum += READ_ONCE(s->delta);
         }
         fence_acquire();
-    } while (slot_seq_sum(o, &cpus, false) != seqs);
+    } while (slot_seq_sum(o, rm, &cpus, false) != seqs);
     return sum;
+}
+
+int64_t refcache_read_exact(struct refcache_obj *o) { return read_exact(o, false); }
+int64_t refcache_rm_read_exact(struct refcache_rm *r) { return read_exact(&r->o, true); }
+
+static void flush_slots(struct rc_cpu *rc, struct rc_slot *slot, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (slot[i].obj) {
+            seqcount_write_begin(&slot[i].seq);
+            flush_slot(rc, &slot[i]);
+            seqcount_write_end(&slot[i].seq);
+        }
 }
 
 static void flush_all_slots(struct rc_cpu *rc)
 {
-    for (int i = 0; i < RC_SLOTS; i++)
-        if (rc->slot[i].obj) {
-            seqcount_write_begin(&rc->slot[i].seq);
-            flush_slot(rc, &rc->slot[i]);
-            seqcount_write_end(&rc->slot[i].seq);
-        }
+    flush_slots(rc, rc->slot, RC_SLOTS);
+    flush_slots(rc, rc->rm_slot, RC_RM_SLOTS);
 }
 
 // Decide the fate of objects that have been under review for two epochs.

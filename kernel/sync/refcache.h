@@ -42,6 +42,21 @@ void refcache_add_direct(struct refcache_obj *o, int64_t d);
 int64_t refcache_read_exact(struct refcache_obj *o);
 int64_t refcache_exact_reads(int cpu); // exact reads made on cpu so far (tests)
 
+// A count read exactly far more often than it changes (st_nlink): each CPU
+// caches its deltas in a small set of slots of their own, which only such
+// counts share, so that its exact reads do not visit slots that busy counts
+// (every lookup's inode reference) keep writing. A type of its own, so that
+// every update and read names the set, and none has to read the object to
+// find it (an update touches no line but its CPU's). Initialise, set the
+// grace and see the release through .o.
+struct refcache_rm {
+    struct refcache_obj o;
+};
+void refcache_rm_add(struct refcache_rm *r, int64_t d);
+static inline void refcache_rm_inc(struct refcache_rm *r) { refcache_rm_add(r, 1); }
+static inline void refcache_rm_dec(struct refcache_rm *r) { refcache_rm_add(r, -1); }
+int64_t refcache_rm_read_exact(struct refcache_rm *r);
+
 void refcache_tick(void);       // each CPU's timer tick: flush and review
 // Tickless idle (proc/tickless.c), interrupts off: false if this CPU's cache
 // may still hold deltas (unless `leave`: then it empties them and leaves the

@@ -286,3 +286,48 @@ KTEST(refcache_hopping_references_never_release_early)
     KCHECK_EQ(early, 0);
     KCHECK_EQ(wrong, 0);
 }
+
+// A read-mostly count's delta stays in slots of its own: updates of 8192
+// ordinary objects on its CPU, which leave hardly any of the 1024 ordinary
+// slots unevicted, flush other objects' deltas, never its.
+static volatile int rm_released;
+
+static void on_rm_release(struct refcache_obj *o)
+{
+    (void)o;
+    fetch_add(&rm_released, 1);
+}
+
+KTEST(refcache_read_mostly_slots_apart)
+{
+    enum { PAGES = 128, PER_PAGE = PGSIZE / sizeof(struct robj) };
+    struct robj *pg[PAGES] = {0};
+    struct refcache_rm r;
+    bool ok = true;
+    for (int i = 0; i < PAGES; i++)
+        ok &= (pg[i] = page_alloc()) != NULL;
+    if (ok) {
+        rm_released = 0;
+        refcache_init(&r.o, 1, on_rm_release);
+        push_off(); // no tick, and so no flush, until the look
+        refcache_rm_inc(&r);
+        for (int i = 0; i < PAGES; i++)
+            for (size_t k = 0; k < PER_PAGE; k++) {
+                refcache_init(&pg[i][k].rc, 0, on_release); // one reference, ours, kept
+                refcache_inc(&pg[i][k].rc);
+            }
+        int64_t shared = READ_ONCE(r.o.count);
+        pop_off();
+        KCHECK_EQ(shared, 1); // the +1 is still in this CPU's cache
+        KCHECK_EQ(refcache_rm_read_exact(&r), 2);
+        wait_epochs(3); // every slot flushed: none names the objects any more
+        KCHECK_EQ(READ_ONCE(r.o.count), 2);
+        refcache_rm_add(&r, -2);
+        wait_epochs(4);
+        KCHECK_EQ(rm_released, 1);
+    }
+    for (int i = 0; i < PAGES; i++)
+        if (pg[i])
+            page_free(pg[i]);
+    KCHECK(ok);
+}
