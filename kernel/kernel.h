@@ -55,3 +55,6 @@ const char *cmdline_get(const char *key, size_t *len); // value of key=value, or
 const char *cmdline_find(const char *line, const char *key, size_t *len); // same, in line
 int cmdline_env(const char *line, char *buf, size_t size, char **envp, int max); // init's
 bool cmdline_has(const char *key);                       // key or key=... present
+// The decimal number key=N starts with (saturating), in *out; false without key.
+bool cmdline_uint(const char *key, uint32_t *out);
+bool cmdline_find_uint(const char *line, const char *key, uint32_t *out); // same, in line

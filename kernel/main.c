@@ -37,12 +37,8 @@ static DEFINE_PERCPU(uint32_t, ticks_to_epoch);
 
 static void epoch_ticks_init(void)
 {
-    size_t len;
-    const char *v = cmdline_get("epochticks", &len);
-    uint32_t n = 0;
-    for (size_t i = 0; v && i < len && v[i] >= '0' && v[i] <= '9' && n < 100000; i++)
-        n = n * 10 + (uint32_t)(v[i] - '0');
-    epoch_ticks = MAX(n, 1U);
+    if (cmdline_uint("epochticks", &epoch_ticks))
+        epoch_ticks = MAX(epoch_ticks, 1U);
 }
 
 // Periodic per-CPU work, from each CPU's timer interrupt: quiescent points for

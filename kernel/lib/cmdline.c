@@ -79,3 +79,21 @@ int cmdline_env(const char *line, char *buf, size_t size, char **envp, int max)
 }
 
 bool cmdline_has(const char *key) { return cmdline_get(key, NULL) != NULL; }
+
+bool cmdline_uint(const char *key, uint32_t *out)
+{
+    return cmdline_find_uint(kernel_cmdline, key, out);
+}
+
+bool cmdline_find_uint(const char *line, const char *key, uint32_t *out)
+{
+    size_t len;
+    const char *v = cmdline_find(line, key, &len);
+    if (!v)
+        return false;
+    uint64_t n = 0;
+    for (size_t i = 0; i < len && v[i] >= '0' && v[i] <= '9'; i++)
+        n = MIN(n * 10 + (uint64_t)(v[i] - '0'), (uint64_t)UINT32_MAX);
+    *out = (uint32_t)n;
+    return true;
+}

@@ -58,14 +58,7 @@ static hangcheck_report_fn report_hook;         // NULL: a hang panics
 
 void hangcheck_init(void)
 {
-    size_t len;
-    const char *v = cmdline_get("hangcheck", &len);
-    if (!v)
-        return;
-    uint32_t s = 0;
-    for (size_t i = 0; i < len && v[i] >= '0' && v[i] <= '9'; i++)
-        s = s * 10 + (uint32_t)(v[i] - '0');
-    limit_s = s;
+    cmdline_uint("hangcheck", &limit_s);
 }
 
 void hangcheck_configure(uint32_t seconds, hangcheck_report_fn fn)

@@ -46,3 +46,18 @@ KTEST(cmdline_env_for_init)
     KCHECK_EQ(cmdline_env("", buf, sizeof buf, envp, 8), 0);
     KCHECK(envp[0] == NULL);
 }
+
+KTEST(cmdline_numbers)
+{
+    uint32_t n = 7;
+    KCHECK(!cmdline_find_uint("hangcheck=30", "epochticks", &n));
+    KCHECK_EQ(n, 7);
+    KCHECK(cmdline_find_uint("a=1 epochticks=20 b=2", "epochticks", &n));
+    KCHECK_EQ(n, 20);
+    KCHECK(cmdline_find_uint("hangcheck=0", "hangcheck", &n));
+    KCHECK_EQ(n, 0);
+    KCHECK(cmdline_find_uint("hangcheck=12s", "hangcheck", &n)); // digits up to the first other
+    KCHECK_EQ(n, 12);
+    KCHECK(cmdline_find_uint("hangcheck=99999999999", "hangcheck", &n));
+    KCHECK_EQ(n, UINT32_MAX);
+}
