@@ -8,6 +8,12 @@
 #define NCPU_MAX 256      // CPU slots; xAPIC limits QEMU TCG to 255 usable ones
 #define CACHELINE 64
 #define __cacheline_aligned __attribute__((aligned(CACHELINE)))
+// A global alone on its cache line: aligned to one, and the linker keeps every
+// other variable off its lines (kernel.ld). For a variable some CPUs write and
+// many read (an epoch counter, a shared mask); __cacheline_aligned alone lets
+// the next variable share its line, so its readers, who never see the writes
+// they pay for, miss with every write.
+#define __cacheline_alone __attribute__((aligned(CACHELINE), section(".data.alone")))
 #define __noreturn __attribute__((noreturn))
 #define __unused __attribute__((unused))
 

@@ -63,7 +63,7 @@ struct kstack_overflow {
     int n;
 } __cacheline_aligned; // the type: padded to a whole line
 static struct kstack_overflow overflow = {.lock = SPINLOCK_INIT("kstack")};
-static uint64_t next_slot __cacheline_aligned;
+static uint64_t next_slot __cacheline_alone;
 
 // Slots of stacks given back, whose old entries every running CPU has dropped.
 static struct {

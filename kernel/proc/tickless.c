@@ -51,7 +51,7 @@ struct tickless {
 static DEFINE_PERCPU(struct tickless, tickless);
 DEFINE_PERCPU(bool, tick_stopped);
 
-static cpumask_t stopped_mask __cacheline_aligned; // [a] CPUs whose tick is stopped
+static cpumask_t stopped_mask __cacheline_alone; // [a] CPUs whose tick is stopped
 static bool enabled;                                // [i] tickless=0 turns it off
 
 void tickless_start(void)

@@ -24,7 +24,7 @@
 #include "x86/smp.h"
 #include "x86/x86.h"
 
-static uint64_t global_epoch __cacheline_aligned = 2; // [a]
+static uint64_t global_epoch __cacheline_alone = 2; // [a]
 
 #define NLISTS 3 // callbacks of epochs E, E-1, E-2 are pending at most
 

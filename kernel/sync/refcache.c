@@ -68,7 +68,7 @@ struct rc_cpu {
 };
 static DEFINE_PERCPU(struct rc_cpu, rc_cpu);
 
-static uint64_t rc_global_epoch __cacheline_aligned = 1; // [a]
+static uint64_t rc_global_epoch __cacheline_alone = 1; // [a]
 struct active_set kernel_active; // CPUs whose caches may hold deltas (and more: activeset.h)
 DEFINE_PERCPU(struct active_mark, kernel_active_mark);
 static bool (*flush_hook)(void);
