@@ -164,7 +164,7 @@ static void enqueue_on(struct thread *t, int c)
         // would not steal it. One thread alone waits for the next switch (a
         // child behind a parent that is about to wait for it, usually), and
         // the enqueue reads no line that stopping and waking CPUs write.
-        tickless_kick(&t->affinity);
+        tickless_kick(&t->affinity, c);
 }
 
 void sched_enqueue(struct thread *t)

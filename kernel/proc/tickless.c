@@ -27,8 +27,8 @@
 //
 // Commute: stopping and starting write this CPU's own state and one bit of
 // the mask of stopped CPUs, which is read only by a CPU whose queue holds two
-// threads or more it cannot run yet; both happen in the idle loop or at
-// interrupt entry, never in a system call.
+// threads or more it cannot run yet, one of which another CPU may run; both
+// happen in the idle loop or at interrupt entry, never in a system call.
 #include "proc/tickless.h"
 #include "proc/hangcheck.h"
 #include "proc/ktimer.h"
@@ -47,6 +47,7 @@
 struct tickless {
     uint32_t idle_ticks; // [p] ticks in a row that found the idle thread running
     uint64_t stops;      // [p,r] times it stopped
+    uint64_t kicks;      // [p,r] times it woke a stopped CPU to take queued work
 };
 static DEFINE_PERCPU(struct tickless, tickless);
 DEFINE_PERCPU(bool, tick_stopped);
@@ -134,12 +135,22 @@ void tickless_wake(void)
     hangcheck_tick_restarted(nsec_now());
 }
 
-void tickless_kick(const cpumask_t *allowed)
+void tickless_kick(const cpumask_t *allowed, int busy)
 {
     for (int i = 0; i < CPUMASK_WORDS; i++) {
-        uint64_t w = load_relaxed(&stopped_mask.w[i]) & allowed->w[i];
+        uint64_t elsewhere = allowed->w[i];
+        if (busy / 64 == i)
+            elsewhere &= ~(1ULL << (busy % 64));
+        // The mask's line is written by every CPU that stops or starts its
+        // tick: read it only where the thread could run. A thread pinned to
+        // its CPU (a benchmark's workers and their children) reads nothing.
+        if (!elsewhere)
+            continue;
+        uint64_t w = load_relaxed(&stopped_mask.w[i]) & elsewhere;
         if (w) {
             lapic_send_ipi(cpu_apicid[i * 64 + __builtin_ctzll(w)], T_RESCHED);
+            struct tickless *tl = this_cpu_ptr(&tickless);
+            WRITE_ONCE(tl->kicks, tl->kicks + 1);
             return;
         }
     }
@@ -148,3 +159,5 @@ void tickless_kick(const cpumask_t *allowed)
 bool tickless_stopped(int c) { return READ_ONCE(*per_cpu_ptr(&tick_stopped, c)); }
 
 uint64_t tickless_stops(int c) { return READ_ONCE(per_cpu_ptr(&tickless, c)->stops); }
+
+uint64_t tickless_kicks(int c) { return READ_ONCE(per_cpu_ptr(&tickless, c)->kicks); }

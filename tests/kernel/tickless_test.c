@@ -140,9 +140,11 @@ KTEST(tickless_stopped_cpu_takes_queued_work)
     queued_ran[0] = queued_ran[1] = 0;
     preempt_disable();
     int me = cpu_id();
+    uint64_t kicks0 = tickless_kicks(me);
     struct thread *t[2];
     for (long i = 0; i < 2; i++)
         t[i] = kthread_create("queued", note_queued, (void *)i, &both);
+    uint64_t kicks1 = tickless_kicks(me);
     uint64_t end = nsec_now() + 5000 * MS;
     while (t[0] && t[1] && !READ_ONCE(queued_ran[0]) && !READ_ONCE(queued_ran[1]) &&
            nsec_now() < end)
@@ -155,6 +157,43 @@ KTEST(tickless_stopped_cpu_takes_queued_work)
     KREQUIRE(t[0] && t[1]);
     KCHECK_EQ(me, 0);
     KCHECK_EQ(first, 1 + 1); // CPU 1 took one while CPU 0 was held
+    KCHECK(kicks1 > kicks0);
+}
+
+// Two threads that only CPU 0 may run, queued behind the running test: no
+// other CPU could take them, so CPU 0 wakes no stopped CPU (and reads no line
+// of the stopped mask, which every CPU stopping or starting its tick writes).
+static volatile int pinned_ran;
+static void note_pinned(void *arg)
+{
+    (void)arg;
+    __atomic_fetch_add(&pinned_ran, 1, __ATOMIC_RELAXED);
+}
+
+KTEST(tickless_work_only_its_cpu_may_run_wakes_no_one)
+{
+    if (!enough_cpus())
+        return;
+    KREQUIRE(cpu1_stopped());
+    cpumask_t zero;
+    cpumask_clear(&zero);
+    cpumask_set(&zero, 0);
+    pinned_ran = 0;
+    preempt_disable();
+    int me = cpu_id();
+    uint64_t kicks0 = tickless_kicks(me);
+    struct thread *t[2];
+    for (long i = 0; i < 2; i++)
+        t[i] = kthread_create("pinned", note_pinned, NULL, &zero);
+    uint64_t kicks1 = tickless_kicks(me);
+    preempt_enable();
+    for (int i = 0; i < 2; i++)
+        if (t[i])
+            thread_join(t[i]);
+    KREQUIRE(t[0] && t[1]);
+    KCHECK_EQ(me, 0);
+    KCHECK_EQ(kicks1, kicks0);
+    KCHECK_EQ(pinned_ran, 2);
 }
 
 // A CPU that used refcache and then idles for a second empties its cache and
