@@ -54,7 +54,8 @@
 #include "sync/xcall.h"
 #include "x86/smp.h"
 
-#define IT_SLOTS 256 // per CPU; a power of two
+#define IT_BITS 8
+#define IT_SLOTS (1 << IT_BITS) // per CPU
 
 struct it_slot {
     uint32_t seq; // odd while the owner changes the slot (interrupts off, so a
@@ -67,14 +68,16 @@ struct it_slot {
 static DEFINE_PERCPU(struct it_slot, it_slots[IT_SLOTS]);
 
 
-// Each CPU salts the hash with its slots' address, as refcache does: with one
-// hash for all, two CPUs that both cached inode X's times and then both change
-// inode O, which shares X's slot, would both evict X and write its line
-// together, for calls on O that commute.
-static struct it_slot *slot_for(int cpu, const struct inode *ip)
+// Each CPU salts the index (percpu_slot), as refcache does: with one index for
+// all, two CPUs that both cached inode X's times and then both change inode O,
+// which shares X's slot, would both evict X and write its line together, for
+// calls on O that commute. h is mix64 of the inode's address, computed once
+// by a reader that visits many CPUs.
+static inline uint64_t inode_hash(const struct inode *ip) { return mix64((uintptr_t)ip); }
+
+static inline struct it_slot *slot_at(int cpu, uint64_t h)
 {
-    struct it_slot *slots = per_cpu_ptr(&it_slots, cpu)[0];
-    return &slots[mix64((uintptr_t)ip ^ (uintptr_t)slots) & (IT_SLOTS - 1)];
+    return &per_cpu_ptr(&it_slots, cpu)[0][percpu_slot(h, cpu, IT_BITS)];
 }
 
 static uint64_t *inode_field(struct inode *ip, int i)
@@ -107,7 +110,7 @@ void inode_touch(struct inode *ip, int which)
 {
     uint64_t now = fs_time_now();
     push_off(); // stay on this CPU: the cache must be our own
-    struct it_slot *s = slot_for(cpu_id(), ip);
+    struct it_slot *s = slot_at(cpu_id(), inode_hash(ip));
     kernel_active_join();
     seqcount_write_begin(&s->seq);
     if (s->ip != ip) {
@@ -153,10 +156,10 @@ static void flush_xcall(void *arg)
 
 void itime_flush_all(void) { xcall_all(flush_xcall, NULL); }
 
-// CPU c's cached times for ip, if its slot names ip.
-static void read_slot(int c, struct inode *ip, uint64_t t[3])
+// CPU c's cached times for ip (at h), if its slot names ip.
+static void read_slot(int c, uint64_t h, struct inode *ip, uint64_t t[3])
 {
-    struct it_slot *s = slot_for(c, ip);
+    struct it_slot *s = slot_at(c, h);
     uint32_t seq;
     uint64_t got[3];
     do {
@@ -174,8 +177,9 @@ void inode_times(struct inode *ip, uint64_t t[3])
     cpumask_t cpus; // a CPU outside it has no slot: its times are in the inodes
     active_snapshot(&kernel_active, &cpus);
     t[0] = t[1] = t[2] = 0;
+    uint64_t h = inode_hash(ip);
     for_each_cpu(c, &cpus)
-        read_slot(c, ip, t);
+        read_slot(c, h, ip, t);
     // After the slots: a flush fills the inode before it empties a slot.
     for (int i = 0; i < 3; i++)
         t[i] = MAX(t[i], READ_ONCE(*inode_field(ip, i)));
@@ -192,7 +196,7 @@ void itime_check_unnamed(struct inode *ip)
     cpumask_t cpus;
     active_snapshot(&kernel_active, &cpus);
     for_each_cpu(c, &cpus)
-        if (READ_ONCE(slot_for(c, ip)->ip) == ip)
+        if (READ_ONCE(slot_at(c, inode_hash(ip))->ip) == ip)
             panic("itime: inode %p freed while cpu %d's time slot names it", ip, c);
 }
 

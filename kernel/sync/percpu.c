@@ -1,9 +1,11 @@
 // Per-CPU areas: one private copy of the .percpu template per CPU (see percpu.h).
 #include "sync/percpu.h"
+#include "lib/hash.h"
 #include "mm/mm.h"
 #include "x86/x86.h"
 
 uintptr_t percpu_offset[NCPU_MAX];
+uint64_t percpu_salt[NCPU_MAX];
 int ncpu = 1;
 int ncpu_online = 1;
 
@@ -15,6 +17,10 @@ extern char __percpu_boot_area[];
 
 void percpu_load(uintptr_t offset) { wrmsr(MSR_GS_BASE, offset); }
 
+// Fixed per CPU index, so that which objects share a slot does not depend on
+// where the areas landed (runs repeat).
+static uint64_t salt_for(int c) { return mix64(0x9e3779b97f4a7c15ULL * (c + 1)) | 1; }
+
 void percpu_init_boot(void)
 {
     size_t size = __percpu_end - __percpu_start;
@@ -22,6 +28,7 @@ void percpu_init_boot(void)
 
     memcpy(__percpu_boot_area, __percpu_start, size);
     percpu_offset[0] = off;
+    percpu_salt[0] = salt_for(0);
     percpu_load(off);
     this_cpu_write(cpu.offset, off);
     this_cpu_write(cpu.id, 0);
@@ -42,6 +49,7 @@ uintptr_t percpu_alloc_area(int c)
     cp->offset = off;
     cp->id = c;
     percpu_offset[c] = off;
+    percpu_salt[c] = salt_for(c);
     return off;
 }
 

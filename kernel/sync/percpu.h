@@ -15,6 +15,20 @@
 
 extern char __percpu_start[], __percpu_end[];
 extern uintptr_t percpu_offset[NCPU_MAX]; // GS base of each CPU, set once at bring-up
+extern uint64_t percpu_salt[NCPU_MAX];    // odd, one per CPU, set with its area
+
+// Per-CPU caches of objects (refcache deltas, file times) put an object in one
+// slot of each CPU's 2^bits; h is the object's address mixed (mix64), computed
+// once for all CPUs. Each CPU multiplies h by a salt of its own and keeps the
+// top bits, so two objects that share a slot on one CPU most likely do not on
+// another: with one index for all, two CPUs that both used object X would both
+// evict it to make room for object O, which shares its slot, and write X's
+// shared line together. A reader that visits every active CPU's slot pays a
+// multiply per CPU, not a mix.
+static inline size_t percpu_slot(uint64_t h, int c, unsigned bits)
+{
+    return (h * percpu_salt[c]) >> (64 - bits);
+}
 
 // A single mov with a GS override. The memory operand names the template copy;
 // the GS base turns it into this CPU's copy. Single instructions cannot be torn by

@@ -45,8 +45,10 @@
 #include "x86/smp.h"
 #include "x86/x86.h"
 
-#define RC_SLOTS 1024   // per CPU; a power of two
-#define RC_RM_SLOTS 256 // per CPU, for read-mostly objects; a power of two
+#define RC_BITS 10
+#define RC_RM_BITS 8
+#define RC_SLOTS (1 << RC_BITS)       // per CPU
+#define RC_RM_SLOTS (1 << RC_RM_BITS) // per CPU, for read-mostly objects
 
 // [p]: only the owning CPU writes, holding its rc_cpu lock; [s] other CPUs read
 // lock-free under the slot's sequence; [r] racily (docs/conventions.md).
@@ -80,18 +82,18 @@ static bool call_flush_hook(void) { return flush_hook && flush_hook(); }
 
 uint64_t refcache_epoch(void) { return READ_ONCE(rc_global_epoch); }
 
-// Each CPU hashes with its own salt (its cache's address), so that two
-// objects that share a slot on one CPU most likely do not on another. With
-// one hash for all, a collision would be the same on every CPU: two CPUs that
-// both used object X (a pipe both ends of a fork touched) would both evict X
-// to make room for object O (the directory both create in), and write X's
-// shared line together. The mix (mix64) spreads every bit of
-// the address over the index, so objects that CPUs allocate symmetrically
-// (the same offset in pages a power of two apart) do not share slots either.
-static struct rc_slot *slot_for(struct rc_cpu *rc, struct refcache_obj *o, bool rm)
+// An object's slot in CPU c's cache (percpu_slot: each CPU salts the index,
+// so a collision on one CPU is not one on every CPU). h is mix64 of the
+// object's address: every bit of the address spreads over the index, so
+// objects that CPUs allocate symmetrically (the same offset in pages a power
+// of two apart) do not share slots either.
+static inline uint64_t obj_hash(struct refcache_obj *o) { return mix64((uintptr_t)o); }
+
+static inline struct rc_slot *slot_at(int c, uint64_t h, bool rm)
 {
-    uint64_t h = mix64((uintptr_t)o ^ (uintptr_t)rc);
-    return rm ? &rc->rm_slot[h & (RC_RM_SLOTS - 1)] : &rc->slot[h & (RC_SLOTS - 1)];
+    struct rc_cpu *rc = per_cpu_ptr(&rc_cpu, c);
+    return rm ? &rc->rm_slot[percpu_slot(h, c, RC_RM_BITS)]
+              : &rc->slot[percpu_slot(h, c, RC_BITS)];
 }
 
 static void review_add(struct rc_cpu *rc, struct refcache_obj *o)
@@ -135,7 +137,7 @@ static void update(struct refcache_obj *o, int64_t d, bool rm)
     push_off(); // stay on this CPU: the cache we lock must be our own
     rc = this_cpu_ptr(&rc_cpu);
     spin_lock(&rc->lock);
-    struct rc_slot *s = slot_for(rc, o, rm);
+    struct rc_slot *s = slot_at(cpu_id(), obj_hash(o), rm);
     kernel_active_join();
     seqcount_write_begin(&s->seq);
     if (s->obj != o) {
@@ -180,18 +182,13 @@ void refcache_add(struct refcache_obj *o, int64_t d) { update(o, d, false); }
 void refcache_dec(struct refcache_obj *o) { update(o, -1, false); }
 void refcache_rm_add(struct refcache_rm *r, int64_t d) { update(&r->o, d, true); }
 
-// Sum of the sequences of o's slot in the CPUs of `cpus`, waiting out changes in
-// progress. Sequences only grow, so an unchanged sum means no slot changed.
-static uint64_t slot_seq_sum(struct refcache_obj *o, bool rm, const cpumask_t *cpus, bool begin)
+// Sum of the sequences of the slots at h in the CPUs of `cpus`. Sequences
+// only grow, so an unchanged sum means no slot changed.
+static uint64_t slot_seq_sum(uint64_t h, bool rm, const cpumask_t *cpus)
 {
     uint64_t sum = 0;
-    for_each_cpu(c, cpus) {
-        struct rc_slot *s = slot_for(per_cpu_ptr(&rc_cpu, c), o, rm);
-        uint32_t v;
-        while ((v = READ_ONCE(s->seq)) & 1 && begin)
-            pause();
-        sum += v;
-    }
+    for_each_cpu(c, cpus)
+        sum += READ_ONCE(slot_at(c, h, rm)->seq);
     return sum;
 }
 
@@ -199,25 +196,36 @@ static DEFINE_COUNTER(exact_reads);
 
 int64_t refcache_exact_reads(int cpu) { return counter_read_cpu(&exact_reads, cpu); }
 
+// One pass adds up the object's deltas and the slots' sequences, waiting out
+// changes in progress; then the shared count; then the sequences again. If
+// none moved, every slot held what was read from it when the count was read:
+// a flush, which moves a delta into the count, changes its slot's sequence.
+// Each active CPU costs one slot address and three reads per pass.
 static int64_t read_exact(struct refcache_obj *o, bool rm)
 {
     counter_inc(exact_reads);
-    int64_t sum;
-    uint64_t seqs;
+    uint64_t h = obj_hash(o);
     cpumask_t cpus; // a CPU outside it has an empty cache: its deltas are in count
     active_snapshot(&kernel_active, &cpus);
-    do {
-        seqs = slot_seq_sum(o, rm, &cpus, true);
-        fence_acquire();
-        sum = READ_ONCE(o->count);
+    for (;;) {
+        uint64_t seqs = 0;
+        int64_t sum = 0;
         for_each_cpu(c, &cpus) {
-            struct rc_slot *s = slot_for(per_cpu_ptr(&rc_cpu, c), o, rm);
+            struct rc_slot *s = slot_at(c, h, rm);
+            uint32_t v;
+            while ((v = READ_ONCE(s->seq)) & 1)
+                pause();
+            fence_acquire();
+            seqs += v;
             if (READ_ONCE(s->obj) == o)
                 sum += READ_ONCE(s->delta);
         }
         fence_acquire();
-    } while (slot_seq_sum(o, rm, &cpus, false) != seqs);
-    return sum;
+        sum += READ_ONCE(o->count);
+        fence_acquire();
+        if (slot_seq_sum(h, rm, &cpus) == seqs)
+            return sum;
+    }
 }
 
 int64_t refcache_read_exact(struct refcache_obj *o) { return read_exact(o, false); }
