@@ -295,7 +295,8 @@ def read_reasons(path):
 
 def explain(site_tests, rules, pair_of):
     """The remaining conflicts by reason: each site goes to the first rule whose
-    pattern it matches, or to "unexplained"; a test counts once per reason.
+    pattern it matches (in "SITE [CALL0 CALL1] @ OBJECT"), or to "unexplained";
+    a test counts once per reason.
     Also the tests with a site whose reason is inherent: a kernel built as the
     reason assumes shares a line in them whatever else it removes, so its
     conflict-free count can be at most the rest."""
@@ -303,9 +304,9 @@ def explain(site_tests, rules, pair_of):
                                         for _, r in rules)
     by_reason["unexplained"] = {"tests": set(), "sites": collections.Counter()}
     blocked = set()  # tests with a site whose reason is inherent
-    for (site, _), ids in site_tests.items():
+    for (site, obj), ids in site_tests.items():
         for i in ids:
-            key = f"{site} [{' '.join(pair_of[i])}]"
+            key = f"{site} [{' '.join(pair_of[i])}] @ {obj}"
             reason = next((r for pat, r in rules if pat.search(key)), "unexplained")
             by_reason[reason]["tests"].add(i)
             by_reason[reason]["sites"][site] += 1
