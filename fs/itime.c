@@ -103,7 +103,7 @@ static void flush_slot(struct it_slot *s)
             store_max(inode_field(s->ip, i), s->time[i]);
         WRITE_ONCE(s->time[i], 0);
     }
-    WRITE_ONCE(s->ip, NULL);
+    store_release(&s->ip, NULL); // after the inode's fields (read_slot)
 }
 
 void inode_touch(struct inode *ip, int which)
@@ -156,10 +156,15 @@ static void flush_xcall(void *arg)
 
 void itime_flush_all(void) { xcall_all(flush_xcall, NULL); }
 
-// CPU c's cached times for ip (at h), if its slot names ip.
+// CPU c's cached times for ip (at h), if its slot names ip. A slot that names
+// another inode needs no sequence: if it named ip before, its flush put ip's
+// times in the inode first, where inode_times looks after the slots; if it
+// names ip only later, those times come after this read.
 static void read_slot(int c, uint64_t h, struct inode *ip, uint64_t t[3])
 {
     struct it_slot *s = slot_at(c, h);
+    if (load_acquire(&s->ip) != ip)
+        return;
     uint32_t seq;
     uint64_t got[3];
     do {
@@ -178,8 +183,9 @@ void inode_times(struct inode *ip, uint64_t t[3])
     active_snapshot(&kernel_active, &cpus);
     t[0] = t[1] = t[2] = 0;
     uint64_t h = inode_hash(ip);
-    for_each_cpu(c, &cpus)
-        read_slot(c, h, ip, t);
+    for (int i = 0; i < CPUMASK_WORDS; i++) // a word at a time (refcache.c's read_exact)
+        for (uint64_t w = cpus.w[i]; w; w &= w - 1)
+            read_slot(i * 64 + __builtin_ctzll(w), h, ip, t);
     // After the slots: a flush fills the inode before it empties a slot.
     for (int i = 0; i < 3; i++)
         t[i] = MAX(t[i], READ_ONCE(*inode_field(ip, i)));
