@@ -193,7 +193,7 @@ void iput_later(struct iput_later *l, struct inode *ip)
 // ---- the root -------------------------------------------------------------------
 
 // Each CPU, once per refcache epoch, right before refcache flushes its cache:
-// its time stamps not changed in this epoch or the last go to their inodes (so
+// its time stamps not changed since its flush before go to their inodes (so
 // refcache may free an inode no slot names: itime.c). True if the CPU kept some or
 // holds a link pin, either of which keeps it in the kernel's active set
 // (sync/activeset.h).

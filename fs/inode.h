@@ -103,7 +103,7 @@ uint64_t fs_time_now(void);                        // the wall clock, realtime_n
 void inode_touch(struct inode *ip, int which);     // set the T_* times to now
 void inode_times(struct inode *ip, uint64_t t[3]); // atime, mtime, ctime
 bool itime_flush_cpu(bool all);                    // this CPU's slots (all, or those not changed
-                                                   // this epoch) into their inodes; true if any kept
+                                                   // since its last flush) into their inodes; true if any kept
 void itime_flush_all(void);                        // every CPU's (xcall)
 void itime_check_unnamed(struct inode *ip);        // kpoison: panic if a slot still names ip
 

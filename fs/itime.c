@@ -15,23 +15,27 @@
 // An inode's own fields receive a slot's times (the larger of the two) when the
 // slot is evicted by another inode hashing to it, and when the CPU flushes its
 // refcache (refcache_set_flush_hook: once per refcache epoch) if the slot was
-// not changed in the current epoch or the one before. A slot a CPU keeps
+// not changed since the CPU's flush before. A slot a CPU keeps
 // changing stays with it: the inode's line is written when the CPU stops, not
 // once per epoch, so a file that CPUs keep reading or executing (a shell's
 // binary, exec'd on every CPU) does not have each CPU's flush write the line
 // of its size, which every read and exec reads (bench-cost: filedata_size<-
 // fs_stat in fork+exec+wait).
 //
-// Lifetime. A slot records the refcache epoch e of its last change, read then.
-// A change needs a reference to the inode, so its count reaches zero only
-// after the last change, in an epoch r >= e; refcache releases an inode at a
-// review in epoch r + 3 or later (its grace, fs/inode.c: one epoch more than
-// other objects), after every CPU flushed in epoch r + 2 (the epoch advances
-// only then), and a flush in epoch e + 2 or later moves the slot into the
-// inode and empties it. So by the free no slot names the inode. (Keeping only
-// slots changed in the current epoch needs no longer grace, but a CPU's tick
-// may come just after the epoch advanced, before its next change, and then
-// even a slot changed every millisecond goes.) Under kpoison, inode_free
+// Lifetime. A slot records how many flushes its CPU had made at its last
+// change (the CPU's own count: reading the global epoch instead made every
+// change after an advance fetch the line the advancing CPU wrote), and the
+// second flush after the change empties it. A running CPU flushes once in
+// every refcache epoch (the epoch advances only when all have; a CPU whose
+// tick stopped holds no slots), so a change in epoch e is emptied by the
+// CPU's flush in epoch e + 2 at the latest. A change needs a reference to the
+// inode, so its count reaches zero only after the last change, in an epoch
+// r >= e; refcache releases an inode at a review in epoch r + 3 or later (its
+// grace, fs/inode.c: one epoch more than other objects), after every CPU
+// flushed in epoch r + 2 (the epoch advances only then). So by the free no
+// slot names the inode. (Emptying at the first flush after the change needs
+// no longer grace, but a flush may come just before a CPU's next change, and
+// then even a slot changed every millisecond goes.) Under kpoison, inode_free
 // checks that no slot names the inode (itime_check_unnamed).
 //
 // stat reads the one slot the inode hashes to on every CPU that may hold cached
@@ -62,10 +66,11 @@ struct it_slot {
                   // flush from the tick or an xcall cannot run inside it)
     struct inode *ip;
     uint64_t time[3]; // atime, mtime, ctime; 0: not changed here
-    uint64_t epoch;   // the refcache epoch of the last change
+    uint64_t flushes; // it_flushes at the last change
 } __cacheline_aligned;
 
 static DEFINE_PERCPU(struct it_slot, it_slots[IT_SLOTS]);
+static DEFINE_PERCPU(uint64_t, it_flushes); // [p] this CPU's periodic flushes
 
 
 // Each CPU salts the index (percpu_slot), as refcache does: with one index for
@@ -120,9 +125,7 @@ void inode_touch(struct inode *ip, int which)
     for (int i = 0; i < 3; i++)
         if ((which & (T_ATIME << i)) && s->time[i] < now)
             WRITE_ONCE(s->time[i], now);
-    uint64_t epoch = refcache_epoch(); // (a line written once per epoch)
-    if (s->epoch != epoch)
-        s->epoch = epoch;
+    s->flushes = this_cpu_read(it_flushes);
     seqcount_write_end(&s->seq);
     pop_off();
 }
@@ -130,14 +133,16 @@ void inode_touch(struct inode *ip, int which)
 bool itime_flush_cpu(bool all)
 {
     bool kept = false;
-    uint64_t epoch = refcache_epoch();
     push_off();
+    uint64_t n = this_cpu_read(it_flushes);
+    if (!all)
+        this_cpu_write(it_flushes, ++n);
     for (int i = 0; i < IT_SLOTS; i++) {
         struct it_slot *s = &this_cpu_ptr(&it_slots)[0][i];
         if (!s->ip)
             continue;
-        if (!all && s->epoch + 1 >= epoch) {
-            kept = true; // changed in this epoch or the last: look again next time
+        if (!all && s->flushes + 1 >= n) {
+            kept = true; // changed since the flush before: look again next time
             continue;
         }
         seqcount_write_begin(&s->seq);
