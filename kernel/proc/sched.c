@@ -6,8 +6,9 @@
 // per-CPU data (DEFINE_PERCPU) on that CPU's own pages; a thread starts and is
 // woken on the CPU it last ran on, so a CPU normally touches only its own queue.
 // Another CPU's queue is read only (1) by a waker whose sleeper last ran there,
-// and (2) by an idle CPU looking for work to steal -- never by a busy one. There
-// is no global lock.
+// and (2) by an idle CPU looking for work to steal -- never by a busy one --,
+// which reads only the count of threads it could take, on a line of its own,
+// and locks the queue only if there is one. There is no global lock.
 //
 // State protocol (struct thread.state): only a thread itself leaves T_RUNNING
 // (to T_RUNNABLE when preempted or yielding, T_SLEEPING before it blocks,
@@ -42,6 +43,10 @@ struct runq {
     int n;                // [l,r]
     uint64_t switches;    // [p,r]
     uint64_t steals;      // [p,r]
+    // Of the queued threads, those another CPU may run: what an idle CPU looking
+    // for work reads, on a line of its own that queuing and switching threads
+    // pinned here never write (a store to a line others read since moves it).
+    int mobile __cacheline_aligned; // [l,r]
 } __cacheline_aligned;
 
 struct sleepq {
@@ -124,6 +129,8 @@ struct thread *thread_current(void)
 
 uint64_t sched_switches(int c) { return READ_ONCE(per_cpu_ptr(&runq, c)->switches); }
 uint64_t sched_steals(int c) { return READ_ONCE(per_cpu_ptr(&runq, c)->steals); }
+int sched_queued(int c) { return READ_ONCE(per_cpu_ptr(&runq, c)->n); }
+int sched_mobile(int c) { return READ_ONCE(per_cpu_ptr(&runq, c)->mobile); }
 
 // ---- run queues ---------------------------------------------------------------
 
@@ -139,6 +146,20 @@ static int target_cpu(struct thread *t)
     return t->cpu; // no allowed CPU is online: wait where it is
 }
 
+// May t run on a CPU other than c? A thread pinned to its CPU (a benchmark's
+// workers and their children) may not: no other CPU need look at it.
+static bool runs_elsewhere(const struct thread *t, int c)
+{
+    for (int i = 0; i < CPUMASK_WORDS; i++) {
+        uint64_t w = t->affinity.w[i];
+        if (c / 64 == i)
+            w &= ~(1ULL << (c % 64));
+        if (w)
+            return true;
+    }
+    return false;
+}
+
 static void enqueue_on(struct thread *t, int c)
 {
     struct runq *rq = per_cpu_ptr(&runq, c);
@@ -150,6 +171,8 @@ static void enqueue_on(struct thread *t, int c)
     spin_lock(&rq->lock);
     list_push_back(&rq->threads, &t->rq_link);
     int waiting = ++rq->n;
+    if (runs_elsewhere(t, c))
+        rq->mobile++;
     spin_unlock(&rq->lock);
     // An idle CPU is halted; tell it (this one too: its idle loop may be about to
     // halt again, and the IPI fires as soon as it enables interrupts). A busy CPU
@@ -195,6 +218,8 @@ static struct thread *dequeue_local(void)
         t = list_entry(rq->threads.next, struct thread, rq_link);
         list_remove(&t->rq_link);
         rq->n--;
+        if (runs_elsewhere(t, me))
+            rq->mobile--;
         if (cpumask_test(&t->affinity, me))
             break;
         t->rq_link.next = (struct list *)strays; // reuse the link as a stack
@@ -214,14 +239,16 @@ static struct thread *dequeue_local(void)
 // An idle CPU takes one thread that may run here from the first other queue that
 // has work. Busy CPUs never look at other queues. A thread still on its CPU (woken
 // before it switched away) is left alone: that CPU resumes it in a moment, while
-// we would only wait for it with interrupts off.
+// we would only wait for it with interrupts off. A queue with no thread that
+// could run elsewhere is passed over by reading only its `mobile` line: the
+// rest of the queue is written at every switch of its CPU.
 static bool steal(void)
 {
     int me = cpu_id();
     for (int i = 1; i < ncpu; i++) {
         int c = (me + i) % ncpu;
         struct runq *rq = per_cpu_ptr(&runq, c);
-        if (!cpumask_test(&cpu_online_mask, c) || READ_ONCE(rq->n) == 0)
+        if (!cpumask_test(&cpu_online_mask, c) || READ_ONCE(rq->mobile) == 0)
             continue;
         if (!spin_trylock(&rq->lock))
             continue;
@@ -236,6 +263,7 @@ static bool steal(void)
         if (got) {
             list_remove(&got->rq_link);
             rq->n--;
+            rq->mobile--; // it may run here, which is not c
         }
         spin_unlock(&rq->lock);
         if (got) {

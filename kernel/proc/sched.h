@@ -141,6 +141,8 @@ void fpu_reset_current(struct thread *t); // exec: initial state, loaded now
 void sched_finish_switch(void);   // first thing a thread does after swtch
 uint64_t sched_switches(int c);   // context switches on CPU c (tests)
 uint64_t sched_steals(int c);     // threads CPU c stole while idle (tests)
+int sched_queued(int c);           // threads waiting on CPU c's queue (tests)
+int sched_mobile(int c);           // of them, threads another CPU may run (tests)
 // Ticks (TIMER_HZ) CPU c spent in user mode, in the kernel, idle: out[0..2].
 void sched_cpu_ticks(int c, uint64_t out[3]);
 // Load averages over 1, 5 and 15 minutes, fixed point with SCHED_LOAD_SHIFT

@@ -158,6 +158,55 @@ KTEST(sched_idle_cpus_steal_work)
     KCHECK(steals1 > steals0);
 }
 
+// Threads queued behind the running test: those pinned to this CPU are not
+// counted for stealing (an idle CPU then passes the queue by without taking its
+// lock); one that may run elsewhere is.
+static volatile int queued_runs;
+static void note_run(void *arg)
+{
+    (void)arg;
+    fetch_add(&queued_runs, 1);
+}
+
+KTEST(sched_pinned_threads_are_not_offered_to_stealers)
+{
+    if (ncpu < 2) {
+        kprintf("# one CPU: nothing to steal\n");
+        return;
+    }
+    // Another thread woken onto this queue meanwhile would blur the counts:
+    // try again then (a few times).
+    for (int attempt = 0; attempt < 5; attempt++) {
+        cpumask_t here, two;
+        cpumask_clear(&here);
+        cpumask_set(&here, cpu_id());
+        two = here;
+        cpumask_set(&two, (cpu_id() + 1) % ncpu);
+        queued_runs = 0;
+        preempt_disable(); // the threads wait on this CPU's queue until preempt_enable
+        int me = cpu_id(), q0 = sched_queued(me), m0 = sched_mobile(me);
+        struct thread *t[3];
+        t[0] = kthread_create("pinned", note_run, NULL, &here);
+        t[1] = kthread_create("pinned", note_run, NULL, &here);
+        int q1 = sched_queued(me), m1 = sched_mobile(me);
+        t[2] = kthread_create("mobile", note_run, NULL, &two);
+        int q2 = sched_queued(me), m2 = sched_mobile(me);
+        preempt_enable();
+        for (int i = 0; i < 3; i++)
+            if (t[i])
+                thread_join(t[i]);
+        KREQUIRE(t[0] && t[1] && t[2]);
+        KCHECK_EQ(queued_runs, 3);
+        if (q1 != q0 + 2 || (q2 != q1 + 1 && q2 != q1))
+            continue;
+        KCHECK_EQ(m1, m0);
+        // The mobile one counts while it waits here, unless a stealer took it.
+        KCHECK(q2 == q1 + 1 ? m2 == m0 + 1 : m2 == m0);
+        return;
+    }
+    KCHECK(!"other threads kept arriving on the queue");
+}
+
 struct wq_case {
     struct waitq q;
     volatile int flag;
