@@ -120,8 +120,25 @@ KTEST(tickless_epochs_advance_while_ticks_stopped)
     KCHECK(nsec_now() - t0 < 5000 * MS);
 }
 
-// Two threads queued on CPU 0 behind the running test, which keeps the CPU
-// (preemption off): only a CPU woken to steal one can run it.
+// Two threads allowed on m, queued on CPU 0 behind the running test, which
+// keeps the CPU (preemption off, the caller's): how many stopped CPUs CPU 0
+// woke meanwhile to take them.
+static uint64_t queue_two(const cpumask_t *m, void (*fn)(void *), struct thread *t[2])
+{
+    uint64_t kicks0 = tickless_kicks(cpu_id());
+    for (long i = 0; i < 2; i++)
+        t[i] = kthread_create("queued", fn, (void *)i, m);
+    return tickless_kicks(cpu_id()) - kicks0;
+}
+
+static void join_two(struct thread *t[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (t[i])
+            thread_join(t[i]);
+}
+
+// Only a CPU woken to steal one can run them.
 static volatile int queued_ran[2];
 static void note_queued(void *arg)
 {
@@ -140,34 +157,29 @@ KTEST(tickless_stopped_cpu_takes_queued_work)
     queued_ran[0] = queued_ran[1] = 0;
     preempt_disable();
     int me = cpu_id();
-    uint64_t kicks0 = tickless_kicks(me);
     struct thread *t[2];
-    for (long i = 0; i < 2; i++)
-        t[i] = kthread_create("queued", note_queued, (void *)i, &both);
-    uint64_t kicks1 = tickless_kicks(me);
+    uint64_t kicks = queue_two(&both, note_queued, t);
     uint64_t end = nsec_now() + 5000 * MS;
     while (t[0] && t[1] && !READ_ONCE(queued_ran[0]) && !READ_ONCE(queued_ran[1]) &&
            nsec_now() < end)
         pause();
     int first = queued_ran[0] ? queued_ran[0] : queued_ran[1];
     preempt_enable();
-    for (int i = 0; i < 2; i++)
-        if (t[i])
-            thread_join(t[i]);
+    join_two(t);
     KREQUIRE(t[0] && t[1]);
     KCHECK_EQ(me, 0);
     KCHECK_EQ(first, 1 + 1); // CPU 1 took one while CPU 0 was held
-    KCHECK(kicks1 > kicks0);
+    KCHECK(kicks > 0);
 }
 
-// Two threads that only CPU 0 may run, queued behind the running test: no
-// other CPU could take them, so CPU 0 wakes no stopped CPU (and reads no line
-// of the stopped mask, which every CPU stopping or starting its tick writes).
+// Two threads that only CPU 0 may run: no other CPU could take them, so CPU 0
+// wakes no stopped CPU (and reads no line of the stopped mask, which every
+// CPU stopping or starting its tick writes).
 static volatile int pinned_ran;
 static void note_pinned(void *arg)
 {
     (void)arg;
-    __atomic_fetch_add(&pinned_ran, 1, __ATOMIC_RELAXED);
+    fetch_add(&pinned_ran, 1);
 }
 
 KTEST(tickless_work_only_its_cpu_may_run_wakes_no_one)
@@ -181,18 +193,13 @@ KTEST(tickless_work_only_its_cpu_may_run_wakes_no_one)
     pinned_ran = 0;
     preempt_disable();
     int me = cpu_id();
-    uint64_t kicks0 = tickless_kicks(me);
     struct thread *t[2];
-    for (long i = 0; i < 2; i++)
-        t[i] = kthread_create("pinned", note_pinned, NULL, &zero);
-    uint64_t kicks1 = tickless_kicks(me);
+    uint64_t kicks = queue_two(&zero, note_pinned, t);
     preempt_enable();
-    for (int i = 0; i < 2; i++)
-        if (t[i])
-            thread_join(t[i]);
+    join_two(t);
     KREQUIRE(t[0] && t[1]);
     KCHECK_EQ(me, 0);
-    KCHECK_EQ(kicks1, kicks0);
+    KCHECK_EQ(kicks, 0);
     KCHECK_EQ(pinned_ran, 2);
 }
 
