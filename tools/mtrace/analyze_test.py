@@ -112,11 +112,19 @@ def main():
             {1: ("open", "close"), 2: ("open", "close"), 3: ("open", "close")})
         check(blocked == 2, f"a test with any inherent site bounds the reachable count ({blocked})")
         with open(rules_path, "w") as f:
-            f.write("^beta .*\\[close open\\]$\tbeta in open/close\n")
+            f.write("^beta .*\\[close open\\] @\tbeta in open/close\n")
         summary, _ = analyze.analyse(tests, syms, "linux", analyze.read_reasons(rules_path))
         why = {r["reason"]: r["tests"] for r in summary["remaining"]}
         check(why == {"beta in open/close": 2, "unexplained": 1},
               f"a rule may name the pair, in the per-pair table's order ({why})")
+        # ... and the data the line belongs to, after " @ ".
+        objects = {t["object"] for t in summary["top_objects"]}
+        with open(rules_path, "w") as f:
+            f.write("".join(f"@ {re.escape(o)}$\tdata {o}\n" for o in sorted(objects)))
+        summary, _ = analyze.analyse(tests, syms, "linux", analyze.read_reasons(rules_path))
+        why = {r["reason"] for r in summary["remaining"]}
+        check(objects and why == {f"data {o}" for o in objects},
+              f"a rule may name the data ({why})")
         out = os.path.join(tmp, "out")
         r = subprocess.run([sys.executable, os.path.join(HERE, "analyze.py"), paths["trace"],
                             "--log", paths["log"], "--kallsyms", paths["kallsyms"],
