@@ -56,11 +56,14 @@ struct inode {
     uint64_t size;                // [s] regular files
     uint64_t atime, mtime, ctime; // [a] nanoseconds since 1970, less what CPUs cache (itime.c)
 
-    // The two counts: ref on the third line whole, nlink's count beside it
-    // and the rest of nlink on the fourth. A CPU writes an object's fields
-    // when it flushes or evicts the object from its refcache slot: ref's
-    // often (every open and close counts), nlink's only with a name's
-    // creation or removal.
+    // The two counts: ref on the third line whole, with nlink's first word
+    // (its release function, read only when the inode goes); nlink's count
+    // and the rest on the fourth, which stat reads anyway (npages). A CPU
+    // writes an object's fields when it flushes or evicts the object from its
+    // refcache slot: ref's often (every lookup and close counts, and 64 CPUs
+    // statting one file flushed it each epoch under every stat's exact read
+    // of nlink's count, when that sat on ref's line: bench-cost), nlink's only
+    // with a name's creation or removal.
     struct refcache_obj ref __cacheline_aligned; // dents + open references + children's ".." + callers
     struct refcache_rm nlink;     // names (+1 for "." and per subdirectory)
     // Regular files (filedata.c): the page tree, and the pages the size

@@ -10,7 +10,11 @@
 // Who may write each field (docs/conventions.md): [i] immutable once
 // initialised; [l] the object's lock, [r] also read without it (exact reads);
 // [v] the reviewing CPU: the one whose review list holds the object.
+// release comes first: read only when the object goes, it is the word of an
+// object laid out right after another's (the inode's nlink after ref) that
+// may share the other's line without anyone reading it there.
 struct refcache_obj {
+    void (*release)(struct refcache_obj *o); // [i] called once the true count is zero
     int64_t count;                 // [l,r] shared count: true count minus cached deltas
     struct spinlock lock;          // guards count and the review state
     bool dirty;                    // [l] count changed since the object entered review
@@ -18,7 +22,6 @@ struct refcache_obj {
     uint8_t grace;                 // [i] epochs in review before release (refcache_set_grace)
     uint64_t review_epoch;         // [l,v] (the reviewing CPU reads it without the lock)
     struct refcache_obj *review_next; // [v]
-    void (*release)(struct refcache_obj *o); // [i] called once the true count is zero
 };
 
 // Start with `initial` references (held by the caller, counted in the shared count).
