@@ -206,8 +206,9 @@ void itime_check_unnamed(struct inode *ip)
         return;
     cpumask_t cpus;
     active_snapshot(&kernel_active, &cpus);
+    uint64_t h = inode_hash(ip);
     for_each_cpu(c, &cpus)
-        if (READ_ONCE(slot_at(c, inode_hash(ip))->ip) == ip)
+        if (READ_ONCE(slot_at(c, h)->ip) == ip)
             panic("itime: inode %p freed while cpu %d's time slot names it", ip, c);
 }
 

@@ -171,7 +171,8 @@ static void enqueue_on(struct thread *t, int c)
     spin_lock(&rq->lock);
     list_push_back(&rq->threads, &t->rq_link);
     int waiting = ++rq->n;
-    if (runs_elsewhere(t, c))
+    bool mobile = runs_elsewhere(t, c);
+    if (mobile) // (no store otherwise: stealers read this line)
         rq->mobile++;
     spin_unlock(&rq->lock);
     // An idle CPU is halted; tell it (this one too: its idle loop may be about to
@@ -182,12 +183,13 @@ static void enqueue_on(struct thread *t, int c)
     fence();
     if (READ_ONCE(*per_cpu_ptr(&cpu_idle, c)))
         lapic_send_ipi(cpu_apicid[c], T_RESCHED);
-    else if (waiting >= 2)
+    else if (waiting >= 2 && mobile)
         // Work piles up behind a busy CPU's thread: a CPU whose tick stopped
         // would not steal it. One thread alone waits for the next switch (a
-        // child behind a parent that is about to wait for it, usually), and
-        // the enqueue reads no line that stopping and waking CPUs write.
-        tickless_kick(&t->affinity, c);
+        // child behind a parent that is about to wait for it, usually), and a
+        // thread pinned here could go nowhere else: then the enqueue reads no
+        // line that stopping and waking CPUs write.
+        tickless_kick(&t->affinity);
 }
 
 void sched_enqueue(struct thread *t)

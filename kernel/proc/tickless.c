@@ -135,18 +135,12 @@ void tickless_wake(void)
     hangcheck_tick_restarted(nsec_now());
 }
 
-void tickless_kick(const cpumask_t *allowed, int busy)
+void tickless_kick(const cpumask_t *allowed)
 {
     for (int i = 0; i < CPUMASK_WORDS; i++) {
-        uint64_t elsewhere = allowed->w[i];
-        if (busy / 64 == i)
-            elsewhere &= ~(1ULL << (busy % 64));
-        // The mask's line is written by every CPU that stops or starts its
-        // tick: read it only where the thread could run. A thread pinned to
-        // its CPU (a benchmark's workers and their children) reads nothing.
-        if (!elsewhere)
+        if (!allowed->w[i])
             continue;
-        uint64_t w = load_relaxed(&stopped_mask.w[i]) & elsewhere;
+        uint64_t w = load_relaxed(&stopped_mask.w[i]) & allowed->w[i];
         if (w) {
             lapic_send_ipi(cpu_apicid[i * 64 + __builtin_ctzll(w)], T_RESCHED);
             struct tickless *tl = this_cpu_ptr(&tickless);

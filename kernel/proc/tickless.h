@@ -18,10 +18,12 @@ static inline void tickless_wake_if_stopped(void)
     if (this_cpu_read(tick_stopped))
         tickless_wake();
 }
-// Threads (the last one allowed on `allowed`) pile up on busy CPU `busy`'s
-// queue: wake another CPU it allows whose tick stopped (it would not look for
-// work to steal otherwise), if any.
-void tickless_kick(const cpumask_t *allowed, int busy);
+// Threads (the last one allowed on `allowed`, and on some CPU besides the busy
+// one it waits for) pile up on a busy CPU's queue: wake a CPU it allows whose
+// tick stopped (it would not look for work to steal otherwise), if any. The
+// caller calls only for such a thread: the mask's line is written by every CPU
+// that stops or starts its tick.
+void tickless_kick(const cpumask_t *allowed);
 bool tickless_stopped(int c);     // is CPU c's tick stopped now (racy)
 uint64_t tickless_stops(int c);   // how often CPU c's tick stopped (tests)
 uint64_t tickless_kicks(int c);   // how often CPU c woke a stopped one (tests)
