@@ -41,8 +41,9 @@
 //
 // When to resize, without a shared entry counter (which every create and unlink
 // would write): an insert that makes its chain longer than GROW_CHAIN, or a
-// remove that empties its whole group of 8 neighbouring buckets and is the
-// SHRINK_EVERY-th of a run of removals on its CPU, hints;
+// remove that empties its bucket, leaves fewer than 2 names in its group of 8
+// neighbouring buckets and is the SHRINK_EVERY-th of a run of removals on its
+// CPU, hints;
 // the hint is checked by counting the entries in SAMPLE buckets around it (reads
 // only), and acted on only if the sample says the average load is above
 // GROW_LOAD or below 1/SHRINK_DIV.
@@ -97,7 +98,7 @@
 #define B_HEAD(w) ((struct dent *)((w) & ~B_FLAGS))
 
 #define MIN_ORDER 1           // 2 buckets: an empty directory's table is 256 bytes
-#define SPREAD_ORDER 6        // below: one name per bucket; never shrink below
+#define SPREAD_ORDER DH_SPREAD_ORDER // below: one name per bucket; never shrink below
 #define MAX_ORDER 24
 #define STRIDE (CACHELINE / sizeof(uintptr_t)) // words per bucket: one line each
 #define CHUNK_ORDER 6         // big tables are pages of 64 buckets
@@ -106,8 +107,8 @@
 #define GROUP 8               // neighbouring buckets a shrink hint looks at
 #define GROW_CHAIN 4
 #define GROW_LOAD 2
-#define SHRINK_DIV 4
-#define SHRINK_EVERY 16       // net removals on a CPU between looks at shrinking
+#define SHRINK_DIV DH_SHRINK_DIV
+#define SHRINK_EVERY DH_SHRINK_EVERY // net removals on a CPU between looks at shrinking
 #define SAMPLE 64
 #define SHARED_ORDER 12       // spread shared directories up to 4096 buckets (256 KiB)
 #define SHARED_LOAD_DIV 16    // until at most one name per 16 buckets
@@ -527,15 +528,19 @@ static struct dent *find_prev(struct dbucket *b, struct dent *e)
     return prev;
 }
 
-// Are all buckets in i's group of GROUP neighbours empty? (A group never
-// crosses a chunk: GROUP divides CHUNK_BUCKETS.)
-static bool group_empty(struct dbucket *b)
+// Is the load of b's group of GROUP neighbouring buckets below the shrink
+// rule's 1 / SHRINK_DIV? (A group never crosses a chunk: GROUP divides
+// CHUNK_BUCKETS.) Not "all empty": at the rule's load a group is empty only one
+// time in seven, so the last looks of a big removal run mostly passed and left
+// the emptied table 4 times too big.
+static bool group_sparse(struct dbucket *b)
 {
-    uint32_t first = b->index & ~(GROUP - 1);
+    uint32_t first = b->index & ~(GROUP - 1), names = 0;
     for (uint32_t i = 0; i < GROUP && first + i < (1U << b->order); i++) {
         uintptr_t *w = b->word + ((long)(first + i) - (long)b->index) * (long)STRIDE;
-        if (B_HEAD(load_acquire(w)))
-            return false;
+        for (struct dent *e = B_HEAD(load_acquire(w)); e; e = load_acquire(&e->next))
+            if (++names * SHRINK_DIV >= GROUP)
+                return false;
     }
     return true;
 }
@@ -556,7 +561,7 @@ void dirhash_remove_locked(struct dbucket *b, struct dent *e)
     if (--*net > -SHRINK_EVERY)
         return;
     *net = 0;
-    if (b->chainlen == 0 && b->order > SPREAD_ORDER && group_empty(b))
+    if (b->chainlen == 0 && b->order > SPREAD_ORDER && group_sparse(b))
         b->hint = DH_HINT_SHRINK;
 }
 

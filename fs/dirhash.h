@@ -48,6 +48,15 @@ struct dbucket {
     uint32_t chainlen;        // entries in the chain after the last update
     int hint;                 // DH_HINT_GROW/SHRINK after an update
 };
+// How far an emptied table shrinks (dirhash.c): not below DH_SPREAD_ORDER, and
+// while the sampled load is below 1 / DH_SHRINK_DIV. Each CPU looks only at
+// every DH_SHRINK_EVERY-th removal of a run, so after its last look up to
+// DH_SHRINK_EVERY - 1 names per CPU go unseen: a directory that n CPUs empty
+// keeps about n * DH_SHRINK_EVERY * DH_SHRINK_DIV buckets, at most.
+#define DH_SPREAD_ORDER 6
+#define DH_SHRINK_DIV 4
+#define DH_SHRINK_EVERY 16
+
 #define DH_HINT_GROW 1
 #define DH_HINT_SHRINK 2
 #define DH_HINT_SPREAD 3      // CPUs keep meeting in buckets: spread (dirhash.c)

@@ -40,8 +40,8 @@ KTEST(fs_dirhash_grow_and_shrink)
     uint32_t o2 = dirhash_order(&d->dir);
     kprintf("# table order %u -> %u (20000 entries) -> %u (empty), %zu bytes\n", o0, o1, o2,
             dirhash_table_bytes(&d->dir));
-    KCHECK(o0 < 6);
-    KCHECK_EQ(o2, 6); // back to the smallest spread table (dirhash.c), no further
+    KCHECK(o0 < DH_SPREAD_ORDER);
+    KCHECK_EQ(o2, DH_SPREAD_ORDER); // back to the smallest spread table, no further
     KCHECK_EQ(fst_count_entries(d), 0);
     fs_iput(d);
     KCHECK_EQ(fs_rmdir(NULL, "/t_grow"), 0);
