@@ -625,19 +625,31 @@ static uint32_t sample(struct dirhash *dh, uint32_t hash, uint32_t *order, bool 
     return total;
 }
 
-// After a grow hint that the sample turned down, this CPU passes over its
-// next GROW_BACKOFF grow hints: a long chain in a table of normal load keeps
-// hinting at every insert into it (a name renamed back and forth), and each
-// look reads SAMPLE bucket lines that other CPUs write (1.05 transfers per
-// rename with 64 CPUs renaming in one directory, bench-cost). A table that
-// does need to grow is looked at again GROW_BACKOFF long chains later.
-#define GROW_BACKOFF 32
-static DEFINE_PERCPU(uint32_t, grow_skip);
+// After a grow or spread hint that the sample turned down, this CPU passes
+// over its next BACKOFF hints of that kind: a long chain in a table of normal
+// load keeps hinting "grow" at every insert into it (a name renamed back and
+// forth), two names that share a bucket in a spread table keep hinting
+// "spread", and each look reads SAMPLE bucket lines that other CPUs write
+// (1.05 transfers per rename with 64 CPUs renaming in one directory,
+// bench-cost). A table that does need it is looked at again BACKOFF hints
+// later. Kept apart per kind: in a table of normal load where CPUs meet, long
+// chains hint "grow" and are turned down, and that must not make the CPU pass
+// over the "spread" hints the table does need.
+#define BACKOFF 32
+struct backoff {
+    uint32_t skip[2]; // grow hints, spread hints
+};
+static DEFINE_PERCPU(struct backoff, backoff);
 
-static bool grow_skipped(void)
+static uint32_t *skip_count(int hint)
+{
+    return &this_cpu_ptr(&backoff)->skip[hint == DH_HINT_SPREAD];
+}
+
+static bool hint_skipped(int hint)
 {
     push_off();
-    uint32_t *skip = this_cpu_ptr(&grow_skip);
+    uint32_t *skip = skip_count(hint);
     bool skipped = *skip > 0;
     if (skipped)
         (*skip)--;
@@ -645,10 +657,10 @@ static bool grow_skipped(void)
     return skipped;
 }
 
-static void grow_turned_down(void)
+static void hint_turned_down(int hint)
 {
     push_off();
-    *this_cpu_ptr(&grow_skip) = GROW_BACKOFF;
+    *skip_count(hint) = BACKOFF;
     pop_off();
 }
 
@@ -667,7 +679,7 @@ static int decide(struct dirhash *dh, uint32_t hash, int hint, bool *sampled)
     bool grow = hint == DH_HINT_GROW || hint == DH_HINT_SPREAD;
     if (small)
         return grow && crowded;
-    if (grow && grow_skipped())
+    if (grow && hint_skipped(hint))
         return 0;
     *sampled = true;
     uint32_t order, cnt;
@@ -758,7 +770,7 @@ void dirhash_resize_check(struct dirhash *dh, uint32_t hash, int hint)
     bool sampled;
     if (!decide(dh, hash, hint, &sampled)) {
         if (hint != DH_HINT_SHRINK && sampled)
-            grow_turned_down();
+            hint_turned_down(hint);
         return;
     }
     uint32_t s = 0;
