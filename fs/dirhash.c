@@ -23,13 +23,15 @@
 // Bucket word: head pointer | LOCK | MIGRATED. Readers ignore LOCK.
 //
 // Resizing without stopping lookups. One thread at a time (DH_RESIZING) builds a
-// table of twice or half the size, publishes it as old->next and moves the
-// buckets one at a time, each under its old bucket's lock. Because chains are
-// sorted and buckets are hash ranges, moving is pointer surgery, no copying:
-//  - grow: old bucket i becomes new buckets 2i and 2i+1, the two halves of its
-//    chain: set both new heads (locked), mark i MIGRATED, cut the chain between
-//    them, then unlock the new buckets (a writer in 2i must not link after the
-//    last lower entry before the cut, which would drop its change).
+// table of 2^k times (k = 1 to 6) or half the size, publishes it as old->next
+// and moves the buckets one at a time, each under its old bucket's lock.
+// Because chains are sorted and buckets are hash ranges, moving is pointer
+// surgery, no copying:
+//  - grow: old bucket i becomes new buckets i*2^k .. i*2^k + 2^k - 1, the
+//    stretches of its chain: set the new heads (all new buckets locked), mark
+//    i MIGRATED, cut the chain between the stretches, then unlock the new
+//    buckets (a writer must not link after a stretch's last entry before the
+//    cut, which would drop its change).
 //  - shrink: old buckets 2i and 2i+1 become new bucket i: append chain 2i+1 to
 //    chain 2i, set the new head, mark both MIGRATED.
 // A reader that misses in an old bucket reloads its word; if it is MIGRATED by
@@ -72,8 +74,9 @@
 // beside another name, in a bucket where another CPU changed another name in
 // this epoch or the last, is a meeting; SPREAD_VOTES meetings in one
 // directory on a CPU, with fewer than SPREAD_PATIENCE other inserts there
-// between, hint "spread": from SPREAD_ORDER up to SHARED_ORDER the table then
-// doubles while the sampled load is above 1 / SHARED_LOAD_DIV, and such a
+// between, hint "spread": from SPREAD_ORDER up to SHARED_ORDER, a table whose
+// sampled load is above 1 / SHARED_LOAD_DIV grows in one resize to half that
+// (64 CPUs' 128 names: from 64 buckets to 4096), and such a
 // table shrinks only below 1 / SHARED_SHRINK_DIV, so that it does not flap
 // between the two (a table that outgrows SHARED_ORDER for its load drops the
 // mark). Memory goes
@@ -110,6 +113,7 @@
 #define SHRINK_DIV DH_SHRINK_DIV
 #define SHRINK_EVERY DH_SHRINK_EVERY // net removals on a CPU between looks at shrinking
 #define SAMPLE 64
+#define MAX_JUMP CHUNK_ORDER  // most doublings in one resize: a bucket becomes a page at most
 #define SHARED_ORDER 12       // spread shared directories up to 4096 buckets (256 KiB)
 #define SHARED_LOAD_DIV 16    // until at most one name per 16 buckets
 #define SHARED_SHRINK_DIV 64  // and shrink them only below one per 64
@@ -664,9 +668,23 @@ static void hint_turned_down(int hint)
     pop_off();
 }
 
-// +1 to grow, -1 to shrink, 0 to leave the table alone. A small table grows
-// while hash shares its bucket with another name (reading that bucket only);
-// a bigger one is sampled (*sampled).
+// How many times a table of this order must double, up to max_order, before
+// a sample that now counts `need` against `have` counts no more than it: each
+// doubling halves the names in the sampled buckets. At most MAX_JUMP at once:
+// a table that CPUs meet in goes from 64 buckets to 4096 in one resize, not
+// six, each of which would lock every bucket again (and under emulation, where
+// a lock holder's vCPU waits for its turn, takes seconds).
+static int doublings(uint64_t need, uint64_t have, uint32_t order, uint32_t max_order)
+{
+    int d = 0;
+    while (need > have << d && order + d < max_order && d < MAX_JUMP)
+        d++;
+    return d;
+}
+
+// How many times to double (> 0) or halve (-1), 0 to leave the table alone. A
+// small table doubles while hash shares its bucket with another name (reading
+// that bucket only); a bigger one is sampled (*sampled).
 static int decide(struct dirhash *dh, uint32_t hash, int hint, bool *sampled)
 {
     epoch_enter(); // before loading the table: a resize may free it
@@ -685,37 +703,49 @@ static int decide(struct dirhash *dh, uint32_t hash, int hint, bool *sampled)
     uint32_t order, cnt;
     bool shared;
     uint32_t total = sample(dh, hash, &order, &shared, &cnt);
-    if (hint == DH_HINT_GROW && total > GROW_LOAD * cnt && order < MAX_ORDER)
-        return 1;
-    if (hint == DH_HINT_SPREAD && total * SHARED_LOAD_DIV > cnt && order < SHARED_ORDER)
-        return 1;
+    if (hint == DH_HINT_GROW)
+        return doublings(total, GROW_LOAD * cnt, order, MAX_ORDER);
+    // A spread goes to half the load that asks for it (so that the next
+    // sample, drawn near the threshold, does not ask for one more resize).
+    if (hint == DH_HINT_SPREAD && total * SHARED_LOAD_DIV > cnt)
+        return doublings(total * SHARED_LOAD_DIV * 2, cnt, order, SHARED_ORDER);
     if (hint == DH_HINT_SHRINK && total * (shared ? SHARED_SHRINK_DIV : SHRINK_DIV) < cnt &&
         order > SPREAD_ORDER)
         return -1;
     return 0;
 }
 
+// Old bucket i becomes new buckets i << k .. (i << k) + 2^k - 1 (k = the
+// orders' difference, at most MAX_JUMP): the chain is sorted by hash, so each
+// new bucket takes one stretch of it, cut off where the next one starts.
 static void migrate_grow(struct dtable *t, struct dtable *n, uint32_t i)
 {
     uintptr_t *ob = bucket(t, i);
     block(ob);
-    uint32_t upper = 1U << (31 - t->order); // the hash bit that selects 2i+1
-    struct dent *head = B_HEAD(*ob), *prev = NULL, *e = head;
-    while (e && !(e->hash & upper)) {
-        prev = e;
-        e = e->next;
-    }
+    uint32_t k = n->order - t->order, first = i << k;
     // The new buckets start locked: once ob is marked, writers go to them, and
-    // until the cut below a writer inserting after `prev` (or removing it) in
-    // bucket 2i would have its change undone by the cut.
-    uintptr_t *lo = bucket(n, 2 * i), *hi = bucket(n, 2 * i + 1);
-    store_relaxed(lo, (prev ? (uintptr_t)head : 0) | B_LOCK);
-    store_relaxed(hi, (uintptr_t)e | B_LOCK);
+    // until the cuts below a writer inserting after a stretch's last entry (or
+    // removing it) would have its change undone by the cut.
+    for (uint32_t j = 0; j < (1U << k); j++)
+        store_relaxed(bucket(n, first + j), B_LOCK);
+    struct dent *head = B_HEAD(*ob);
+    uint32_t at = UINT32_MAX; // the new bucket of the stretch so far
+    for (struct dent *e = head; e; e = e->next)
+        if (bindex(n, e->hash) != at) {
+            at = bindex(n, e->hash);
+            store_relaxed(bucket(n, at), (uintptr_t)e | B_LOCK);
+        }
     store_release(ob, B_MIGRATED | B_LOCK); // new heads are visible before the mark
-    if (prev)
-        store_release(&prev->next, NULL);        // the cut comes after the mark
-    fetch_and_release(lo, ~B_LOCK); // after the cut
-    fetch_and_release(hi, ~B_LOCK);
+    // The cuts come after the mark. A reader still in the old chain may meet
+    // one before its hash: a miss there is checked against the mark and
+    // looked up again in the new table (dirhash_lookup).
+    for (struct dent *e = head, *next; e; e = next) {
+        next = e->next;
+        if (next && bindex(n, next->hash) != bindex(n, e->hash))
+            store_release(&e->next, NULL);
+    }
+    for (uint32_t j = 0; j < (1U << k); j++)
+        fetch_and_release(bucket(n, first + j), ~B_LOCK); // after the cuts
     bunlock(ob);
 }
 
@@ -738,16 +768,16 @@ static void migrate_shrink(struct dtable *t, struct dtable *n, uint32_t i)
     bunlock(b0);
 }
 
-static void resize(struct dirhash *dh, struct dtable *t, int dir, bool shared)
+static void resize(struct dirhash *dh, struct dtable *t, int change, bool shared)
 {
-    struct dtable *n = table_alloc(t->order + dir);
+    struct dtable *n = table_alloc(t->order + change);
     if (!n)
         return; // keep the old size; chains only get longer (or stay sparse)
     // Past SHARED_ORDER the table grows for its load alone, and shrinks back
     // by the ordinary rule (a directory of 100,000 names, emptied).
     n->shared = (t->shared || shared) && n->order <= SHARED_ORDER;
     store_release(&t->next, n);
-    if (dir > 0)
+    if (change > 0)
         for (uint32_t i = 0; i < nbuckets(t); i++)
             migrate_grow(t, n, i);
     else
@@ -776,10 +806,10 @@ void dirhash_resize_check(struct dirhash *dh, uint32_t hash, int hint)
     uint32_t s = 0;
     if (!cas_acquire(&dh->state, &s, DH_RESIZING))
         return; // someone else is resizing, or the directory is dead
-    int dir;
-    while ((dir = decide(dh, hash, hint, &sampled)) != 0) {
+    int change;
+    while ((change = decide(dh, hash, hint, &sampled)) != 0) {
         struct dtable *t = dh->tab;
-        resize(dh, t, dir, hint == DH_HINT_SPREAD);
+        resize(dh, t, change, hint == DH_HINT_SPREAD);
         if (dh->tab == t)
             break; // out of memory
     }

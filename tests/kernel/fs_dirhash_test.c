@@ -6,6 +6,7 @@
 #include "ktest/ktest.h"
 #include "proc/sched.h"
 #include "sync/percpu.h"
+#include "x86/smp.h"
 
 // The table grows as entries arrive and shrinks back as they go; lookups find
 // every name at every size.
@@ -138,7 +139,7 @@ static uint32_t order_after_renames(int threads)
 }
 
 // Names of different CPUs that keep meeting in buckets spread the table to
-// about 16 buckets per name (at most 4096 buckets); one CPU alone, with as
+// 16 to 32 buckets per name (at most 4096 buckets); one CPU alone, with as
 // many names, keeps the ordinary load of up to 2 per bucket.
 KTEST(fs_dirhash_spreads_where_cpus_meet)
 {
@@ -157,4 +158,75 @@ KTEST(fs_dirhash_spreads_where_cpus_meet)
         KCHECK(buckets >= 4 * names); // sampled: about 16 per name
         KCHECK(met <= 12);
     }
+}
+
+// A resize that jumps several orders at once (a spread from 64 buckets to 2048:
+// each old bucket cut into 32 stretches) loses no name for the lookups and
+// renames that run meanwhile on other CPUs.
+enum { JUMP_NAMES = 128, JUMP_ROUNDS = 8, JUMP_ORDER = 11 }; // 16 buckets per name
+static struct inode *jump_dir;
+static int jump_threads, jump_started, jump_done, jump_missed, jump_failed;
+static uint32_t jump_from, jump_to;
+
+static void jump_worker(int t, void *arg)
+{
+    (void)arg;
+    char a[24], b[24];
+    if (t == 0) { // the resizer: once the others run, spread the table
+        while (load_acquire(&jump_started) < jump_threads - 1)
+            sched_yield();
+        // (A resize that the renames started may hold the directory: try again.)
+        jump_from = dirhash_order(&jump_dir->dir);
+        uint64_t give_up = nsec_now() + 5000000000ULL;
+        while (dirhash_order(&jump_dir->dir) < JUMP_ORDER && nsec_now() < give_up) {
+            dirhash_resize_check(&jump_dir->dir, dirhash_hash(&jump_dir->dir, "j0", 2),
+                                 DH_HINT_SPREAD);
+            sched_yield();
+        }
+        jump_to = dirhash_order(&jump_dir->dir);
+        store_release(&jump_done, 1);
+        return;
+    }
+    ksnprintf(a, sizeof a, "r%d", t);
+    ksnprintf(b, sizeof b, "r%d_x", t);
+    if (t % 2 && fs_create(jump_dir, a, 0644, FS_EXCL, NULL))
+        fetch_add_relaxed(&jump_failed, 1);
+    fetch_add_relaxed(&jump_started, 1);
+    for (int k = t; !load_acquire(&jump_done); k++) {
+        char name[16];
+        struct inode *ip;
+        ksnprintf(name, sizeof name, "j%d", k % JUMP_NAMES);
+        if (fs_lookup(jump_dir, name, 0, &ip))
+            fetch_add_relaxed(&jump_missed, 1);
+        else
+            fs_iput(ip);
+        bool back = (k - t) % 2; // the file is named b after an odd number of renames
+        if (t % 2 && fs_rename(jump_dir, back ? b : a, jump_dir, back ? a : b))
+            fetch_add_relaxed(&jump_failed, 1);
+    }
+}
+
+KTEST(fs_dirhash_jumps_lose_no_name)
+{
+    jump_threads = ncpu_online < 3 ? 3 : ncpu_online > 8 ? 8 : ncpu_online;
+    jump_missed = jump_failed = 0;
+    for (int r = 0; r < JUMP_ROUNDS; r++) {
+        KREQUIRE(jump_dir = fst_scratch("t_jump"));
+        char name[16];
+        for (int k = 0; k < JUMP_NAMES; k++) {
+            ksnprintf(name, sizeof name, "j%d", k);
+            KREQUIRE(fs_create(jump_dir, name, 0644, FS_EXCL, NULL) == 0);
+        }
+        jump_started = jump_done = 0;
+        KCHECK(fst_run(jump_threads, jump_worker, NULL));
+        if (r == 0 || jump_to < JUMP_ORDER)
+            kprintf("# %d names, %d threads: table order %u -> %u\n",
+                    JUMP_NAMES, jump_threads, jump_from, jump_to);
+        KCHECK(jump_to >= JUMP_ORDER);
+        KCHECK_EQ(fst_count_entries(jump_dir), JUMP_NAMES + jump_threads / 2);
+        fs_iput(jump_dir);
+        KCHECK_EQ(fst_rm_rf("/t_jump"), 0);
+    }
+    KCHECK_EQ(jump_missed, 0);
+    KCHECK_EQ(jump_failed, 0);
 }
