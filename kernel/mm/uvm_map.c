@@ -212,6 +212,19 @@ long uvm_map(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int flags
     return uvm_map_file(vs, addr, len, prot, flags, NULL, 0);
 }
 
+// Every page of a mapping has a descriptor from mmap on (uvm_tree.c), and the
+// mmap makes them all, page by page, inside one epoch read section. A mapping
+// whose descriptors would fill more than a quarter of memory fails at once
+// (ENOMEM, as Linux refuses an obvious overcommit): the loop would otherwise
+// run until memory is gone, holding back every CPU's deferred frees meanwhile
+// (a 1 TiB mmap on a 1 GiB guest kept the epoch from advancing for a minute,
+// `make fuzz FUZZ_ARGS=-m`, and every other allocation failed). A 1 GiB
+// machine maps at most 16 GiB at once.
+static bool describable(size_t len)
+{
+    return len / PGSIZE / LEAF_PAGES <= page_count_total() / 4;
+}
+
 long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int flags,
                   struct inode *ip, uint64_t pgoff)
 {
@@ -219,7 +232,7 @@ long uvm_map_file(struct vmspace *vs, uintptr_t addr, size_t len, int prot, int 
     if (len == 0 || (fixed && addr % PGSIZE) || (prot & ~(VM_READ | VM_WRITE | VM_EXEC)))
         return -EINVAL;
     len = PGROUNDUP(len);
-    if (len == 0 || len > USER_TOP)
+    if (len == 0 || len > USER_TOP || !describable(len))
         return -ENOMEM;
     if (fixed && !user_range_ok(addr, len))
         return -EINVAL;

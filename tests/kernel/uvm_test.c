@@ -46,6 +46,25 @@ KTEST(uvm_map_write_read_unmap)
     KCHECK(page_count_free() + 8 >= free0);
 }
 
+// A mapping whose per-page descriptors could not fit in a quarter of memory
+// fails at once, without allocating (uvm_map.c, describable); a big one that
+// fits is made.
+KTEST(uvm_map_beyond_descriptors_fails_at_once)
+{
+    struct vmspace *vs = vmspace_new();
+    KREQUIRE(vs);
+    size_t free0 = page_count_free();
+    KCHECK_EQ(uvm_map(vs, 0, 1UL << 40, VM_READ | VM_WRITE, false), -ENOMEM);
+    size_t most = page_count_total() / 4 * 64 * PGSIZE; // 64 descriptors to a page
+    KCHECK_EQ(uvm_map(vs, 0, most + 64 * PGSIZE, VM_READ, false), -ENOMEM);
+    KCHECK(page_count_free() + 16 >= free0); // (other CPUs' caches move a little)
+    long a = uvm_map(vs, 0, 1UL << 28, VM_READ | VM_WRITE, false); // 256 MiB
+    KCHECK(a > 0);
+    if (a > 0)
+        KCHECK_EQ(uvm_unmap(vs, a, 1UL << 28), 0);
+    vmspace_put(vs);
+}
+
 KTEST(uvm_brk_grows_and_shrinks)
 {
     struct vmspace *vs = vmspace_new();
