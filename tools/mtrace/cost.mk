@@ -38,7 +38,9 @@ HOST_TEST_DEPS += $(MTRACE_COSTCHECK) $(MTRACE_SO) $(MTRACE_COST_PROG) $(BUILD)/
 # KERNELS=ours ITERATIONS=100 SETTLE=0 (seconds between the workers' set-up and
 # their start, default 2: the CPUs that started the run go idle meanwhile, so
 # the 1-worker figures show what CPUs online cost, not what recent activity
-# does); DETERMINISTIC=1 ties guest time to instructions
+# does) WARMUP=0 (operations per worker, all workers at once, before the
+# measured ones: scale -W; the steady state without a structure's first
+# contact with the load, docs/bench-cost.md); DETERMINISTIC=1 ties guest time to instructions
 # (runqemu --deterministic) and boots ours with tickless=0 (QEMU 7.2 under
 # -icount left a vCPU halted with interrupts off when idle CPUs stopped their
 # tick, cost.py; so idle CPUs then leave the active set later); EPOCH_TICKS=N boots ours with epochticks=N (the
@@ -56,11 +58,13 @@ OPS ?=
 KERNELS ?= ours linux
 ITERATIONS ?= 200
 SETTLE ?= 2
+WARMUP ?= 0
 
 bench-cost: $(MTRACE_SO) $(BUILD)/esp.img $(SCALE)
 	/usr/bin/python3 tools/mtrace/cost.py --scale $(SCALE) --guest-path $(SCALE_GUEST) \
 	  --plugin $(MTRACE_SO) --build $(BUILD) --kernels "$(KERNELS)" \
 	  --cpus "$(BENCH_COST_CPUS)" --workers "$(WORKERS)" --ops "$(OPS)" -n $(ITERATIONS) --settle $(SETTLE) \
+	  --warmup $(WARMUP) \
 	  --out $(BUILD)/bench-cost $(if $(DETERMINISTIC),--deterministic) \
 	  $(if $(EPOCH_TICKS),--epoch-ticks $(EPOCH_TICKS))
 .PHONY: bench-cost

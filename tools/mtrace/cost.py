@@ -5,10 +5,10 @@ figures that do not depend on the host, on our kernel and on Linux 6.1.
     tools/mtrace/cost.py --scale build/user/scale [--guest-path /tests/bin/scale]
                          [--kernels "ours linux"] [--cpus "1 16 64 255"]
                          [--workers "2 4 8 16 32 64"] [--ops "getpid stat"]
-                         [-n ITERATIONS] [--out build/bench-cost]
+                         [-n ITERATIONS] [--warmup N] [--out build/bench-cost]
 
 Boots each kernel under the mtrace plugin in cost mode (tools/mtrace/cost.c)
-with the benchmark as its program, `SCALE -n ITERATIONS -w W --mark [OPS]`:
+with the benchmark as its program, `SCALE [-W N] -n ITERATIONS -w W --mark [OPS]`:
   - 1 worker with C vCPUs online, for each C in --cpus: kernel instructions
     per operation, and their growth from the fewest to the most vCPUs (a cost
     that grows with the CPU count: a loop over CPUs, a cpumask walk);
@@ -203,10 +203,13 @@ def measure(kernel, cpus, workers, a, syms):
     """One run: returns its record (also written as JSON)."""
     tag = f"{kernel}-{cpus}cpu-{workers}w"
     args = ["-n", str(a.iterations), "-w", str(workers), "-s", str(a.settle), "--mark"] + a.ops
+    if a.warmup:
+        args[:0] = ["-W", str(a.warmup)]
     print(f"# {tag}: {workers} worker(s) on {cpus} vCPU(s) ...", end="", flush=True)
     rc, wall, trace, log = boot(kernel, cpus, a.scale, a.guest_path, args, a, tag)
     record = {"kernel": kernel, "cpus": cpus, "workers": workers, "status": rc,
-              "wall_s": round(wall, 1), "iterations": a.iterations, "settle_s": a.settle,
+              "wall_s": round(wall, 1), "iterations": a.iterations, "warmup": a.warmup,
+              "settle_s": a.settle,
               "deterministic": a.deterministic,
               "epoch_ticks": a.epoch_ticks if kernel == "ours" else None, **provenance(a.build), "ops": {}}
     if os.path.exists(trace) and os.path.exists(log):
@@ -317,6 +320,9 @@ def tables(runs, a):
         ticks = sorted({r.get("epoch_ticks") or 1 for r in runs if r["kernel"] == kernel})
         if ticks != [1]:
             title += " (booted with epochticks=" + ",".join(map(str, ticks)) + ")"
+        warm = sorted({r.get("warmup") or 0 for r in runs if r["kernel"] == kernel})
+        if warm != [0]:
+            title += " (after " + ",".join(map(str, warm)) + " unmeasured operations per worker)"
         if a.cpus:
             lo, hi = min(a.cpus), max(a.cpus)
             lines += [f"### {title}: kernel instructions per operation, 1 worker, by vCPUs online",
@@ -382,6 +388,10 @@ def main():
     p.add_argument("--settle", type=float, default=2,
                    help="seconds between the workers' set-up and their start (scale -s): "
                         "the CPUs that started the benchmark go idle meanwhile")
+    p.add_argument("--warmup", type=int, default=0,
+                   help="unmeasured operations per worker before the measured ones, all "
+                        "workers at once (scale -W): leaves out a structure's first contact "
+                        "with the load, which the plugin's slow vCPUs stretch")
     p.add_argument("--timeout", type=float, default=3600, help="per boot, wall seconds")
     p.add_argument("--deterministic", action="store_true",
                    help="guest clocks follow the instruction count (runqemu --deterministic)")

@@ -7,13 +7,21 @@
 // One static binary (our libc) that runs the same on our kernel and on Linux:
 // `make bench-scale` runs it on both in one QEMU (tools/benchscale).
 //
-//   scale [-d SECONDS] [-n ITERATIONS] [-s SECONDS] [-w W1,W2,...] [--mark] [--list] [OP...]
+//   scale [-d SECONDS] [-n ITERATIONS] [-s SECONDS] [-W WARMUP] [-w W1,W2,...] [--mark]
+//         [--list] [OP...]
 //
 // -d runs each operation for SECONDS (default 1); -n instead makes each worker
 // run exactly ITERATIONS operations. -s lets the workers start only SECONDS
 // after they have set up (default 0): time for the CPUs that started the
 // program to go idle (on our kernel an idle CPU then leaves the set of CPUs
-// whose per-CPU counts exact reads visit: proc/tickless.c). -w lists the worker counts (default 1 and
+// whose per-CPU counts exact reads visit: proc/tickless.c). -W makes every
+// worker first run WARMUP operations, all workers at once, unmeasured and
+// unmarked; the measured ones start when all are done: what a structure's
+// first contact with this load costs (a directory spreading its names for the
+// CPUs that meet in it, a first look at the page tables other CPUs made) is
+// then left out, as on hardware a one-second run all but leaves it out; under
+// the plugin, where 64 vCPUs share a host thread, the spreading alone lasts
+// half of a run of 100 renames per worker. -w lists the worker counts (default 1 and
 // the number of CPUs this process may run on); worker i runs on the i-th of
 // those CPUs (CPU i in a guest). OPs name the operations (default: all); --list
 // prints them with a description each. Every operation runs with the first
@@ -74,6 +82,9 @@ struct slot {               // one worker's result, on lines of its own
 struct control {
     int arrived __attribute__((aligned(64)));  // workers done with their setup
     int go __attribute__((aligned(64)));       // 1: run; -1: a setup failed, stop
+    int warmed __attribute__((aligned(64)));   // workers done with their warm-up
+    int measure __attribute__((aligned(64)));  // all are: start the measured operations
+    long warmup;                               // -W, set before the workers start
     int stop __attribute__((aligned(64)));     // the time is up
     long counter __attribute__((aligned(64))); // shared-counter's word
     struct slot slot[MAX_WORKERS];
@@ -89,6 +100,7 @@ static int ctl_fd;
 static double seconds = 1;
 static long iterations;             // 0: run for `seconds`
 static double settle;               // -s: seconds between set-up and start
+static long warmup;                 // -W: unmeasured operations per worker first
 static bool mark;
 static bool ours;                   // running on our kernel (uname release *-scalable)
 static const char *self;            // our own path, for the exec operations
@@ -498,6 +510,23 @@ static int map_markers(void)
     return m == (void *)MTRACE_BASE ? 0 : fail();
 }
 
+// -W: the worker's unmeasured operations, then the barrier before the
+// measured ones (it arrives even if an operation failed, so that none waits
+// for it).
+static int warm_up(const struct op *op, struct worker *w)
+{
+    long n = ctl->warmup;
+    if (n == 0)
+        return 0;
+    int err = 0;
+    for (long i = 0; i < n && !err; i++)
+        err = op->op(w);
+    __atomic_fetch_add(&ctl->warmed, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&ctl->measure, __ATOMIC_ACQUIRE))
+        sched_yield();
+    return err;
+}
+
 static void worker_main(const struct op *op, int id)
 {
     struct worker w = {.id = id, .fd = -1};
@@ -514,8 +543,9 @@ static void worker_main(const struct op *op, int id)
         sched_yield();
     if (go > 0 && !err) {
         long n = 0;
+        err = warm_up(op, &w);
         s->t0 = now_ns();
-        while (iterations ? n < iterations : !__atomic_load_n(&ctl->stop, __ATOMIC_RELAXED)) {
+        while (!err && (iterations ? n < iterations : !__atomic_load_n(&ctl->stop, __ATOMIC_RELAXED))) {
             if (mark)
                 mtrace_cost_begin(opid);
             err = op->op(&w);
@@ -558,6 +588,11 @@ static void coordinate(int nworkers)
     if (mark)
         mtrace_cost_cold(); // count what the operations move, not boot's or set-up's writes
     __atomic_store_n(&ctl->go, failed ? -1 : 1, __ATOMIC_RELEASE);
+    if (!failed && warmup) {
+        while (__atomic_load_n(&ctl->warmed, __ATOMIC_ACQUIRE) < nworkers)
+            sleep_ns(1000000);
+        __atomic_store_n(&ctl->measure, 1, __ATOMIC_RELEASE);
+    }
     if (!failed && !iterations) {
         sleep_ns((long long)(seconds * 1e9));
         __atomic_store_n(&ctl->stop, 1, __ATOMIC_RELEASE);
@@ -615,6 +650,7 @@ static int worker_entry(char **argv)
 static int run(const struct op *op, int nworkers)
 {
     memset(ctl, 0, sizeof *ctl);
+    ctl->warmup = warmup;
     int err = op->prepare ? op->prepare(nworkers) : 0;
     if (err) {
         fprintf(stderr, "scale: %s: preparing %d workers: %s\n", op->name, nworkers,
@@ -750,8 +786,8 @@ static void remove_dir(void)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: scale [-d SECONDS] [-n ITERATIONS] [-s SECONDS] [-w W1,W2,...] [--mark] "
-                    "[--list] [OP...]\n");
+    fprintf(stderr, "usage: scale [-d SECONDS] [-n ITERATIONS] [-s SECONDS] [-W WARMUP] "
+                    "[-w W1,W2,...] [--mark] [--list] [OP...]\n");
     return 2;
 }
 
@@ -801,7 +837,7 @@ int main(int argc, char **argv)
         } else if (strcmp(arg, "--list") == 0) {
             list = true;
         } else if ((strcmp(arg, "-d") == 0 || strcmp(arg, "-n") == 0 || strcmp(arg, "-w") == 0 ||
-                    strcmp(arg, "-s") == 0)) {
+                    strcmp(arg, "-s") == 0 || strcmp(arg, "-W") == 0)) {
             if (a + 1 >= argc)
                 return usage();
             const char *v = argv[++a];
@@ -813,6 +849,10 @@ int main(int argc, char **argv)
             } else if (arg[1] == 'n') {
                 iterations = strtol(v, &end, 10);
                 if (*end || iterations < 1)
+                    return usage();
+            } else if (arg[1] == 'W') {
+                warmup = strtol(v, &end, 10);
+                if (*end || warmup < 0)
                     return usage();
             } else if (arg[1] == 's') {
                 settle = strtod(v, &end);
