@@ -195,12 +195,12 @@ void iput_later(struct iput_later *l, struct inode *ip)
 // Each CPU, once per refcache epoch, right before refcache flushes its cache:
 // its time stamps not changed since its flush before go to their inodes (so
 // refcache may free an inode no slot names: itime.c). True if the CPU kept some or
-// holds a link pin, either of which keeps it in the kernel's active set
-// (sync/activeset.h).
+// holds a link pin, either of which keeps it in that object's shard of the
+// kernel's active set (sync/activeset.h).
 static bool flush_cpu(void)
 {
     bool kept = itime_flush_cpu(false);
-    return linkpin_holding() || kept;
+    return linkpin_keep() || kept;
 }
 
 int fs_init(void)

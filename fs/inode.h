@@ -106,7 +106,8 @@ uint64_t fs_time_now(void);                        // the wall clock, realtime_n
 void inode_touch(struct inode *ip, int which);     // set the T_* times to now
 void inode_times(struct inode *ip, uint64_t t[3]); // atime, mtime, ctime
 bool itime_flush_cpu(bool all);                    // this CPU's slots (all, or those not changed
-                                                   // since its last flush) into their inodes; true if any kept
+                                                   // since its last flush) into their inodes; true
+                                                   // if any kept (their active-set shards too)
 void itime_flush_all(void);                        // every CPU's (xcall)
 void itime_check_unnamed(struct inode *ip);        // kpoison: panic if a slot still names ip
 
@@ -124,7 +125,7 @@ void link_unpin(struct dent *e);
 void link_wait_gone(struct dirhash *dh, const char *name, size_t len, uint32_t hash, struct dent *e);
 void dent_retire(struct dent *e);     // remover, bucket locked: wait for e's links
 void dent_unretire(struct dent *e);   // the removal failed after all
-bool linkpin_holding(void);           // this CPU holds a pin now
+bool linkpin_keep(void);              // this CPU holds a pin now (and keeps its active-set shard)
 void dent_free_unpublished(struct dent *e);
 
 // A reference dropped a grace period from now (a pointer readers may still

@@ -39,13 +39,13 @@
 // checks that no slot names the inode (itime_check_unnamed).
 //
 // stat reads the one slot the inode hashes to on every CPU that may hold cached
-// times (the kernel's active set, sync/activeset.h: CPUs that changed a time,
-// or used refcache, in the last several seconds), one line per such CPU, under
-// the slot's own sequence, which only the owning CPU moves, with interrupts
-// off; and then the inode's fields. So a stat's cost follows the CPUs that
-// write files, not the CPUs online. A flush moves the times into the inode
-// before it empties the slot, so a time moved while stat runs is seen in one or
-// the other. It writes nothing. utimensat (fs_set_times) empties every CPU's
+// times for it (the inode's shard of the kernel's active set, sync/activeset.h:
+// CPUs that changed a time of, or used refcache on, an object of that shard in
+// the last several seconds), one line per such CPU, under the slot's own
+// sequence, which only the owning CPU moves, with interrupts off; and then the
+// inode's fields. So a stat's cost follows the CPUs that use files like it, not
+// the CPUs online. A flush moves the times into the inode before it empties the
+// slot, so a time moved while stat runs is seen in one or the other. It writes nothing. utimensat (fs_set_times) empties every CPU's
 // cache first (an xcall), so that an explicit time is not overridden by a
 // cached one.
 #include "inode.h"
@@ -116,7 +116,7 @@ void inode_touch(struct inode *ip, int which)
     uint64_t now = fs_time_now();
     push_off(); // stay on this CPU: the cache must be our own
     struct it_slot *s = slot_at(cpu_id(), inode_hash(ip));
-    kernel_active_join();
+    kernel_active_join(ip);
     seqcount_write_begin(&s->seq);
     if (s->ip != ip) {
         flush_slot(s);
@@ -143,6 +143,7 @@ bool itime_flush_cpu(bool all)
             continue;
         if (!all && s->flushes + 1 >= n) {
             kept = true; // changed since the flush before: look again next time
+            kernel_active_keep(s->ip);
             continue;
         }
         seqcount_write_begin(&s->seq);
@@ -184,8 +185,8 @@ static void read_slot(int c, uint64_t h, struct inode *ip, uint64_t t[3])
 
 void inode_times(struct inode *ip, uint64_t t[3])
 {
-    cpumask_t cpus; // a CPU outside it has no slot: its times are in the inodes
-    active_snapshot(&kernel_active, &cpus);
+    cpumask_t cpus; // a CPU outside it has no slot for ip: its times are in the inode
+    kernel_active_snapshot(ip, &cpus);
     t[0] = t[1] = t[2] = 0;
     uint64_t h = inode_hash(ip);
     for (int i = 0; i < CPUMASK_WORDS; i++) // a word at a time (refcache.c's read_exact)
@@ -205,7 +206,7 @@ void itime_check_unnamed(struct inode *ip)
     if (!kmalloc_poisoning())
         return;
     cpumask_t cpus;
-    active_snapshot(&kernel_active, &cpus);
+    kernel_active_snapshot(ip, &cpus);
     uint64_t h = inode_hash(ip);
     for_each_cpu(c, &cpus)
         if (READ_ONCE(slot_at(c, h)->ip) == ip)

@@ -22,11 +22,11 @@
 // A pinned link runs with preemption off and waits for nothing but its new
 // name's bucket lock, which it gives up on when its entry turns dying, so a
 // remover's wait (with its bucket locks held) is short. Only a remover reads
-// other CPUs' slots: one line per CPU in the kernel's active set (CPUs that
-// linked, or used refcache, in the last several seconds: sync/activeset.h),
-// under no lock, so its cost follows the CPUs that link, not the CPUs online. A
-// link and a remover of entries that share a slot number (1 in 512) touch one
-// line. The slot number is the same on every CPU: a pin lives only while one
+// other CPUs' slots: one line per CPU in the entry's shard of the kernel's
+// active set (CPUs that linked from, or used refcache on, an object of that
+// shard in the last several seconds: sync/activeset.h), under no lock, so its
+// cost follows the CPUs that link, not the CPUs online. A link and a remover
+// of entries that share a slot number (1 in 512) touch one line. The slot number is the same on every CPU: a pin lives only while one
 // link runs, so unlike refcache's and itime's slots none holds state that a
 // later collision evicts, and a salt per CPU would not make that 1 in 512 rarer.
 // Why 512: CPUs that keep linking from one source write that source's slot at
@@ -49,7 +49,9 @@ struct lp_slot {
 } __cacheline_aligned;
 
 static DEFINE_PERCPU(struct lp_slot, lp_slots[LP_SLOTS]);
-static DEFINE_PERCPU(bool, lp_holding); // a slot holds a pin (one at a time: preemption is off)
+// The entry this CPU's slot pins now, if any (one pin at a time: preemption is
+// off while one is held).
+static DEFINE_PERCPU(struct dent *, lp_pinned);
 
 static unsigned slot_of(const struct dent *e)
 {
@@ -63,9 +65,12 @@ bool link_pin(struct dent *e)
 {
     struct lp_slot *s = &this_cpu_ptr(&lp_slots)[0][slot_of(e)];
     // The slot is free: a pinned link on this CPU cannot be preempted, and no
-    // interrupt handler links.
-    kernel_active_join();
-    *this_cpu_ptr(&lp_holding) = true;
+    // interrupt handler links. Noted first: from then on the tick's flush keeps
+    // us in e's shard (linkpin_keep).
+    this_cpu_write(lp_pinned, e);
+    push_off(); // the join's marks are the tick's too
+    kernel_active_join(e);
+    pop_off();
     store_seqcst(&s->e, e);
     fence();
     if (!load_seqcst(&e->dying))
@@ -82,10 +87,17 @@ void link_unpin(struct dent *e)
 {
     struct lp_slot *s = &this_cpu_ptr(&lp_slots)[0][slot_of(e)];
     store_release(&s->e, NULL);
-    *this_cpu_ptr(&lp_holding) = false;
+    this_cpu_write(lp_pinned, NULL);
 }
 
-bool linkpin_holding(void) { return *this_cpu_ptr(&lp_holding); }
+// Refcache's flush hook (fs/inode.c), interrupts off.
+bool linkpin_keep(void)
+{
+    struct dent *e = this_cpu_read(lp_pinned);
+    if (e)
+        kernel_active_keep(e);
+    return e != NULL;
+}
 
 // The remover's side, with e's bucket locked and the removal decided: mark e and
 // wait until no link holds it pinned.
@@ -96,8 +108,8 @@ void dent_retire(struct dent *e)
     store_seqcst(&e->dying, 1);
     fence();
     unsigned i = slot_of(e);
-    cpumask_t cpus; // a CPU outside it holds no pin: its join comes before its pin
-    active_snapshot(&kernel_active, &cpus);
+    cpumask_t cpus; // a CPU outside it holds no pin of e: its join comes before its pin
+    kernel_active_snapshot(e, &cpus);
     for_each_cpu(c, &cpus) {
         struct lp_slot *s = &per_cpu_ptr(&lp_slots, c)[0][i];
         while (load_acquire(&s->e) == e)

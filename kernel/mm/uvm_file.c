@@ -70,7 +70,7 @@ static void fmap_join(struct fmap_list *l, int c)
     WRITE_ONCE(l->idle, 0);
     if (!l->in) {
         l->in = true;
-        fetch_or(&fmap_cpus.mask.w[c / 64], 1UL << (c % 64)); // a full barrier
+        active_mask_add(&fmap_cpus, c); // a full barrier
     }
 }
 
@@ -100,7 +100,7 @@ void fmap_tick(void)
     spin_lock(&l->lock);
     if (!l->nrec && !l->ntrunc) {
         l->in = false;
-        fetch_and(&fmap_cpus.mask.w[cpu_id() / 64], ~(1UL << (cpu_id() % 64)));
+        active_mask_remove(&fmap_cpus, cpu_id());
     }
     WRITE_ONCE(l->idle, 0);
     spin_unlock(&l->lock);

@@ -1,5 +1,5 @@
-// Active sets: which CPUs may hold per-CPU state of one kind, so that a reader
-// that must see all of it visits those CPUs instead of every online one.
+// Active sets: which CPUs may hold per-CPU state about an object, so that a
+// reader that must see all of it visits those CPUs instead of every online one.
 //
 // Several mechanisms keep what would be one shared word as one slot per CPU
 // (refcache deltas, file time stamps, link pins): writers on different CPUs then
@@ -14,90 +14,156 @@
 // (below): a CPU that works in bursts a second apart should not pay it, and
 // reading the slot of a CPU that lingers is cheap (a line no one writes).
 //
+// Shards. One set for all objects would still make a reader's cost grow with
+// the CPUs at work: 64 CPUs that each stat their own file would each visit all
+// 64. So a set is ACTIVE_SHARDS sets, and an object belongs to the shard of the
+// page it lies in (active_shard): a CPU joins the shard of the object it puts
+// state for, and a reader visits the CPUs of its object's shard, those that
+// recently held state for an object on a page of that shard. Per-CPU
+// allocators put the objects a CPU makes on pages of its own, which it reuses,
+// so CPUs that each use objects of their own meet in few shards (objects that
+// they all use, such as the root directory, put every CPU in theirs). The
+// price: a CPU joins, once per stretch of activity, each shard it uses (a few
+// pages' worth for a CPU that keeps making and dropping files), instead of one
+// set; and its marks keep a linger count per shard.
+//
 // Commute: whatever the mechanism's writers commute on stays free of shared
-// lines in steady state: a writer reads and writes only its own CPU's
-// active_mark while it stays in the set. Joining writes the set's mask, a line
-// every reader reads, once per stretch of activity: a CPU that uses the
-// mechanism continually never rejoins, and one that idles leaves (after the
-// linger, or at once when it has been idle for a second and stops its tick:
-// proc/tickless.c), and costs its next writer one shared write when it comes
-// back. The kernel's mechanisms
-// share one set (kernel_active, below), so that a CPU doing file work, which
-// uses them all, stays in through any of them and joins once.
+// lines in steady state: a writer reads and writes only its own CPU's marks
+// while it stays in its object's shard. Joining writes the shard's mask, a line
+// that readers of that shard's objects read, once per stretch of activity: a
+// CPU that keeps using objects of a shard never rejoins it, and one that stops
+// leaves (after the linger, or at once from every shard when it has been idle
+// for a second and stops its tick: proc/tickless.c), and costs its next writer
+// there one shared write when it comes back. The kernel's mechanisms share one
+// sharded set (kernel_active, below), so that a CPU doing file work, which uses
+// them all, stays in through any of them: an inode's reference count, link
+// count and times lie on one page, and a CPU that uses all three joins once.
 //
 // Ordering, for a reader that must see every write that finished before it
 // began: a writer joins with a locked instruction (a full fence on x86) before
-// it writes its slot, and a reader loads the mask after its own fence or
-// seqcount read; a CPU leaves only with its slots empty, their contents already
-// moved to where readers look after the slots. For Dekker-style protocols
-// (store, fence, read the other side) the join counts as part of the writer's
-// store: a reader that misses the join misses the slot too, and the writer's
-// later read sees the reader's store.
+// it writes its slot, and a reader loads the shard's mask after its own fence
+// or seqcount read; a CPU leaves a shard only with its slots empty of that
+// shard's objects, their contents already moved to where readers look after the
+// slots. For Dekker-style protocols (store, fence, read the other side) the
+// join counts as part of the writer's store: a reader that misses the join
+// misses the slot too, and the writer's later read sees the reader's store.
 //
-//     struct active_set set;            one per mechanism, shared, read-mostly
-//     struct active_mark mark;          one per CPU, in its per-CPU data
-//     active_join(&set, &mark)          preemption off, before writing a slot
-//     active_decay(&set, &mark, empty)  the owner's periodic flush
-//     active_snapshot(&set, &cpus)      a reader: then for_each_cpu(c, &cpus)
+//     struct active_sets sets;           one per mechanism, shared, read-mostly
+//     struct active_marks marks;         one per CPU, in its per-CPU data
+//     active_join(&sets, &marks, k)      interrupts off, before writing a slot for an
+//                                        object of shard k = active_shard(obj)
+//     active_keep(&marks, k)             the owner's periodic flush keeps state there
+//     active_decay(&sets, &marks)        then leaves the shards idle for the linger
+//     active_snapshot(&sets.shard[k], &cpus)
+//                                        a reader: then for_each_cpu(c, &cpus)
 #pragma once
 #include "kernel.h"
+#include "lib/hash.h"
+#include "mm/mmu.h"
 #include "sync/atomic.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
 
-#define ACTIVE_LINGER 512 // idle periodic flushes (refcache epochs) before a CPU leaves a set
+#define ACTIVE_LINGER 512 // idle periodic flushes (refcache epochs) before a CPU leaves a shard
+#define ACTIVE_SHARD_BITS 8
+#define ACTIVE_SHARDS (1 << ACTIVE_SHARD_BITS)
+#define ACTIVE_WORDS (ACTIVE_SHARDS / 64)
 
 struct active_set {
     cpumask_t mask; // joins and leaves only; readers walk it
 } __cacheline_aligned;
 
-struct active_mark {
-    bool in;           // this CPU's bit is set in the set's mask
-    bool used;         // joined or wrote since the last decay
-    uint16_t idle;     // decays in a row that found it unused
+struct active_sets {
+    struct active_set shard[ACTIVE_SHARDS];
 };
 
-// The calling CPU is about to put state in its slots. Preemption must be off.
-static inline void active_join(struct active_set *set, struct active_mark *m)
+struct active_marks {
+    uint64_t in[ACTIVE_WORDS];      // shards whose mask has this CPU's bit
+    uint64_t used[ACTIVE_WORDS];    // shards joined or kept since the last decay
+    uint16_t idle[ACTIVE_SHARDS];   // decays in a row that found the shard unused
+};
+
+// An object's shard: that of the page it lies in. A CPU's allocator hands out
+// objects from pages of its own and reuses them, so a CPU that keeps making
+// and dropping objects (files, inodes, directory entries) cycles through the
+// shards of a few pages, joining each once, where a shard per object address
+// would have it join them all within a few thousand objects.
+static inline unsigned active_shard(const void *obj)
 {
-    m->used = true;
-    if (!m->in) {
-        m->in = true;
-        m->idle = 0;
-        // A locked OR: globally visible, and a full fence, before the slot write.
-        fetch_or(&set->mask.w[cpu_id() / 64], 1UL << (cpu_id() % 64));
+    return mix64((uintptr_t)obj >> PGSHIFT) >> (64 - ACTIVE_SHARD_BITS);
+}
+
+static inline void active_mask_add(struct active_set *s, int c)
+{
+    fetch_or(&s->mask.w[c / 64], 1UL << (c % 64)); // locked: a full fence too
+}
+
+static inline void active_mask_remove(struct active_set *s, int c)
+{
+    fetch_and(&s->mask.w[c / 64], ~(1UL << (c % 64)));
+}
+
+// The calling CPU is about to put state for h in its slots. Interrupts must be
+// off: the tick's decay changes the marks.
+static inline void active_join(struct active_sets *s, struct active_marks *m, unsigned k)
+{
+    uint64_t bit = 1UL << (k % 64);
+    m->used[k / 64] |= bit;
+    if (!(m->in[k / 64] & bit)) {
+        m->in[k / 64] |= bit;
+        m->idle[k] = 0;
+        active_mask_add(&s->shard[k], cpu_id()); // before the slot write
     }
 }
 
-// The owning CPU's periodic flush: leave the set once `empty` (its slots hold
-// nothing now) and nothing was joined for ACTIVE_LINGER flushes in a row.
-static inline void active_decay(struct active_set *set, struct active_mark *m, bool empty)
+// The owner's periodic flush, before it decays: it keeps state for h in its
+// slots for an object of shard k, which must stay as if joined. Interrupts off.
+static inline void active_keep(struct active_marks *m, unsigned k)
 {
-    if (!m->in)
-        return;
-    if (m->used || !empty) {
-        m->used = false;
-        m->idle = 0;
-        return;
+    m->used[k / 64] |= 1UL << (k % 64);
+}
+
+// The owning CPU's periodic flush, interrupts off, after its slots were
+// emptied of all but what it kept: leave each shard that nothing joined or
+// kept for ACTIVE_LINGER flushes in a row.
+static inline void active_decay(struct active_sets *s, struct active_marks *m)
+{
+    for (int i = 0; i < ACTIVE_WORDS; i++) {
+        uint64_t keep = m->used[i];
+        m->used[i] = 0;
+        for (uint64_t w = m->in[i]; w; w &= w - 1) {
+            unsigned k = i * 64 + __builtin_ctzll(w);
+            if (keep >> (k % 64) & 1)
+                m->idle[k] = 0;
+            else if (++m->idle[k] >= ACTIVE_LINGER) {
+                m->in[i] &= ~(1UL << (k % 64));
+                active_mask_remove(&s->shard[k], cpu_id());
+            }
+        }
     }
-    if (++m->idle < ACTIVE_LINGER)
-        return;
-    m->in = false;
-    fetch_and(&set->mask.w[cpu_id() / 64], ~(1UL << (cpu_id() % 64)));
 }
 
-// Leave at once (an idle CPU stopping its tick, sync/refcache.c): the owner
-// has just emptied its slots.
-static inline void active_leave(struct active_set *set, struct active_mark *m)
+// Leave every shard at once (an idle CPU stopping its tick, sync/refcache.c):
+// the owner has just emptied its slots.
+static inline void active_leave(struct active_sets *s, struct active_marks *m)
 {
-    if (!m->in)
-        return;
-    m->in = false;
-    m->idle = 0;
-    fetch_and(&set->mask.w[cpu_id() / 64], ~(1UL << (cpu_id() % 64)));
+    for (int i = 0; i < ACTIVE_WORDS; i++) {
+        for (uint64_t w = m->in[i]; w; w &= w - 1)
+            active_mask_remove(&s->shard[i * 64 + __builtin_ctzll(w)], cpu_id());
+        m->in[i] = m->used[i] = 0;
+    }
 }
 
-// A copy of the set now, for a reader to walk (the same CPUs each time if it
+// Is the calling CPU in any shard? Interrupts off.
+static inline bool active_in_any(const struct active_marks *m)
+{
+    for (int i = 0; i < ACTIVE_WORDS; i++)
+        if (m->in[i])
+            return true;
+    return false;
+}
+
+// A copy of one set now, for a reader to walk (the same CPUs each time if it
 // walks more than once).
 static inline void active_snapshot(const struct active_set *set, cpumask_t *out)
 {
@@ -106,13 +172,26 @@ static inline void active_snapshot(const struct active_set *set, cpumask_t *out)
 }
 
 // The kernel's active set: the CPUs that may hold refcache deltas, cached file
-// times (fs/itime.c) or a link pin (fs/linkpin.c). Refcache's periodic flush
-// decays it (sync/refcache.c), after its flush hook emptied the others.
-extern struct active_set kernel_active;
-DECLARE_PERCPU(struct active_mark, kernel_active_mark);
+// times (fs/itime.c) or a link pin (fs/linkpin.c) for objects of each shard.
+// Refcache's periodic flush decays it (sync/refcache.c), after its flush hook
+// emptied the others.
+extern struct active_sets kernel_active;
+DECLARE_PERCPU(struct active_marks, kernel_active_marks);
 
-// Preemption off, before writing per-CPU state of any of those kinds.
-static inline void kernel_active_join(void)
+// Interrupts off, before writing per-CPU state of any of those kinds for obj.
+static inline void kernel_active_join(const void *obj)
 {
-    active_join(&kernel_active, this_cpu_ptr(&kernel_active_mark));
+    active_join(&kernel_active, this_cpu_ptr(&kernel_active_marks), active_shard(obj));
+}
+
+// Refcache's flush hook, for state of those kinds it keeps for obj.
+static inline void kernel_active_keep(const void *obj)
+{
+    active_keep(this_cpu_ptr(&kernel_active_marks), active_shard(obj));
+}
+
+// The CPUs that may hold state for obj, for an exact reader.
+static inline void kernel_active_snapshot(const void *obj, cpumask_t *out)
+{
+    active_snapshot(&kernel_active.shard[active_shard(obj)], out);
 }

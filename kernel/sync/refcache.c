@@ -21,17 +21,18 @@
 // slot in each CPU's cache, and each slot has a sequence its owner bumps (odd
 // while changing) around every change to it, including flushing it into the
 // shared count. A reader adds up the shared count and the object's slot in
-// every CPU that may hold a delta (the kernel's active set, sync/activeset.h:
-// CPUs that used refcache in the last several seconds), and retries if any of
-// those slots' sequences moved meanwhile. So its cost follows the CPUs that use
-// refcache, not the CPUs online. Two stats share no line, and a stat shares a
-// line with another CPU's refcache updates only when they are to an object that
-// hashes to the read object's slot there (a slot is a cache line: chance 1 /
-// RC_SLOTS), or when that CPU joins the active set. Counts read exactly far
-// more often than they change (struct refcache_rm: link counts) take their
-// slots from a smaller set of their own, RC_RM_SLOTS per CPU, so a stat meets
-// only other CPUs' links and unlinks there, not the reference counts every
-// lookup updates (with 1024 slots for both, one CPU of 64 whose lookups hit
+// every CPU that may hold a delta for it (the object's shard of the kernel's
+// active set, sync/activeset.h: CPUs that updated an object of that shard in
+// the last several seconds), and retries if any of those slots' sequences moved
+// meanwhile. So its cost follows the CPUs that use objects like it, not the
+// CPUs online. Two stats share no line, and a stat shares a line with another
+// CPU's refcache updates only when they are to an object that hashes to the
+// read object's slot there (a slot is a cache line: chance 1 / RC_SLOTS), or
+// when that CPU joins the object's shard. Counts read exactly far more often
+// than they change (struct refcache_rm: link counts) take their slots from a
+// smaller set of their own, RC_RM_SLOTS per CPU, so a stat meets only other
+// CPUs' links and unlinks there, not the reference counts every lookup
+// updates (with 1024 slots for both, one CPU of 64 whose lookups hit
 // the link count's slot cost every stat of that file a transfer).
 #include "sync/refcache.h"
 #include "lib/hash.h"
@@ -71,13 +72,14 @@ struct rc_cpu {
 static DEFINE_PERCPU(struct rc_cpu, rc_cpu);
 
 static uint64_t rc_global_epoch __cacheline_alone = 1; // [a]
-struct active_set kernel_active; // CPUs whose caches may hold deltas (and more: activeset.h)
-DEFINE_PERCPU(struct active_mark, kernel_active_mark);
+struct active_sets kernel_active; // CPUs whose caches may hold deltas (and more: activeset.h)
+DEFINE_PERCPU(struct active_marks, kernel_active_marks);
 static bool (*flush_hook)(void);
 
 void refcache_set_flush_hook(bool (*fn)(void)) { flush_hook = fn; }
 
-// True if this CPU still holds per-CPU state of the hook's kinds.
+// True if this CPU still holds per-CPU state of the hook's kinds (the hook
+// keeps those objects' shards of the active set: kernel_active_keep).
 static bool call_flush_hook(void) { return flush_hook && flush_hook(); }
 
 uint64_t refcache_epoch(void) { return READ_ONCE(rc_global_epoch); }
@@ -138,7 +140,7 @@ static void update(struct refcache_obj *o, int64_t d, bool rm)
     rc = this_cpu_ptr(&rc_cpu);
     spin_lock(&rc->lock);
     struct rc_slot *s = slot_at(cpu_id(), obj_hash(o), rm);
-    kernel_active_join();
+    kernel_active_join(o);
     seqcount_write_begin(&s->seq);
     if (s->obj != o) {
         flush_slot(rc, s);
@@ -209,8 +211,8 @@ static int64_t read_exact(struct refcache_obj *o, bool rm)
 {
     counter_inc(exact_reads);
     uint64_t h = obj_hash(o);
-    cpumask_t cpus; // a CPU outside it has an empty cache: its deltas are in count
-    active_snapshot(&kernel_active, &cpus);
+    cpumask_t cpus; // a CPU outside it has no slot for o: its deltas are in count
+    kernel_active_snapshot(o, &cpus);
     for (;;) {
         uint64_t seqs = 0;
         int64_t sum = 0;
@@ -314,10 +316,10 @@ static void flush_and_review(void)
     struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
     uint64_t now = READ_ONCE(rc_global_epoch);
     if (rc->flushed_epoch < now) {
-        bool holding = call_flush_hook();
+        (void)call_flush_hook();
         spin_lock(&rc->lock);
         flush_all_slots(rc);
-        active_decay(&kernel_active, this_cpu_ptr(&kernel_active_mark), !holding);
+        active_decay(&kernel_active, this_cpu_ptr(&kernel_active_marks));
         WRITE_ONCE(rc->flushed_epoch, now);
         spin_unlock(&rc->lock);
         // Release callbacks run without the cache lock: they may drop references.
@@ -341,8 +343,8 @@ void refcache_tick(void) { flush_and_review(); }
 bool refcache_stop_tick(bool leave)
 {
     struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
-    struct active_mark *m = this_cpu_ptr(&kernel_active_mark);
-    if (m->in) {
+    struct active_marks *m = this_cpu_ptr(&kernel_active_marks);
+    if (active_in_any(m)) {
         if (!leave || call_flush_hook())
             return false;
         spin_lock(&rc->lock);

@@ -62,8 +62,8 @@ int64_t refcache_rm_read_exact(struct refcache_rm *r);
 
 void refcache_tick(void);       // each CPU's timer tick: flush and review
 // Tickless idle (proc/tickless.c), interrupts off: false if this CPU's cache
-// may still hold deltas (unless `leave`: then it empties them and leaves the
-// active set) or it reviews objects; and waking again.
+// may still hold deltas (unless `leave`: then it empties them and leaves every
+// shard of the active set) or it reviews objects; and waking again.
 bool refcache_stop_tick(bool leave);
 void refcache_restart_tick(void);
 void refcache_flush_cpu(void);  // flush this CPU's cache now (tests)
@@ -73,6 +73,7 @@ uint64_t refcache_reviewing(void); // objects under review, all CPUs (racy: repo
 // One function each CPU calls, preemption off, right before it flushes its
 // cache (each epoch, and in refcache_flush_cpu): for per-CPU caches that name
 // objects by pointer and must be empty of an object before refcache releases it
-// (fs/itime.c). It returns true if the CPU still holds per-CPU state that keeps
-// it in the kernel's active set (sync/activeset.h: a link pin).
+// (fs/itime.c). It returns true if the CPU still holds per-CPU state (a time
+// it kept, a link pin), and keeps those objects' shards of the kernel's active
+// set (sync/activeset.h: kernel_active_keep).
 void refcache_set_flush_hook(bool (*fn)(void));

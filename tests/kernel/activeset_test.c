@@ -1,5 +1,6 @@
-// Tests for active sets (sync/activeset.h): joining, lingering, leaving, and a
-// reader that must still see the deltas of a CPU that left and came back.
+// Tests for active sets (sync/activeset.h): joining, lingering, leaving, one
+// shard apart from another, and a reader that must still see the deltas of a
+// CPU that left and came back.
 #include "ktest/ktest.h"
 #include "sync/activeset.h"
 #include "sync/refcache.h"
@@ -7,43 +8,82 @@
 #include "x86/smp.h"
 #include "x86/x86.h"
 
-static bool in_set(const struct active_set *s, int c)
+static bool in_shard(const struct active_sets *s, unsigned k, int c)
 {
     cpumask_t m;
-    active_snapshot(s, &m);
+    active_snapshot(&s->shard[k], &m);
     return cpumask_test(&m, c);
 }
 
+// Two shards.
+#define H1 3
+#define H2 200 // in another word of the marks
+
 KTEST(activeset_join_linger_leave)
 {
-    static struct active_set s;
-    struct active_mark m = {0};
-    push_off(); // the mark is this CPU's
+    static struct active_sets s;
+    struct active_marks m = {0};
+    push_off(); // the marks are this CPU's
     int me = cpu_id();
-    KCHECK(!in_set(&s, me));
-    active_join(&s, &m);
-    KCHECK(in_set(&s, me));
+    KCHECK(!in_shard(&s, H1, me));
+    active_join(&s, &m, H1);
+    KCHECK(in_shard(&s, H1, me));
+    KCHECK(!in_shard(&s, H2, me));
     // The decay right after a join only forgets the join.
-    active_decay(&s, &m, true);
+    active_decay(&s, &m);
     for (int i = 0; i < ACTIVE_LINGER - 1; i++)
-        active_decay(&s, &m, true);
-    KCHECK(in_set(&s, me));
-    // State left in the slots keeps it in, however long it idles.
-    for (int i = 0; i < 2 * ACTIVE_LINGER; i++)
-        active_decay(&s, &m, false);
-    KCHECK(in_set(&s, me));
+        active_decay(&s, &m);
+    KCHECK(in_shard(&s, H1, me));
+    // State left in the shard's slots keeps it in, however long it idles.
+    for (int i = 0; i < 2 * ACTIVE_LINGER; i++) {
+        active_keep(&m, H1);
+        active_decay(&s, &m);
+    }
+    KCHECK(in_shard(&s, H1, me));
     for (int i = 0; i < ACTIVE_LINGER; i++)
-        active_decay(&s, &m, true);
-    KCHECK(!in_set(&s, me));
-    active_join(&s, &m);
-    KCHECK(in_set(&s, me));
+        active_decay(&s, &m);
+    KCHECK(!in_shard(&s, H1, me));
+    active_join(&s, &m, H1);
+    KCHECK(in_shard(&s, H1, me));
     // A join within the linger period starts it again.
     for (int i = 0; i < ACTIVE_LINGER - 1; i++)
-        active_decay(&s, &m, true);
-    active_join(&s, &m);
+        active_decay(&s, &m);
+    active_join(&s, &m, H1);
     for (int i = 0; i < ACTIVE_LINGER - 1; i++)
-        active_decay(&s, &m, true);
-    KCHECK(in_set(&s, me));
+        active_decay(&s, &m);
+    KCHECK(in_shard(&s, H1, me));
+    active_leave(&s, &m);
+    KCHECK(!in_shard(&s, H1, me));
+    pop_off();
+}
+
+// Each shard lingers on its own: a CPU that keeps using objects of one shard
+// leaves the shards it stopped using, and state held in one shard keeps it in
+// that one only.
+KTEST(activeset_shards_linger_apart)
+{
+    static struct active_sets s;
+    struct active_marks m = {0};
+    push_off();
+    int me = cpu_id();
+    active_join(&s, &m, H1);
+    active_join(&s, &m, H2);
+    KCHECK(in_shard(&s, H1, me) && in_shard(&s, H2, me));
+    for (int i = 0; i <= ACTIVE_LINGER; i++) {
+        active_join(&s, &m, H1);
+        active_decay(&s, &m);
+    }
+    KCHECK(in_shard(&s, H1, me));
+    KCHECK(!in_shard(&s, H2, me));
+    active_join(&s, &m, H2);
+    for (int i = 0; i <= ACTIVE_LINGER; i++) {
+        active_keep(&m, H2);
+        active_decay(&s, &m);
+    }
+    KCHECK(!in_shard(&s, H1, me));
+    KCHECK(in_shard(&s, H2, me));
+    active_leave(&s, &m);
+    KCHECK(!in_shard(&s, H2, me));
     pop_off();
 }
 
@@ -59,7 +99,7 @@ static void leave_here(void *arg)
     (void)arg;
     refcache_flush_cpu();
     for (int i = 0; i <= ACTIVE_LINGER; i++)
-        active_decay(&kernel_active, this_cpu_ptr(&kernel_active_mark), true);
+        active_decay(&kernel_active, this_cpu_ptr(&kernel_active_marks));
 }
 
 static void run_on(int c, xcall_fn fn)
@@ -70,23 +110,27 @@ static void run_on(int c, xcall_fn fn)
     xcall(&m, fn, NULL, true);
 }
 
-// An exact read visits only the CPUs in the kernel's active set. A CPU that
-// left it must have left nothing behind, and its next update must be seen at
-// once: it rejoins before it writes its cache.
+// An exact read visits only the CPUs in its object's shard of the kernel's
+// active set. A CPU that left it must have left nothing behind, and its next
+// update must be seen at once: it rejoins before it writes its cache. An
+// update joins its object's shard only.
 KTEST(activeset_refcache_reader_sees_rejoined_cpu)
 {
     if (ncpu < 2)
         return;
     int other = cpu_id() == 0 ? 1 : 0;
+    unsigned h = active_shard(&counted), elsewhere = (h + 1) % ACTIVE_SHARDS;
     refcache_init(&counted, 1, release_none);
+    run_on(other, leave_here);
     run_on(other, inc_here);
-    KCHECK(in_set(&kernel_active, other));
+    KCHECK(in_shard(&kernel_active, h, other));
+    KCHECK(!in_shard(&kernel_active, elsewhere, other));
     KCHECK_EQ(refcache_read_exact(&counted), 2);
     run_on(other, leave_here);
-    KCHECK(!in_set(&kernel_active, other));
+    KCHECK(!in_shard(&kernel_active, h, other));
     KCHECK_EQ(refcache_read_exact(&counted), 2);
     run_on(other, dec_here);
-    KCHECK(in_set(&kernel_active, other));
+    KCHECK(in_shard(&kernel_active, h, other));
     KCHECK_EQ(refcache_read_exact(&counted), 1);
     run_on(other, inc_here);
     KCHECK_EQ(refcache_read_exact(&counted), 2);
