@@ -22,10 +22,15 @@
 // recently held state for an object on a page of that shard. Per-CPU
 // allocators put the objects a CPU makes on pages of its own, which it reuses,
 // so CPUs that each use objects of their own meet in few shards (objects that
-// they all use, such as the root directory, put every CPU in theirs). The
-// price: a CPU joins, once per stretch of activity, each shard it uses (a few
-// pages' worth for a CPU that keeps making and dropping files), instead of one
-// set; and its marks keep a linger count per shard.
+// they all use, such as the root directory, put every CPU in theirs).
+//
+// A CPU that uses objects on many pages (a shell, a test runner, anything that
+// makes and drops files on many CPUs' pages) would keep joining shards, each
+// join a shared write. So once it is in ACTIVE_SHARDS_MAX shards, its next
+// join puts it in `every`, a set that readers of every shard visit, where it
+// stays, joining nothing more, until it has used none of the mechanisms for
+// the linger: such a CPU pays one join per stretch of activity, as with a
+// single set, and readers visit it as they would have then.
 //
 // Commute: whatever the mechanism's writers commute on stays free of shared
 // lines in steady state: a writer reads and writes only its own CPU's marks
@@ -54,7 +59,7 @@
 //                                        object of shard k = active_shard(obj)
 //     active_keep(&marks, k)             the owner's periodic flush keeps state there
 //     active_decay(&sets, &marks)        then leaves the shards idle for the linger
-//     active_snapshot(&sets.shard[k], &cpus)
+//     active_snapshot_shard(&sets, k, &cpus)
 //                                        a reader: then for_each_cpu(c, &cpus)
 #pragma once
 #include "kernel.h"
@@ -68,12 +73,14 @@
 #define ACTIVE_SHARD_BITS 8
 #define ACTIVE_SHARDS (1 << ACTIVE_SHARD_BITS)
 #define ACTIVE_WORDS (ACTIVE_SHARDS / 64)
+#define ACTIVE_SHARDS_MAX 32 // shards a CPU is in before it joins `every` instead
 
 struct active_set {
     cpumask_t mask; // joins and leaves only; readers walk it
 } __cacheline_aligned;
 
 struct active_sets {
+    struct active_set every; // CPUs counted in every shard
     struct active_set shard[ACTIVE_SHARDS];
 };
 
@@ -81,13 +88,17 @@ struct active_marks {
     uint64_t in[ACTIVE_WORDS];      // shards whose mask has this CPU's bit
     uint64_t used[ACTIVE_WORDS];    // shards joined or kept since the last decay
     uint16_t idle[ACTIVE_SHARDS];   // decays in a row that found the shard unused
+    uint16_t nin;                   // shards in
+    bool every;                     // in `every`: joins of shards pass
+    bool used_every;                // joined or kept anything since the last decay
+    uint16_t idle_every;            // decays in a row that found nothing used
 };
 
 // An object's shard: that of the page it lies in. A CPU's allocator hands out
 // objects from pages of its own and reuses them, so a CPU that keeps making
 // and dropping objects (files, inodes, directory entries) cycles through the
-// shards of a few pages, joining each once, where a shard per object address
-// would have it join them all within a few thousand objects.
+// shards of a few pages, where a shard per object address would have it join
+// a new shard at nearly every object it makes.
 static inline unsigned active_shard(const void *obj)
 {
     return mix64((uintptr_t)obj >> PGSHIFT) >> (64 - ACTIVE_SHARD_BITS);
@@ -103,29 +114,42 @@ static inline void active_mask_remove(struct active_set *s, int c)
     fetch_and(&s->mask.w[c / 64], ~(1UL << (c % 64)));
 }
 
-// The calling CPU is about to put state for h in its slots. Interrupts must be
-// off: the tick's decay changes the marks.
+// The calling CPU is about to put state in its slots for an object of shard k.
+// Interrupts must be off: the tick's decay changes the marks.
 static inline void active_join(struct active_sets *s, struct active_marks *m, unsigned k)
 {
     uint64_t bit = 1UL << (k % 64);
+    m->used_every = true;
+    if (m->every)
+        return;
     m->used[k / 64] |= bit;
-    if (!(m->in[k / 64] & bit)) {
-        m->in[k / 64] |= bit;
-        m->idle[k] = 0;
-        active_mask_add(&s->shard[k], cpu_id()); // before the slot write
+    if (m->in[k / 64] & bit)
+        return;
+    if (m->nin >= ACTIVE_SHARDS_MAX) {
+        m->every = true;
+        m->idle_every = 0;
+        active_mask_add(&s->every, cpu_id()); // before the slot write
+        return;
     }
+    m->in[k / 64] |= bit;
+    m->nin++;
+    m->idle[k] = 0;
+    active_mask_add(&s->shard[k], cpu_id()); // before the slot write
 }
 
-// The owner's periodic flush, before it decays: it keeps state for h in its
-// slots for an object of shard k, which must stay as if joined. Interrupts off.
+// The owner's periodic flush, before it decays: it keeps state in its slots
+// for an object of shard k, which must stay as if joined. Interrupts off.
 static inline void active_keep(struct active_marks *m, unsigned k)
 {
+    m->used_every = true;
     m->used[k / 64] |= 1UL << (k % 64);
 }
 
 // The owning CPU's periodic flush, interrupts off, after its slots were
 // emptied of all but what it kept: leave each shard that nothing joined or
-// kept for ACTIVE_LINGER flushes in a row.
+// kept for ACTIVE_LINGER flushes in a row, and `every` likewise. (A CPU in
+// `every` joins no shard, so those it was in go after the linger; its slots
+// are empty when it leaves `every`.)
 static inline void active_decay(struct active_sets *s, struct active_marks *m)
 {
     for (int i = 0; i < ACTIVE_WORDS; i++) {
@@ -137,10 +161,20 @@ static inline void active_decay(struct active_sets *s, struct active_marks *m)
                 m->idle[k] = 0;
             else if (++m->idle[k] >= ACTIVE_LINGER) {
                 m->in[i] &= ~(1UL << (k % 64));
+                m->nin--;
                 active_mask_remove(&s->shard[k], cpu_id());
             }
         }
     }
+    if (m->every) {
+        if (m->used_every)
+            m->idle_every = 0;
+        else if (++m->idle_every >= ACTIVE_LINGER) {
+            m->every = false;
+            active_mask_remove(&s->every, cpu_id());
+        }
+    }
+    m->used_every = false;
 }
 
 // Leave every shard at once (an idle CPU stopping its tick, sync/refcache.c):
@@ -152,16 +186,14 @@ static inline void active_leave(struct active_sets *s, struct active_marks *m)
             active_mask_remove(&s->shard[i * 64 + __builtin_ctzll(w)], cpu_id());
         m->in[i] = m->used[i] = 0;
     }
+    if (m->every)
+        active_mask_remove(&s->every, cpu_id());
+    m->nin = 0;
+    m->every = m->used_every = false;
 }
 
 // Is the calling CPU in any shard? Interrupts off.
-static inline bool active_in_any(const struct active_marks *m)
-{
-    for (int i = 0; i < ACTIVE_WORDS; i++)
-        if (m->in[i])
-            return true;
-    return false;
-}
+static inline bool active_in_any(const struct active_marks *m) { return m->nin || m->every; }
 
 // A copy of one set now, for a reader to walk (the same CPUs each time if it
 // walks more than once).
@@ -169,6 +201,14 @@ static inline void active_snapshot(const struct active_set *set, cpumask_t *out)
 {
     for (int i = 0; i < CPUMASK_WORDS; i++)
         out->w[i] = load_acquire(&set->mask.w[i]);
+}
+
+// The CPUs that may hold state for an object of shard k: the shard's and
+// those in every shard.
+static inline void active_snapshot_shard(const struct active_sets *s, unsigned k, cpumask_t *out)
+{
+    for (int i = 0; i < CPUMASK_WORDS; i++)
+        out->w[i] = load_acquire(&s->shard[k].mask.w[i]) | load_acquire(&s->every.mask.w[i]);
 }
 
 // The kernel's active set: the CPUs that may hold refcache deltas, cached file
@@ -193,5 +233,5 @@ static inline void kernel_active_keep(const void *obj)
 // The CPUs that may hold state for obj, for an exact reader.
 static inline void kernel_active_snapshot(const void *obj, cpumask_t *out)
 {
-    active_snapshot(&kernel_active.shard[active_shard(obj)], out);
+    active_snapshot_shard(&kernel_active, active_shard(obj), out);
 }

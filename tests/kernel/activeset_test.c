@@ -11,7 +11,7 @@
 static bool in_shard(const struct active_sets *s, unsigned k, int c)
 {
     cpumask_t m;
-    active_snapshot(&s->shard[k], &m);
+    active_snapshot_shard(s, k, &m);
     return cpumask_test(&m, c);
 }
 
@@ -84,6 +84,43 @@ KTEST(activeset_shards_linger_apart)
     KCHECK(in_shard(&s, H2, me));
     active_leave(&s, &m);
     KCHECK(!in_shard(&s, H2, me));
+    pop_off();
+}
+
+// A CPU that has joined ACTIVE_SHARDS_MAX shards is counted in every shard at
+// its next join, without joining that shard, and leaves after the linger.
+KTEST(activeset_many_shards_join_every)
+{
+    static struct active_sets s;
+    struct active_marks m = {0};
+    push_off();
+    int me = cpu_id();
+    for (unsigned k = 0; k < ACTIVE_SHARDS_MAX; k++)
+        active_join(&s, &m, k);
+    KCHECK(!in_shard(&s, ACTIVE_SHARDS - 1, me));
+    active_join(&s, &m, ACTIVE_SHARDS_MAX);
+    KCHECK(m.every);
+    KCHECK(in_shard(&s, ACTIVE_SHARDS - 1, me));
+    cpumask_t own;
+    active_snapshot(&s.shard[ACTIVE_SHARDS_MAX], &own);
+    KCHECK(!cpumask_test(&own, me)); // through `every` only
+    // Kept state keeps it in; then it leaves `every` and each shard.
+    for (int i = 0; i <= ACTIVE_LINGER; i++) {
+        active_keep(&m, 5);
+        active_decay(&s, &m);
+    }
+    KCHECK(in_shard(&s, ACTIVE_SHARDS - 1, me));
+    for (int i = 0; i < ACTIVE_LINGER; i++)
+        active_decay(&s, &m);
+    KCHECK(!m.every);
+    KCHECK_EQ(m.nin, 0);
+    for (unsigned k = 0; k < ACTIVE_SHARDS; k++)
+        KCHECK(!in_shard(&s, k, me));
+    // The next stretch starts with shards again.
+    active_join(&s, &m, 9);
+    KCHECK(!m.every);
+    KCHECK(in_shard(&s, 9, me) && !in_shard(&s, 10, me));
+    active_leave(&s, &m);
     pop_off();
 }
 
