@@ -73,7 +73,7 @@
 #define ACTIVE_SHARD_BITS 8
 #define ACTIVE_SHARDS (1 << ACTIVE_SHARD_BITS)
 #define ACTIVE_WORDS (ACTIVE_SHARDS / 64)
-#define ACTIVE_SHARDS_MAX 32 // shards a CPU is in before it joins `every` instead
+#define ACTIVE_SHARDS_MAX 8 // shards a CPU is in before it joins `every` instead
 
 struct active_set {
     cpumask_t mask; // joins and leaves only; readers walk it
