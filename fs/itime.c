@@ -45,9 +45,9 @@
 // sequence, which only the owning CPU moves, with interrupts off; and then the
 // inode's fields. So a stat's cost follows the CPUs that use files like it, not
 // the CPUs online. A flush moves the times into the inode before it empties the
-// slot, so a time moved while stat runs is seen in one or the other. It writes nothing. utimensat (fs_set_times) empties every CPU's
-// cache first (an xcall), so that an explicit time is not overridden by a
-// cached one.
+// slot, so a time moved while stat runs is seen in one or the other. It
+// writes nothing. utimensat (fs_set_times) empties every CPU's cache first (an
+// xcall), so that an explicit time is not overridden by a cached one.
 #include "inode.h"
 #include "lib/hash.h"
 #include "mm/mm.h"
@@ -200,15 +200,15 @@ void inode_times(struct inode *ip, uint64_t t[3])
 // Being freed: under kpoison, panic if a CPU's slot still names ip, since its
 // flush would write into freed memory (the lifetime argument above; kpoison's
 // check at the next allocation misses a write that comes after it). Racy
-// reads, enough to see a slot that was never emptied.
+// reads, enough to see a slot that was never emptied. Every online CPU, not
+// only ip's shard of the active set: a slot left on a CPU outside it would be
+// a reader's miss too.
 void itime_check_unnamed(struct inode *ip)
 {
     if (!kmalloc_poisoning())
         return;
-    cpumask_t cpus;
-    kernel_active_snapshot(ip, &cpus);
     uint64_t h = inode_hash(ip);
-    for_each_cpu(c, &cpus)
+    for_each_cpu(c, &cpu_online_mask)
         if (READ_ONCE(slot_at(c, h)->ip) == ip)
             panic("itime: inode %p freed while cpu %d's time slot names it", ip, c);
 }
