@@ -29,8 +29,11 @@
 // join a shared write. So once it is in ACTIVE_SHARDS_MAX shards, its next
 // join puts it in `every`, a set that readers of every shard visit, where it
 // stays, joining nothing more, until it has used none of the mechanisms for
-// the linger: such a CPU pays one join per stretch of activity, as with a
-// single set, and readers visit it as they would have then.
+// the linger: such a CPU pays at most ACTIVE_SHARDS_MAX + 1 joins per stretch
+// of activity, about as with a single set, and readers visit it as they would
+// have then. Why 8: workers of the scaling benchmark that each use files of
+// their own are in 1 to 8 shards; with 32, the pairwise suite's CPUs stayed in
+// shards and kept joining them inside its tests (docs/bench-cost.md).
 //
 // Commute: whatever the mechanism's writers commute on stays free of shared
 // lines in steady state: a writer reads and writes only its own CPU's marks
