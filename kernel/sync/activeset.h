@@ -93,7 +93,7 @@ struct active_marks {
     uint16_t idle[ACTIVE_SHARDS];   // decays in a row that found the shard unused
     uint16_t nin;                   // shards in
     bool every;                     // in `every`: joins of shards pass
-    bool used_every;                // joined or kept anything since the last decay
+    bool used_any;                  // joined or kept anything since the last decay
     uint16_t idle_every;            // decays in a row that found nothing used
 };
 
@@ -122,7 +122,7 @@ static inline void active_mask_remove(struct active_set *s, int c)
 static inline void active_join(struct active_sets *s, struct active_marks *m, unsigned k)
 {
     uint64_t bit = 1UL << (k % 64);
-    m->used_every = true;
+    m->used_any = true;
     if (m->every)
         return;
     m->used[k / 64] |= bit;
@@ -144,7 +144,7 @@ static inline void active_join(struct active_sets *s, struct active_marks *m, un
 // for an object of shard k, which must stay as if joined. Interrupts off.
 static inline void active_keep(struct active_marks *m, unsigned k)
 {
-    m->used_every = true;
+    m->used_any = true;
     m->used[k / 64] |= 1UL << (k % 64);
 }
 
@@ -170,14 +170,14 @@ static inline void active_decay(struct active_sets *s, struct active_marks *m)
         }
     }
     if (m->every) {
-        if (m->used_every)
+        if (m->used_any)
             m->idle_every = 0;
         else if (++m->idle_every >= ACTIVE_LINGER) {
             m->every = false;
             active_mask_remove(&s->every, cpu_id());
         }
     }
-    m->used_every = false;
+    m->used_any = false;
 }
 
 // Leave every shard at once (an idle CPU stopping its tick, sync/refcache.c):
@@ -192,7 +192,7 @@ static inline void active_leave(struct active_sets *s, struct active_marks *m)
     if (m->every)
         active_mask_remove(&s->every, cpu_id());
     m->nin = 0;
-    m->every = m->used_every = false;
+    m->every = m->used_any = false;
 }
 
 // Is the calling CPU in any shard? Interrupts off.
