@@ -14,7 +14,8 @@
 //   nlink  the link count st_nlink shows (directories: 2 + subdirectories).
 //   ref    everything that may use the inode: each directory entry naming it,
 //          each child directory's ".." pointer, and each reference handed out
-//          by the API (open files, current directories, callers).
+//          by the API (open files, current directories, callers), except on
+//          the root, which is never freed (fs_iget).
 // Invariant: every pointer to an inode that lock-free readers can find (an
 // entry, a ".." pointer) holds a `ref` reference, and that reference is
 // dropped only a grace period after the pointer is unpublished (dent_put_later,
@@ -162,8 +163,22 @@ void inode_free_unpublished(struct inode *ip)
     counter_add(live_inodes, -1);
 }
 
-void fs_iget(struct inode *ip) { refcache_inc(&ip->ref); }
-void fs_iput(struct inode *ip) { refcache_dec(&ip->ref); }
+// The root is never freed (it keeps the reference fs_init made it with), so the
+// references the API hands out on it are not counted: every absolute path
+// starts at the root, and counting them would put a refcache delta on it, and
+// the CPU in its shard of the active set, at each lookup on every CPU. (The
+// ".." references of its subdirectories are counted: they change it anyway.)
+void fs_iget(struct inode *ip)
+{
+    if (ip != fs_root_inode)
+        refcache_inc(&ip->ref);
+}
+
+void fs_iput(struct inode *ip)
+{
+    if (ip != fs_root_inode)
+        refcache_dec(&ip->ref);
+}
 
 // A reference dropped a grace period later.
 struct iput_later {
