@@ -158,14 +158,27 @@ int fs_lookup(struct inode *cwd, const char *path, int flags, struct inode **ipp
     return err;
 }
 
+// Lookup and stat in one epoch section, without a reference on the inode: it
+// cannot go before the section ends (its entry's reference is dropped only a
+// grace period after the entry is unpublished, inode.c). A reference would put
+// a refcache delta on the inode and this CPU in its shard of the active set, so
+// every CPU that stats a file would be one that later exact reads of its link
+// count and times (this stat's included) must visit. cwd must stay alive too:
+// referenced, or the caller's epoch section holds it.
 int fs_stat_path(struct inode *cwd, const char *path, int flags, uint32_t mask, struct fs_stat *st)
 {
-    struct inode *ip;
-    int err = fs_lookup(cwd, path, flags, &ip);
+    struct nameidata nd;
+    struct inode *ip = NULL;
+    int err = path_check(path);
     if (err)
         return err;
-    err = fs_stat(ip, mask, st);
-    fs_iput(ip);
+    epoch_enter();
+    err = namei_parent(cwd, path, &nd);
+    if (!err)
+        err = namei_last(&nd, flags & FS_NOFOLLOW, &ip);
+    if (!err)
+        err = fs_stat(ip, mask, st);
+    epoch_exit();
     return err;
 }
 
@@ -379,22 +392,28 @@ int fs_mknod(struct inode *cwd, const char *path, uint32_t mode, uint32_t rdev)
     return err;
 }
 
+// As fs_stat_path, in one epoch section without a reference on the link.
 int fs_readlink(struct inode *cwd, const char *path, char *buf, size_t n)
 {
-    struct inode *ip;
+    struct nameidata nd;
+    struct inode *ip = NULL;
     if (n == 0)
         return -EINVAL; // as Linux
-    int err = fs_lookup(cwd, path, FS_NOFOLLOW, &ip);
+    int err = path_check(path);
     if (err)
         return err;
-    if (!S_ISLNK(ip->mode)) {
+    epoch_enter();
+    err = namei_parent(cwd, path, &nd);
+    if (!err)
+        err = namei_last(&nd, true, &ip);
+    if (!err && !S_ISLNK(ip->mode)) {
         err = -EINVAL;
-    } else {
+    } else if (!err) {
         err = (int)MIN(n, (size_t)ip->link.len);
         memcpy(buf, ip->link.target, err);
         inode_touch(ip, T_ATIME);
     }
-    fs_iput(ip);
+    epoch_exit();
     return err;
 }
 

@@ -144,6 +144,39 @@ int dirfd_inode(int dirfd, const char *kpath, struct inode **dir)
     return err;
 }
 
+// Without references where it can: a path from the root or the cwd is resolved
+// and stat'ed inside one epoch section, which holds both (the root never goes;
+// chdir drops the old cwd a grace period later), and fs_stat_path takes none
+// on what it finds. So stats by path from many CPUs write nothing, and put no
+// CPU in the active-set shards of the root, the cwd or the file. From dirfd,
+// the directory (or, with an empty path, the file) is referenced as usual.
+int path_stat_at(int dirfd, const char *kpath, int flags, uint32_t mask, struct fs_stat *st)
+{
+    int fsflags = (flags & AT_SYMLINK_NOFOLLOW) ? FS_NOFOLLOW : 0;
+    if (kpath[0] == 0 && !(flags & AT_EMPTY_PATH))
+        return -ENOENT;
+    struct inode *dir;
+    int err;
+    if (dirfd != AT_FDCWD && kpath[0] != '/') {
+        if (kpath[0] == 0) {
+            if (!(err = path_lookup_at(dirfd, kpath, flags, &dir))) {
+                err = fs_stat(dir, mask, st);
+                fs_iput(dir);
+            }
+        } else if (!(err = dirfd_inode(dirfd, kpath, &dir))) {
+            err = fs_stat_path(dir, kpath, fsflags, mask, st);
+            fs_iput(dir);
+        }
+        return err;
+    }
+    struct fs_context *c = current_ctx();
+    epoch_enter();
+    dir = kpath[0] == '/' || !c ? fs_root() : READ_ONCE(c->cwd);
+    err = kpath[0] ? fs_stat_path(dir, kpath, fsflags, mask, st) : fs_stat(dir, mask, st);
+    epoch_exit();
+    return err;
+}
+
 int path_lookup_at(int dirfd, const char *kpath, int flags, struct inode **out)
 {
     if (kpath[0] == 0 && (flags & AT_EMPTY_PATH)) {

@@ -8,6 +8,7 @@
 //   fsctx_hold(c)     one more holder (CLONE_FS)
 //   fsctx_release(c)  drop one; the last drops the cwd
 //   path_lookup_at(dirfd, kpath, flags, &ip)  resolve a kernel-space path
+//   path_stat_at(dirfd, kpath, flags, mask, &st)  stat it, without references
 //   path_openat(t, dirfd, kpath, flags, mode) open into fd table t
 #pragma once
 #include "kernel.h"
@@ -45,6 +46,11 @@ int dirfd_inode(int dirfd, const char *kpath, struct inode **dir);
 // AT_SYMLINK_NOFOLLOW (do not follow a final symlink), AT_EMPTY_PATH (an empty
 // path names dirfd itself, which may then be any file). *out is referenced.
 int path_lookup_at(int dirfd, const char *kpath, int flags, struct inode **out);
+
+// stat of what path_lookup_at would find, with fs_stat's mask (fs.h), taking no
+// reference on it, nor on the root or the cwd it starts from.
+struct fs_stat;
+int path_stat_at(int dirfd, const char *kpath, int flags, uint32_t mask, struct fs_stat *st);
 
 // The absolute path of directory dir, built from the end of buf (size
 // FS_PATH_MAX); its start, or NULL with *err (ENOENT: dir was removed;

@@ -361,14 +361,8 @@ static long stat_at(int dirfd, uint64_t upath, int flags, uint32_t mask, struct 
         bool mine;
         struct stat_args a = {flags & AT_SYMLINK_NOFOLLOW, mask, st};
         err = proc_call(dirfd, path, &mine, op_stat, &a);
-        if (!mine) {
-            struct inode *ip;
-            err = path_lookup_at(dirfd, path, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), &ip);
-            if (!err) {
-                err = fs_stat(ip, mask, st);
-                fs_iput(ip);
-            }
-        }
+        if (!mine)
+            err = path_stat_at(dirfd, path, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), mask, st);
     }
     page_free(path);
     return err;
@@ -795,14 +789,16 @@ static long access_at(int dirfd, uint64_t upath, int mode, int flags)
     page_free(path);
     if (mine)
         return err;
-    struct inode *ip;
-    err = lookup_user(dirfd, upath, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), &ip);
-    if (err)
+    if ((err = get_path(upath, &path)))
         return err;
-    uint32_t m = fs_mode(ip);
-    if ((mode & X_OK) && !S_ISDIR(m) && !(m & 0111))
+    struct fs_stat st;
+    if (proc_refuses(dirfd, path))
         err = -EACCES;
-    fs_iput(ip);
+    else
+        err = path_stat_at(dirfd, path, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), STATX_MODE, &st);
+    page_free(path);
+    if (!err && (mode & X_OK) && !S_ISDIR(st.mode) && !(st.mode & 0111))
+        err = -EACCES;
     return err;
 }
 

@@ -1,6 +1,7 @@
 // Tests for active sets (sync/activeset.h): joining, lingering, leaving, one
 // shard apart from another, and a reader that must still see the deltas of a
-// CPU that left and came back.
+// CPU that left and came back; and that a stat by path joins nothing.
+#include "fstest.h"
 #include "ktest/ktest.h"
 #include "sync/activeset.h"
 #include "sync/refcache.h"
@@ -172,4 +173,55 @@ KTEST(activeset_refcache_reader_sees_rejoined_cpu)
     run_on(other, inc_here);
     KCHECK_EQ(refcache_read_exact(&counted), 2);
     run_on(other, dec_here); // keep the count above zero: never released
+}
+
+// What stat_without_joining found on its CPU: in the file's shard, in the
+// directory's, after a stat by path and after a lookup that keeps a reference.
+struct stat_probe {
+    struct inode *dir, *ip;
+    int err;
+    bool file_after_stat, dir_after_stat, file_after_lookup;
+};
+
+static void stat_without_joining(int i, void *arg)
+{
+    struct stat_probe *p = arg;
+    if (i != 1)
+        return;
+    struct fs_stat st;
+    struct inode *ip;
+    int me = cpu_id();
+    push_off(); // no tick in between: the marks stay as this leaves them
+    leave_here(NULL);
+    p->err = fs_stat_path(p->dir, "f", 0, STATX_BASIC_STATS, &st);
+    p->file_after_stat = in_shard(&kernel_active, active_shard(p->ip), me);
+    p->dir_after_stat = in_shard(&kernel_active, active_shard(p->dir), me);
+    if (fs_lookup(p->dir, "f", 0, &ip) == 0) {
+        p->file_after_lookup = in_shard(&kernel_active, active_shard(p->ip), me);
+        fs_iput(ip);
+    }
+    pop_off();
+}
+
+// A stat by path takes no reference on the file it finds, nor on the directory
+// it starts from (fs_stat_path, path_stat_at): a CPU that stats a file joins
+// neither's shard of the active set, so stats from many CPUs do not make the
+// file's exact reads (the link count, the times) visit them all. A lookup that
+// keeps a reference joins the file's shard.
+KTEST(activeset_stat_by_path_joins_no_shard)
+{
+    if (ncpu_online < 2)
+        return;
+    struct stat_probe p = {.dir = fst_scratch("t_activeset_stat")};
+    KREQUIRE(p.dir);
+    KREQUIRE(fs_mknod(p.dir, "f", S_IFREG | 0644, 0) == 0);
+    KREQUIRE(fs_lookup(p.dir, "f", 0, &p.ip) == 0);
+    KREQUIRE(fst_run(2, stat_without_joining, &p));
+    KCHECK_EQ(p.err, 0);
+    KCHECK(!p.file_after_stat);
+    KCHECK(!p.dir_after_stat);
+    KCHECK(p.file_after_lookup);
+    fs_iput(p.ip);
+    fs_iput(p.dir);
+    KCHECK_EQ(fst_rm_rf("/t_activeset_stat"), 0);
 }

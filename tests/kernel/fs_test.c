@@ -557,6 +557,49 @@ KTEST(fs_chmod_and_times)
     teardown("t_chmod");
 }
 
+// Thread 0 makes and removes "f" and symlink "l" again and again; the others
+// stat and readlink them by path, which take no reference on what they find
+// (fs_stat_path, fs_readlink): every answer must be a whole file or symlink, or
+// ENOENT. With kpoison (make test), a stat that read an inode after its free
+// would see the poison.
+#define RACE_ROUNDS 2000
+static volatile bool race_done;
+static int race_bad;
+
+static void stat_race(int i, void *arg)
+{
+    (void)arg;
+    if (i == 0) {
+        for (int r = 0; r < RACE_ROUNDS; r++) {
+            if (mkfile("f") || fs_symlink(D, "target", "l") || fs_unlink(D, "f") ||
+                fs_unlink(D, "l"))
+                __atomic_add_fetch(&race_bad, 1, __ATOMIC_RELAXED);
+        }
+        race_done = true;
+        return;
+    }
+    while (!race_done) {
+        struct fs_stat st;
+        char buf[8];
+        int err = fs_stat_path(D, "f", 0, STATX_BASIC_STATS, &st);
+        if (err ? err != -ENOENT : st.mode != (S_IFREG | 0644) || st.nlink > 1 || st.size != 0)
+            __atomic_add_fetch(&race_bad, 1, __ATOMIC_RELAXED);
+        err = fs_readlink(D, "l", buf, sizeof buf);
+        if (err != -ENOENT && (err != 6 || memcmp(buf, "target", 6)))
+            __atomic_add_fetch(&race_bad, 1, __ATOMIC_RELAXED);
+    }
+}
+
+KTEST(fs_stat_path_races_unlink)
+{
+    KREQUIRE(setup("t_stat_race"));
+    race_done = false;
+    race_bad = 0;
+    KCHECK(fst_run(MAX(2, MIN(ncpu_online, 4)), stat_race, NULL));
+    KCHECK_EQ(race_bad, 0);
+    teardown("t_stat_race");
+}
+
 KTEST(fs_stat_fields)
 {
     KREQUIRE(setup("t_stat"));
