@@ -116,7 +116,7 @@ void inode_touch(struct inode *ip, int which)
     uint64_t now = fs_time_now();
     push_off(); // stay on this CPU: the cache must be our own
     struct it_slot *s = slot_at(cpu_id(), inode_hash(ip));
-    kernel_active_join(ip);
+    kernel_active_join(ACTIVE_ATTRS, ip);
     seqcount_write_begin(&s->seq);
     if (s->ip != ip) {
         flush_slot(s);
@@ -143,7 +143,7 @@ bool itime_flush_cpu(bool all)
             continue;
         if (!all && s->flushes + 1 >= n) {
             kept = true; // changed since the flush before: look again next time
-            kernel_active_keep(s->ip);
+            kernel_active_keep(ACTIVE_ATTRS, s->ip);
             continue;
         }
         seqcount_write_begin(&s->seq);
@@ -186,7 +186,7 @@ static void read_slot(int c, uint64_t h, struct inode *ip, uint64_t t[3])
 void inode_times(struct inode *ip, uint64_t t[3])
 {
     cpumask_t cpus; // a CPU outside it has no slot for ip: its times are in the inode
-    kernel_active_snapshot(ip, &cpus);
+    kernel_active_snapshot(ACTIVE_ATTRS, ip, &cpus);
     t[0] = t[1] = t[2] = 0;
     uint64_t h = inode_hash(ip);
     for (int i = 0; i < CPUMASK_WORDS; i++) // a word at a time (refcache.c's read_exact)

@@ -42,10 +42,11 @@
 // CPU that keeps using objects of a shard never rejoins it, and one that stops
 // leaves (after the linger, or at once from every shard when it has been idle
 // for a second and stops its tick: proc/tickless.c), and costs its next writer
-// there one shared write when it comes back. The kernel's mechanisms share one
-// sharded set (kernel_active, below), so that a CPU doing file work, which uses
-// them all, stays in through any of them: an inode's reference count, link
-// count and times lie on one page, and a CPU that uses all three joins once.
+// there one shared write when it comes back. The kernel has two sharded sets
+// (kernel_active, below), one for references and one for what a stat or an
+// unlink reads exactly, so that a reader of one kind does not visit the CPUs
+// that hold only state of the other: everything that uses a file holds a
+// reference on it, far more CPUs than those that change its links and times.
 //
 // Ordering, for a reader that must see every write that finished before it
 // began: a writer joins with a locked instruction (a full fence on x86) before
@@ -214,27 +215,45 @@ static inline void active_snapshot_shard(const struct active_sets *s, unsigned k
         out->w[i] = load_acquire(&s->shard[k].mask.w[i]) | load_acquire(&s->every.mask.w[i]);
 }
 
-// The kernel's active set: the CPUs that may hold refcache deltas, cached file
-// times (fs/itime.c) or a link pin (fs/linkpin.c) for objects of each shard.
-// Refcache's periodic flush decays it (sync/refcache.c), after its flush hook
-// emptied the others.
-extern struct active_sets kernel_active;
-DECLARE_PERCPU(struct active_marks, kernel_active_marks);
+// The kernel's active sets, by kind of per-CPU state: the CPUs that may hold
+//   ACTIVE_REFS   refcache deltas of reference counts (refcache_inc/dec), read
+//                 exactly by a last close of a file threads share and exec's
+//                 check for writers;
+//   ACTIVE_ATTRS  deltas of link counts (refcache_rm), cached file times
+//                 (fs/itime.c) and link pins (fs/linkpin.c), read exactly by
+//                 stat and unlink;
+// for objects of each shard. Apart because a reference is held by whatever
+// uses a file (an open file, a mapping, a current directory): with one set, a
+// stat of a file visited every CPU that mapped another file on its page. A CPU
+// doing file work joins a shard in both; each set decays on its own at
+// refcache's periodic flush (sync/refcache.c), after its flush hook emptied
+// the others.
+enum { ACTIVE_REFS, ACTIVE_ATTRS, ACTIVE_KINDS };
+struct kernel_active_marks {
+    struct active_marks kind[ACTIVE_KINDS];
+};
+extern struct active_sets kernel_active[ACTIVE_KINDS];
+DECLARE_PERCPU(struct kernel_active_marks, kernel_active_marks);
 
-// Interrupts off, before writing per-CPU state of any of those kinds for obj.
-static inline void kernel_active_join(const void *obj)
+static inline struct active_marks *kernel_marks(int kind)
 {
-    active_join(&kernel_active, this_cpu_ptr(&kernel_active_marks), active_shard(obj));
+    return &this_cpu_ptr(&kernel_active_marks)->kind[kind];
 }
 
-// Refcache's flush hook, for state of those kinds it keeps for obj.
-static inline void kernel_active_keep(const void *obj)
+// Interrupts off, before writing per-CPU state of that kind for obj.
+static inline void kernel_active_join(int kind, const void *obj)
 {
-    active_keep(this_cpu_ptr(&kernel_active_marks), active_shard(obj));
+    active_join(&kernel_active[kind], kernel_marks(kind), active_shard(obj));
 }
 
-// The CPUs that may hold state for obj, for an exact reader.
-static inline void kernel_active_snapshot(const void *obj, cpumask_t *out)
+// Refcache's flush hook, for state of that kind it keeps for obj.
+static inline void kernel_active_keep(int kind, const void *obj)
 {
-    active_snapshot_shard(&kernel_active, active_shard(obj), out);
+    active_keep(kernel_marks(kind), active_shard(obj));
+}
+
+// The CPUs that may hold state of that kind for obj, for an exact reader.
+static inline void kernel_active_snapshot(int kind, const void *obj, cpumask_t *out)
+{
+    active_snapshot_shard(&kernel_active[kind], active_shard(obj), out);
 }

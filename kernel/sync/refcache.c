@@ -72,14 +72,14 @@ struct rc_cpu {
 static DEFINE_PERCPU(struct rc_cpu, rc_cpu);
 
 static uint64_t rc_global_epoch __cacheline_alone = 1; // [a]
-struct active_sets kernel_active; // CPUs whose caches may hold deltas (and more: activeset.h)
-DEFINE_PERCPU(struct active_marks, kernel_active_marks);
+struct active_sets kernel_active[ACTIVE_KINDS]; // CPUs whose caches may hold deltas (and more: activeset.h)
+DEFINE_PERCPU(struct kernel_active_marks, kernel_active_marks);
 static bool (*flush_hook)(void);
 
 void refcache_set_flush_hook(bool (*fn)(void)) { flush_hook = fn; }
 
 // True if this CPU still holds per-CPU state of the hook's kinds (the hook
-// keeps those objects' shards of the active set: kernel_active_keep).
+// keeps those objects' shards of the active sets: kernel_active_keep).
 static bool call_flush_hook(void) { return flush_hook && flush_hook(); }
 
 uint64_t refcache_epoch(void) { return READ_ONCE(rc_global_epoch); }
@@ -140,7 +140,7 @@ static void update(struct refcache_obj *o, int64_t d, bool rm)
     rc = this_cpu_ptr(&rc_cpu);
     spin_lock(&rc->lock);
     struct rc_slot *s = slot_at(cpu_id(), obj_hash(o), rm);
-    kernel_active_join(o);
+    kernel_active_join(rm ? ACTIVE_ATTRS : ACTIVE_REFS, o);
     seqcount_write_begin(&s->seq);
     if (s->obj != o) {
         flush_slot(rc, s);
@@ -212,7 +212,7 @@ static int64_t read_exact(struct refcache_obj *o, bool rm)
     counter_inc(exact_reads);
     uint64_t h = obj_hash(o);
     cpumask_t cpus; // a CPU outside it has no slot for o: its deltas are in count
-    kernel_active_snapshot(o, &cpus);
+    kernel_active_snapshot(rm ? ACTIVE_ATTRS : ACTIVE_REFS, o, &cpus);
     for (;;) {
         uint64_t seqs = 0;
         int64_t sum = 0;
@@ -319,7 +319,8 @@ static void flush_and_review(void)
         (void)call_flush_hook();
         spin_lock(&rc->lock);
         flush_all_slots(rc);
-        active_decay(&kernel_active, this_cpu_ptr(&kernel_active_marks));
+        for (int k = 0; k < ACTIVE_KINDS; k++)
+            active_decay(&kernel_active[k], kernel_marks(k));
         WRITE_ONCE(rc->flushed_epoch, now);
         spin_unlock(&rc->lock);
         // Release callbacks run without the cache lock: they may drop references.
@@ -343,13 +344,13 @@ void refcache_tick(void) { flush_and_review(); }
 bool refcache_stop_tick(bool leave)
 {
     struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
-    struct active_marks *m = this_cpu_ptr(&kernel_active_marks);
-    if (active_in_any(m)) {
+    if (active_in_any(kernel_marks(ACTIVE_REFS)) || active_in_any(kernel_marks(ACTIVE_ATTRS))) {
         if (!leave || call_flush_hook())
             return false;
         spin_lock(&rc->lock);
         flush_all_slots(rc);
-        active_leave(&kernel_active, m);
+        for (int k = 0; k < ACTIVE_KINDS; k++)
+            active_leave(&kernel_active[k], kernel_marks(k));
         spin_unlock(&rc->lock);
     }
     if (rc->review)

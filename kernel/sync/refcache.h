@@ -75,5 +75,5 @@ uint64_t refcache_reviewing(void); // objects under review, all CPUs (racy: repo
 // objects by pointer and must be empty of an object before refcache releases it
 // (fs/itime.c). It returns true if the CPU still holds per-CPU state (a time
 // it kept, a link pin), and keeps those objects' shards of the kernel's active
-// set (sync/activeset.h: kernel_active_keep).
+// sets (sync/activeset.h: kernel_active_keep).
 void refcache_set_flush_hook(bool (*fn)(void));

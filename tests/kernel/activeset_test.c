@@ -1,6 +1,7 @@
 // Tests for active sets (sync/activeset.h): joining, lingering, leaving, one
 // shard apart from another, and a reader that must still see the deltas of a
-// CPU that left and came back; and that a stat by path joins nothing.
+// CPU that left and came back; the kernel's two sets apart; and that a stat
+// by path joins nothing.
 #include "fstest.h"
 #include "ktest/ktest.h"
 #include "sync/activeset.h"
@@ -137,7 +138,8 @@ static void leave_here(void *arg)
     (void)arg;
     refcache_flush_cpu();
     for (int i = 0; i <= ACTIVE_LINGER; i++)
-        active_decay(&kernel_active, this_cpu_ptr(&kernel_active_marks));
+        for (int k = 0; k < ACTIVE_KINDS; k++)
+            active_decay(&kernel_active[k], kernel_marks(k));
 }
 
 static void run_on(int c, xcall_fn fn)
@@ -161,18 +163,41 @@ KTEST(activeset_refcache_reader_sees_rejoined_cpu)
     refcache_init(&counted, 1, release_none);
     run_on(other, leave_here);
     run_on(other, inc_here);
-    KCHECK(in_shard(&kernel_active, h, other));
-    KCHECK(!in_shard(&kernel_active, elsewhere, other));
+    KCHECK(in_shard(&kernel_active[ACTIVE_REFS], h, other));
+    KCHECK(!in_shard(&kernel_active[ACTIVE_REFS], elsewhere, other));
+    KCHECK(!in_shard(&kernel_active[ACTIVE_ATTRS], h, other));
     KCHECK_EQ(refcache_read_exact(&counted), 2);
     run_on(other, leave_here);
-    KCHECK(!in_shard(&kernel_active, h, other));
+    KCHECK(!in_shard(&kernel_active[ACTIVE_REFS], h, other));
     KCHECK_EQ(refcache_read_exact(&counted), 2);
     run_on(other, dec_here);
-    KCHECK(in_shard(&kernel_active, h, other));
+    KCHECK(in_shard(&kernel_active[ACTIVE_REFS], h, other));
     KCHECK_EQ(refcache_read_exact(&counted), 1);
     run_on(other, inc_here);
     KCHECK_EQ(refcache_read_exact(&counted), 2);
     run_on(other, dec_here); // keep the count above zero: never released
+}
+
+static struct refcache_rm linked;
+static void rm_inc_here(void *arg) { (void)arg; refcache_rm_inc(&linked); }
+static void rm_dec_here(void *arg) { (void)arg; refcache_rm_dec(&linked); }
+
+// A link count (refcache_rm) is in the attributes' set, apart from references:
+// its update joins that set's shard only, and its exact read visits that set.
+KTEST(activeset_link_counts_apart_from_references)
+{
+    if (ncpu < 2)
+        return;
+    int other = cpu_id() == 0 ? 1 : 0;
+    unsigned h = active_shard(&linked);
+    refcache_init(&linked.o, 1, release_none);
+    run_on(other, leave_here);
+    run_on(other, rm_inc_here);
+    KCHECK(in_shard(&kernel_active[ACTIVE_ATTRS], h, other));
+    KCHECK(!in_shard(&kernel_active[ACTIVE_REFS], h, other));
+    KCHECK_EQ(refcache_rm_read_exact(&linked), 2);
+    run_on(other, rm_dec_here);
+    KCHECK_EQ(refcache_rm_read_exact(&linked), 1);
 }
 
 // What stat_without_joining found on its CPU: in the file's shard, in the
@@ -180,7 +205,7 @@ KTEST(activeset_refcache_reader_sees_rejoined_cpu)
 struct stat_probe {
     struct inode *dir, *ip;
     int err;
-    bool file_after_stat, dir_after_stat, file_after_lookup;
+    bool file_after_stat, dir_after_stat, file_after_lookup, attrs_after_lookup;
 };
 
 static void stat_without_joining(int i, void *arg)
@@ -194,10 +219,13 @@ static void stat_without_joining(int i, void *arg)
     push_off(); // no tick in between: the marks stay as this leaves them
     leave_here(NULL);
     p->err = fs_stat_path(p->dir, "f", 0, STATX_BASIC_STATS, &st);
-    p->file_after_stat = in_shard(&kernel_active, active_shard(p->ip), me);
-    p->dir_after_stat = in_shard(&kernel_active, active_shard(p->dir), me);
+    for (int k = 0; k < ACTIVE_KINDS; k++) {
+        p->file_after_stat |= in_shard(&kernel_active[k], active_shard(p->ip), me);
+        p->dir_after_stat |= in_shard(&kernel_active[k], active_shard(p->dir), me);
+    }
     if (fs_lookup(p->dir, "f", 0, &ip) == 0) {
-        p->file_after_lookup = in_shard(&kernel_active, active_shard(p->ip), me);
+        p->file_after_lookup = in_shard(&kernel_active[ACTIVE_REFS], active_shard(p->ip), me);
+        p->attrs_after_lookup = in_shard(&kernel_active[ACTIVE_ATTRS], active_shard(p->ip), me);
         fs_iput(ip);
     }
     pop_off();
@@ -207,7 +235,7 @@ static void stat_without_joining(int i, void *arg)
 // it starts from (fs_stat_path, path_stat_at): a CPU that stats a file joins
 // neither's shard of the active set, so stats from many CPUs do not make the
 // file's exact reads (the link count, the times) visit them all. A lookup that
-// keeps a reference joins the file's shard.
+// keeps a reference joins the file's shard of the references' set.
 KTEST(activeset_stat_by_path_joins_no_shard)
 {
     if (ncpu_online < 2)
@@ -221,6 +249,7 @@ KTEST(activeset_stat_by_path_joins_no_shard)
     KCHECK(!p.file_after_stat);
     KCHECK(!p.dir_after_stat);
     KCHECK(p.file_after_lookup);
+    KCHECK(!p.attrs_after_lookup); // a reference is not an attribute
     fs_iput(p.ip);
     fs_iput(p.dir);
     KCHECK_EQ(fst_rm_rf("/t_activeset_stat"), 0);

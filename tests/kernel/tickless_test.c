@@ -230,8 +230,10 @@ KTEST(tickless_idle_cpu_leaves_the_active_set)
     KREQUIRE(cpu1_stopped());
     for (int k = 0; k < ACTIVE_SHARDS; k++) {
         cpumask_t active;
-        active_snapshot_shard(&kernel_active, k, &active);
-        KCHECK(!cpumask_test(&active, 1));
+        for (int kind = 0; kind < ACTIVE_KINDS; kind++) {
+            active_snapshot_shard(&kernel_active[kind], k, &active);
+            KCHECK(!cpumask_test(&active, 1));
+        }
     }
     KCHECK(nsec_now() - t0 < 10000 * MS); // not the linger's many epochs
     KCHECK_EQ(refcache_read_exact(&counted), 2); // kept: a static object is never released
