@@ -211,7 +211,7 @@ void iput_later(struct iput_later *l, struct inode *ip)
 // its time stamps not changed since its flush before go to their inodes (so
 // refcache may free an inode no slot names: itime.c). True if the CPU kept some or
 // holds a link pin, either of which keeps it in that object's shard of the
-// kernel's active set (sync/activeset.h).
+// kernel's active set for that kind of state (sync/activeset.h).
 static bool flush_cpu(void)
 {
     bool kept = itime_flush_cpu(false);

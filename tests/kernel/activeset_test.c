@@ -150,8 +150,8 @@ static void run_on(int c, xcall_fn fn)
     xcall(&m, fn, NULL, true);
 }
 
-// An exact read visits only the CPUs in its object's shard of the kernel's
-// active set. A CPU that left it must have left nothing behind, and its next
+// An exact read of a reference count visits only the CPUs in its object's
+// shard of the kernel's active set for references. A CPU that left it must have left nothing behind, and its next
 // update must be seen at once: it rejoins before it writes its cache. An
 // update joins its object's shard only.
 KTEST(activeset_refcache_reader_sees_rejoined_cpu)
