@@ -82,7 +82,7 @@ static void inode_free(struct inode *ip)
     if (S_ISDIR(ip->mode)) {
         dirhash_destroy(&ip->dir);
         if (ip->parent && ip->parent != ip)
-            refcache_dec(&ip->parent->ref); // our ".." reference
+            fs_iput(ip->parent); // our ".." reference (none on the root)
     } else if (S_ISREG(ip->mode)) {
         filedata_free(ip);
         writecount_free(ip);
@@ -166,8 +166,10 @@ void inode_free_unpublished(struct inode *ip)
 // The root is never freed (it keeps the reference fs_init made it with), so the
 // references the API hands out on it are not counted: every absolute path
 // starts at the root, and counting them would put a refcache delta on it, and
-// the CPU in its shard of the active set, at each lookup on every CPU. (The
-// ".." references of its subdirectories are counted: they change it anyway.)
+// the CPU in its shard of the active set, at each lookup on every CPU. So are
+// the ".." references of its subdirectories: every reference on the root is
+// taken and dropped here (directory entries, which the others go through
+// refcache for, never name the root), or its count would drift to zero.
 void fs_iget(struct inode *ip)
 {
     if (ip != fs_root_inode)
@@ -192,7 +194,7 @@ void iput_later_cancel(struct iput_later *l) { kfree(l); }
 static void iput_later_cb(struct epoch_cb *cb)
 {
     struct iput_later *l = container_of(cb, struct iput_later, cb);
-    refcache_dec(&l->ip->ref);
+    fs_iput(l->ip);
     kfree(l);
 }
 

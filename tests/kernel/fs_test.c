@@ -600,6 +600,27 @@ KTEST(fs_stat_path_races_unlink)
     teardown("t_stat_race");
 }
 
+// References on the root are not counted (fs_iget): the ".." references of its
+// subdirectories, taken by mkdir and rename and dropped when a subdirectory is
+// freed or moved, must not be either, or each removed subdirectory would take
+// one from the root's count until refcache released the root.
+KTEST(fs_root_references_balance)
+{
+    struct inode *root = fs_root();
+    fst_quiesce();
+    int64_t before = refcache_read_exact(&root->ref);
+    for (int i = 0; i < 4; i++) {
+        KCHECK_EQ(fs_mkdir(root, "t_rootref", 0755), 0);
+        KCHECK_EQ(fs_mkdir(root, "t_rootref2", 0755), 0);
+        KCHECK_EQ(fs_rename(root, "t_rootref", root, "t_rootref2/d"), 0); // out of the root
+        KCHECK_EQ(fs_rename(root, "t_rootref2/d", root, "t_rootref"), 0); // and back
+        KCHECK_EQ(fs_rmdir(root, "t_rootref"), 0);
+        KCHECK_EQ(fs_rmdir(root, "t_rootref2"), 0);
+    }
+    fst_quiesce(); // the subdirectories freed, the deferred ".." drops done
+    KCHECK_EQ(refcache_read_exact(&root->ref), before);
+}
+
 KTEST(fs_stat_fields)
 {
     KREQUIRE(setup("t_stat"));
