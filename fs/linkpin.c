@@ -69,7 +69,7 @@ bool link_pin(struct dent *e)
     // us in e's shard (linkpin_keep).
     this_cpu_write(lp_pinned, e);
     push_off(); // the join's marks are the tick's too
-    kernel_active_join(ACTIVE_PINS, e);
+    kernel_active_join(ACTIVE_ATTRS, e);
     pop_off();
     store_seqcst(&s->e, e);
     fence();
@@ -95,7 +95,7 @@ bool linkpin_keep(void)
 {
     struct dent *e = this_cpu_read(lp_pinned);
     if (e)
-        kernel_active_keep(ACTIVE_PINS, e);
+        kernel_active_keep(ACTIVE_ATTRS, e);
     return e != NULL;
 }
 
@@ -109,7 +109,7 @@ void dent_retire(struct dent *e)
     fence();
     unsigned i = slot_of(e);
     cpumask_t cpus; // a CPU outside it holds no pin of e: its join comes before its pin
-    kernel_active_snapshot(ACTIVE_PINS, e, &cpus);
+    kernel_active_snapshot(ACTIVE_ATTRS, e, &cpus);
     for_each_cpu(c, &cpus) {
         struct lp_slot *s = &per_cpu_ptr(&lp_slots, c)[0][i];
         while (load_acquire(&s->e) == e)

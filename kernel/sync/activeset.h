@@ -42,12 +42,11 @@
 // CPU that keeps using objects of a shard never rejoins it, and one that stops
 // leaves (after the linger, or at once from every shard when it has been idle
 // for a second and stops its tick: proc/tickless.c), and costs its next writer
-// there one shared write when it comes back. The kernel has a sharded set per
-// kind of state (kernel_active, below: references, link counts and times, link
-// pins), so that a reader of one kind does not visit the CPUs that hold only
-// state of another: everything that uses a file holds a reference on it, far
-// more CPUs than those that change its links and times, and fewer still pin it
-// for a link.
+// there one shared write when it comes back. The kernel has two sharded sets
+// (kernel_active, below), one for references and one for what a stat or an
+// unlink reads exactly, so that a reader of one kind does not visit the CPUs
+// that hold only state of the other: everything that uses a file holds a
+// reference on it, far more CPUs than those that change its links and times.
 //
 // Ordering, for a reader that must see every write that finished before it
 // began: a writer joins with a locked instruction (a full fence on x86) before
@@ -220,20 +219,16 @@ static inline void active_snapshot_shard(const struct active_sets *s, unsigned k
 //   ACTIVE_REFS   refcache deltas of reference counts (refcache_inc/dec), read
 //                 exactly by a last close of a file threads share and exec's
 //                 check for writers;
-//   ACTIVE_ATTRS  deltas of link counts (refcache_rm) and cached file times
-//                 (fs/itime.c), read exactly by stat;
-//   ACTIVE_PINS   link pins (fs/linkpin.c), which an unlink of the entry
-//                 waits out;
+//   ACTIVE_ATTRS  deltas of link counts (refcache_rm), cached file times
+//                 (fs/itime.c) and link pins (fs/linkpin.c), read exactly by
+//                 stat and unlink;
 // for objects of each shard. Apart because a reference is held by whatever
 // uses a file (an open file, a mapping, a current directory): with one set, a
-// stat of a file visited every CPU that mapped another file on its page. And
-// only link pins entries, while every create and unlink changes link counts
-// and times: a CPU that makes and drops files on many pages (and so is
-// counted in every shard of the attributes) would make each unlink visit it.
-// A CPU joins a shard in each set whose kind of state it puts there; each
-// set decays on its own at refcache's periodic flush (sync/refcache.c), after
-// its flush hook emptied the others.
-enum { ACTIVE_REFS, ACTIVE_ATTRS, ACTIVE_PINS, ACTIVE_KINDS };
+// stat of a file visited every CPU that mapped another file on its page. A CPU
+// doing file work joins a shard in both; each set decays on its own at
+// refcache's periodic flush (sync/refcache.c), after its flush hook emptied
+// the others.
+enum { ACTIVE_REFS, ACTIVE_ATTRS, ACTIVE_KINDS };
 struct kernel_active_marks {
     struct active_marks kind[ACTIVE_KINDS];
 };

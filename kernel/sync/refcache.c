@@ -344,10 +344,7 @@ void refcache_tick(void) { flush_and_review(); }
 bool refcache_stop_tick(bool leave)
 {
     struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
-    bool in = false;
-    for (int k = 0; k < ACTIVE_KINDS; k++)
-        in |= active_in_any(kernel_marks(k));
-    if (in) {
+    if (active_in_any(kernel_marks(ACTIVE_REFS)) || active_in_any(kernel_marks(ACTIVE_ATTRS))) {
         if (!leave || call_flush_hook())
             return false;
         spin_lock(&rc->lock);
