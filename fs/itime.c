@@ -39,15 +39,16 @@
 // checks that no slot names the inode (itime_check_unnamed).
 //
 // stat reads the one slot the inode hashes to on every CPU that may hold cached
-// times for it (the inode's shard of the kernel's active set for link counts
-// and times, sync/activeset.h: CPUs that changed a time or a link count of an
-// object of that shard in the last several seconds), one line per such CPU,
-// under the slot's own sequence, which only the owning CPU moves, with
-// interrupts off; and then the inode's fields. So a stat's cost follows the CPUs that use files like it, not
-// the CPUs online. A flush moves the times into the inode before it empties the
-// slot, so a time moved while stat runs is seen in one or the other. It
-// writes nothing. utimensat (fs_set_times) empties every CPU's cache first (an
-// xcall), so that an explicit time is not overridden by a cached one.
+// times for it (the inode's shard of the kernel's active set for link counts,
+// times and link pins, sync/activeset.h: CPUs that changed a time or a link
+// count of, or pinned, an object of that shard in the last several seconds),
+// one line per such CPU, under the slot's own sequence, which only the owning
+// CPU moves, with interrupts off; and then the inode's fields. So a stat's
+// cost follows the CPUs that use files like it, not the CPUs online. A flush
+// moves the times into the inode before it empties the slot, so a time moved
+// while stat runs is seen in one or the other. It writes nothing. utimensat
+// (fs_set_times) empties every CPU's cache first (an xcall), so that an
+// explicit time is not overridden by a cached one.
 #include "inode.h"
 #include "lib/hash.h"
 #include "mm/mm.h"

@@ -23,8 +23,9 @@
 // name's bucket lock, which it gives up on when its entry turns dying, so a
 // remover's wait (with its bucket locks held) is short. Only a remover reads
 // other CPUs' slots: one line per CPU in the entry's shard of the kernel's
-// active set for link pins (CPUs that linked from an entry of that shard in
-// the last several seconds: sync/activeset.h), under no lock, so its
+// active set for link counts, times and link pins (CPUs that linked from, or
+// changed a link count or a time of, an object of that shard in the last
+// several seconds: sync/activeset.h), under no lock, so its
 // cost follows the CPUs that link, not the CPUs online. A link and a remover
 // of entries that share a slot number (1 in 512) touch one line. The slot number is the same on every CPU: a pin lives only while one
 // link runs, so unlike refcache's and itime's slots none holds state that a
