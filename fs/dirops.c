@@ -139,17 +139,23 @@ static int lock_checked(struct nameidata *nd, uint32_t hash, name_check_fn *chec
 
 // ---- lookup ---------------------------------------------------------------------
 
-int fs_lookup(struct inode *cwd, const char *path, int flags, struct inode **ipp)
+// What path names, found inside the caller's epoch section and valid until it
+// ends (no reference taken).
+static int lookup_in_epoch(struct inode *cwd, const char *path, bool nofollow, struct inode **ipp)
 {
     struct nameidata nd;
+    int err = namei_parent(cwd, path, &nd);
+    return err ? err : namei_last(&nd, nofollow, ipp);
+}
+
+int fs_lookup(struct inode *cwd, const char *path, int flags, struct inode **ipp)
+{
     struct inode *ip = NULL;
     int err = path_check(path);
     if (err)
         return err;
     epoch_enter();
-    err = namei_parent(cwd, path, &nd);
-    if (!err)
-        err = namei_last(&nd, flags & FS_NOFOLLOW, &ip);
+    err = lookup_in_epoch(cwd, path, flags & FS_NOFOLLOW, &ip);
     if (!err)
         fs_iget(ip);
     epoch_exit();
@@ -167,15 +173,12 @@ int fs_lookup(struct inode *cwd, const char *path, int flags, struct inode **ipp
 // referenced, or the caller's epoch section holds it.
 int fs_stat_path(struct inode *cwd, const char *path, int flags, uint32_t mask, struct fs_stat *st)
 {
-    struct nameidata nd;
     struct inode *ip = NULL;
     int err = path_check(path);
     if (err)
         return err;
     epoch_enter();
-    err = namei_parent(cwd, path, &nd);
-    if (!err)
-        err = namei_last(&nd, flags & FS_NOFOLLOW, &ip);
+    err = lookup_in_epoch(cwd, path, flags & FS_NOFOLLOW, &ip);
     if (!err)
         err = fs_stat(ip, mask, st);
     epoch_exit();
@@ -395,7 +398,6 @@ int fs_mknod(struct inode *cwd, const char *path, uint32_t mode, uint32_t rdev)
 // As fs_stat_path, in one epoch section without a reference on the link.
 int fs_readlink(struct inode *cwd, const char *path, char *buf, size_t n)
 {
-    struct nameidata nd;
     struct inode *ip = NULL;
     if (n == 0)
         return -EINVAL; // as Linux
@@ -403,9 +405,7 @@ int fs_readlink(struct inode *cwd, const char *path, char *buf, size_t n)
     if (err)
         return err;
     epoch_enter();
-    err = namei_parent(cwd, path, &nd);
-    if (!err)
-        err = namei_last(&nd, true, &ip);
+    err = lookup_in_epoch(cwd, path, true, &ip);
     if (!err && !S_ISLNK(ip->mode)) {
         err = -EINVAL;
     } else if (!err) {

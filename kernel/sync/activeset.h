@@ -252,6 +252,29 @@ static inline void kernel_active_keep(int kind, const void *obj)
     active_keep(kernel_marks(kind), active_shard(obj));
 }
 
+// Refcache's periodic flush, after its hook: decay each set (active_decay).
+static inline void kernel_active_decay(void)
+{
+    for (int k = 0; k < ACTIVE_KINDS; k++)
+        active_decay(&kernel_active[k], kernel_marks(k));
+}
+
+// An idle CPU with its caches empty: leave every set at once (active_leave).
+static inline void kernel_active_leave(void)
+{
+    for (int k = 0; k < ACTIVE_KINDS; k++)
+        active_leave(&kernel_active[k], kernel_marks(k));
+}
+
+// Is the calling CPU in any shard of any set? Interrupts off.
+static inline bool kernel_active_in_any(void)
+{
+    for (int k = 0; k < ACTIVE_KINDS; k++)
+        if (active_in_any(kernel_marks(k)))
+            return true;
+    return false;
+}
+
 // The CPUs that may hold state of that kind for obj, for an exact reader.
 static inline void kernel_active_snapshot(int kind, const void *obj, cpumask_t *out)
 {

@@ -319,8 +319,7 @@ static void flush_and_review(void)
         (void)call_flush_hook();
         spin_lock(&rc->lock);
         flush_all_slots(rc);
-        for (int k = 0; k < ACTIVE_KINDS; k++)
-            active_decay(&kernel_active[k], kernel_marks(k));
+        kernel_active_decay();
         WRITE_ONCE(rc->flushed_epoch, now);
         spin_unlock(&rc->lock);
         // Release callbacks run without the cache lock: they may drop references.
@@ -344,13 +343,12 @@ void refcache_tick(void) { flush_and_review(); }
 bool refcache_stop_tick(bool leave)
 {
     struct rc_cpu *rc = this_cpu_ptr(&rc_cpu);
-    if (active_in_any(kernel_marks(ACTIVE_REFS)) || active_in_any(kernel_marks(ACTIVE_ATTRS))) {
+    if (kernel_active_in_any()) {
         if (!leave || call_flush_hook())
             return false;
         spin_lock(&rc->lock);
         flush_all_slots(rc);
-        for (int k = 0; k < ACTIVE_KINDS; k++)
-            active_leave(&kernel_active[k], kernel_marks(k));
+        kernel_active_leave();
         spin_unlock(&rc->lock);
     }
     if (rc->review)

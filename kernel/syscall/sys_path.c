@@ -762,15 +762,20 @@ struct access_args {
     bool nofollow;
 };
 
+// Only search and execute need a bit (there are no users): a directory is
+// always searchable, anything else executable only with an x bit.
+static long access_mode(int mode, uint32_t st_mode)
+{
+    return (mode & X_OK) && !S_ISDIR(st_mode) && !(st_mode & 0111) ? -EACCES : 0;
+}
+
 // /proc: exists, and only directories are searchable.
 static long op_access(const char *abs, void *arg)
 {
     struct access_args *a = arg;
     struct fs_stat st;
     long err = procfs_path_stat(abs, a->nofollow, STATX_TYPE | STATX_MODE, &st);
-    if (!err && (a->mode & X_OK) && !S_ISDIR(st.mode) && !(st.mode & 0111))
-        err = -EACCES;
-    return err;
+    return err ? err : access_mode(a->mode, st.mode);
 }
 
 static long access_at(int dirfd, uint64_t upath, int mode, int flags)
@@ -786,19 +791,15 @@ static long access_at(int dirfd, uint64_t upath, int mode, int flags)
     bool mine;
     struct access_args a = {mode, flags & AT_SYMLINK_NOFOLLOW};
     err = proc_call(dirfd, path, &mine, op_access, &a);
+    if (!mine) {
+        struct fs_stat st;
+        if (proc_refuses(dirfd, path))
+            err = -EACCES;
+        else if (!(err = path_stat_at(dirfd, path, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH),
+                                      STATX_MODE, &st)))
+            err = access_mode(mode, st.mode);
+    }
     page_free(path);
-    if (mine)
-        return err;
-    if ((err = get_path(upath, &path)))
-        return err;
-    struct fs_stat st;
-    if (proc_refuses(dirfd, path))
-        err = -EACCES;
-    else
-        err = path_stat_at(dirfd, path, flags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), STATX_MODE, &st);
-    page_free(path);
-    if (!err && (mode & X_OK) && !S_ISDIR(st.mode) && !(st.mode & 0111))
-        err = -EACCES;
     return err;
 }
 

@@ -138,8 +138,7 @@ static void leave_here(void *arg)
     (void)arg;
     refcache_flush_cpu();
     for (int i = 0; i <= ACTIVE_LINGER; i++)
-        for (int k = 0; k < ACTIVE_KINDS; k++)
-            active_decay(&kernel_active[k], kernel_marks(k));
+        kernel_active_decay();
 }
 
 static void run_on(int c, xcall_fn fn)
