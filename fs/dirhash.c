@@ -421,6 +421,13 @@ void dirhash_unlock2(struct dbucket *b1, struct dbucket *b2)
         bunlock(b2->word);
 }
 
+bool dirhash_bucket_busy(struct dirhash *dh, uint32_t hash, const struct dbucket *mine)
+{
+    struct dtable *t;
+    uintptr_t *w = find_bucket(dh, hash, &t); // a locked bucket cannot be MIGRATED meanwhile
+    return !(mine && w == mine->word) && (load_acquire(w) & B_LOCK);
+}
+
 struct dent *dirhash_find_locked(struct dbucket *b, const char *name, size_t len, uint32_t hash)
 {
     for (struct dent *e = B_HEAD(*b->word); e && e->hash <= hash; e = e->next)

@@ -2,24 +2,36 @@
 // namespace operations use. Internal to fs/.
 #pragma once
 #include "kernel.h"
+#include "sync/atomic.h"
 #include "sync/epoch.h"
 
 struct inode;
 
-// A directory entry. Readers find it without locks, so it is immutable once
-// published, except `next`; it is freed a grace period after it is unlinked.
+// A directory entry. Readers find it without locks; it is freed a grace period
+// after it is unlinked. Two lines. The second is what lookups compare (the
+// name, its hash and key, its type), fixed once published except `next`. The
+// first is the binding: which file the name names, which a rename over the name
+// may change in place (rename.c, rebind), under `dying` and with `bseq` odd.
+// Apart, so that a call that only asks whether a name exists (a link that
+// fails with EEXIST, a rename of a name onto itself) reads nothing that a
+// rename over that name writes.
 struct dent {
-    struct dent *next;        // chain, sorted by key
     struct inode *ip;         // holds one reference on ip (dropped when freed)
     uint64_t ino;             // ip's number, so listing need not touch the inode
+    struct epoch_cb cb;       // deferred free
+    uint32_t bseq;            // odd while a rebind changes ip and ino
+    uint8_t dying;            // owned by a remover or a rebind (linkpin.c)
+    struct dent *next __cacheline_aligned; // chain, sorted by key
     uint32_t hash;
     uint32_t seq;             // tells apart names with equal hashes (< 2^24)
-    struct epoch_cb cb;       // deferred free
-    uint8_t type;             // DT_*: lookups decide ENOTDIR/EISDIR from it
+    uint8_t type;             // DT_*: lookups decide ENOTDIR/EISDIR from it; a rebind keeps it
     uint8_t namelen;
-    uint8_t dying;            // a remover waits for links of it (linkpin.c)
     char name[];              // namelen bytes and a NUL
 };
+
+// The file e names now, in one load: a rebind may change it between two
+// (rename.c). What a caller finds stays alive until its epoch section ends.
+static inline struct inode *dent_ip(const struct dent *e) { return load_acquire(&e->ip); }
 
 // key = hash << 24 | seq orders the entries of a directory; readdir positions
 // are keys, so they do not depend on the table size.
@@ -80,6 +92,10 @@ void dirhash_lock2(struct dirhash *dh1, uint32_t h1, struct dbucket *b1, struct 
 void dirhash_unlock(struct dbucket *b);
 void dirhash_unlock2(struct dbucket *b1, struct dbucket *b2);
 struct dent *dirhash_find_locked(struct dbucket *b, const char *name, size_t len, uint32_t hash);
+// Is the bucket that holds `hash` locked, other than by `mine` (may be NULL)?
+// Reads only. For a rename that rebinds an entry without its bucket's lock
+// (rename.c), after owning the entry: it defers to a holder of the lock.
+bool dirhash_bucket_busy(struct dirhash *dh, uint32_t hash, const struct dbucket *mine);
 // Insert e (its hash, name and ip filled in; seq is chosen here). -ENOENT if the
 // directory is dead, -ENOSPC if 2^24 names share one hash.
 int dirhash_insert_locked(struct dbucket *b, struct dent *e);

@@ -26,6 +26,7 @@ struct dent *dent_alloc(const char *name, size_t len)
     fs_count_dent(1);
     e->next = NULL;
     e->ip = NULL;
+    e->bseq = 0;
     e->dying = 0;
     e->namelen = (uint8_t)len;
     memcpy(e->name, name, len);
@@ -284,7 +285,7 @@ static int create_file(struct nameidata *nd, uint32_t mode, int flags, struct in
             if (flags & FS_EXCL)
                 return -EEXIST;
             if (e->type == DT_LNK && !(flags & FS_NOFOLLOW)) {
-                if ((err = namei_follow(nd, e->ip)))
+                if ((err = namei_follow(nd, dent_ip(e))))
                     return err;
                 continue;
             }
@@ -293,8 +294,9 @@ static int create_file(struct nameidata *nd, uint32_t mode, int flags, struct in
             if (e->type == DT_LNK)
                 return -ELOOP; // O_NOFOLLOW on a symlink
             if (ipp) {
-                fs_iget(e->ip);
-                *ipp = e->ip;
+                struct inode *ip = dent_ip(e);
+                fs_iget(ip);
+                *ipp = ip;
             }
             return 0;
         }
@@ -495,7 +497,7 @@ static int do_link(struct nameidata *o, struct nameidata *n, int flags, struct r
         struct dent *e = dirhash_lookup(&o->dir->dir, o->name, o->len, nd_hash(o));
         if (!e || e->type != DT_LNK)
             break;
-        if ((err = namei_follow(o, e->ip)) || (err = name_ok(o, -EPERM)))
+        if ((err = namei_follow(o, dent_ip(e))) || (err = name_ok(o, -EPERM)))
             return err;
     }
     if ((err = name_ok(n, -EEXIST)))

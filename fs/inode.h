@@ -123,8 +123,11 @@ bool link_pin(struct dent *e);        // preemption off; false: e is going, star
 bool link_pin_dying(const struct dent *e);
 void link_unpin(struct dent *e);
 void link_wait_gone(struct dirhash *dh, const char *name, size_t len, uint32_t hash, struct dent *e);
-void dent_retire(struct dent *e);     // remover, bucket locked: wait for e's links
-void dent_unretire(struct dent *e);   // the removal failed after all
+void dent_retire(struct dent *e);     // remover, bucket locked: own e, wait for e's links
+void dent_unretire(struct dent *e);   // the removal failed after all (or a rebind is done)
+bool dent_claim(struct dent *e);      // own e if no one does (a rebind, rename.c)
+void dent_settle(const struct dent *e); // bucket locked: wait out a rebind of e
+void dent_wait_pins(struct dent *e);  // e owned: wait for links of it
 bool linkpin_keep(void);              // this CPU holds a pin now (and keeps its active-set shard)
 void dent_free_unpublished(struct dent *e);
 

@@ -13,7 +13,9 @@
 // and then checks that the entry is not being removed. A remover (unlink, or a
 // rename that moves or replaces the entry; not of directories, which links
 // refuse) marks the entry `dying` under its bucket lock, and then waits until
-// no CPU's slot for the entry holds it. The two sides are Dekker's: each
+// no CPU's slot for the entry holds it. A rename that rebinds the entry in
+// place (rename.c) marks it the same way for the moment it changes which file
+// the entry names, and takes the mark back after. The two sides are Dekker's: each
 // stores, fences and reads the other's store, so either the link sees `dying`
 // and backs off, or the remover sees the pin and waits for the link to finish.
 // A link backing off waits for the removal (or for a failed remover to clear
@@ -100,14 +102,9 @@ bool linkpin_keep(void)
     return e != NULL;
 }
 
-// The remover's side, with e's bucket locked and the removal decided: mark e and
-// wait until no link holds it pinned.
-void dent_retire(struct dent *e)
+// Wait until no link holds e pinned; e is ours (`dying` set by us, fenced).
+void dent_wait_pins(struct dent *e)
 {
-    if (e->type == DT_DIR)
-        return; // links refuse directories (EPERM) before they pin
-    store_seqcst(&e->dying, 1);
-    fence();
     unsigned i = slot_of(e);
     cpumask_t cpus; // a CPU outside it holds no pin of e: its join comes before its pin
     kernel_active_snapshot(ACTIVE_ATTRS, e, &cpus);
@@ -118,8 +115,40 @@ void dent_retire(struct dent *e)
     }
 }
 
+// Owning an entry. `dying` is also how a remover and a rebind (rename.c: a
+// rename over a name that changes its entry in place, without that name's
+// bucket lock) exclude each other: whoever sets it from 0 owns e. A rebind owns
+// it for a moment and gives it back; a remover keeps it (e leaves its chain). A
+// rebind that owns e then looks at e's bucket and gives e back if the bucket is
+// locked, and a holder of the bucket lock waits for a rebind that got past
+// that look (dent_settle): both sides store, fence and read the other's store.
+bool dent_claim(struct dent *e)
+{
+    uint8_t free = 0;
+    return cas(&e->dying, &free, 1); // locked: a full fence
+}
+
+// A holder of e's bucket lock that reads which file e names, before it owns e:
+// wait for a rebind under way.
+void dent_settle(const struct dent *e)
+{
+    while (load_acquire(&e->dying))
+        pause();
+}
+
+// The remover's side, with e's bucket locked and the removal decided: own e
+// (waiting out a rebind under way) and wait until no link holds it pinned.
+void dent_retire(struct dent *e)
+{
+    if (e->type == DT_DIR)
+        return; // links refuse directories (EPERM) before they pin; rebinds skip them
+    while (!dent_claim(e))
+        pause();
+    dent_wait_pins(e);
+}
+
 // A remover that fails after dent_retire (rename's insert into a dead directory)
-// takes the mark back: e stays.
+// takes the mark back: e stays. A rebind gives e back the same way.
 void dent_unretire(struct dent *e) { store_release(&e->dying, 0); }
 
 // A link that backed off: wait until e, found under name nd, is gone from it or

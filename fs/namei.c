@@ -94,7 +94,7 @@ static int walk(struct nameidata *nd)
                 return -ELOOP;
             if (nd->cur.p < nd->cur.end)
                 nd->saved[nd->nsaved++] = nd->cur; // at most FS_SYMLOOP_MAX of them
-            struct inode *l = e->ip;
+            struct inode *l = dent_ip(e);
             if (l->link.len == 0)
                 return -ENOENT;
             start_string(nd, l->link.target, l->link.target + l->link.len);
@@ -102,7 +102,7 @@ static int walk(struct nameidata *nd)
         }
         if (e->type != DT_DIR)
             return -ENOTDIR;
-        nd->dir = e->ip;
+        nd->dir = dent_ip(e);
     }
 }
 
@@ -148,14 +148,14 @@ int namei_last(struct nameidata *nd, bool nofollow, struct inode **ipp)
             if (!e)
                 return -ENOENT;
             if (e->type == DT_LNK && (!nofollow || nd->slash)) {
-                int err = namei_follow(nd, e->ip);
+                int err = namei_follow(nd, dent_ip(e));
                 if (err)
                     return err;
                 continue;
             }
             if (nd->slash && e->type != DT_DIR)
                 return -ENOTDIR;
-            ip = e->ip;
+            ip = dent_ip(e);
         }
         *ipp = ip;
         return 0;

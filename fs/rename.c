@@ -6,18 +6,24 @@
 // the source and target buckets only (dirhash_lock2, address order), so it
 // touches the same lines as an unlink of the source plus a create of the target;
 // and only one that will change them: failures and renames between two names of
-// one file are decided from lock-free lookups and write nothing. Before an entry
-// goes (moved or replaced) it is retired: marked dying, and links that pinned it
-// as their source finish first (linkpin.c); that reads one slot line per CPU.
+// one file are decided from lock-free lookups and write nothing. A rename over
+// a file of the same kind (not a directory) locks only the source's bucket and
+// changes the target's entry in place (rebind, below): it commutes with, and
+// shares no line with, calls that only ask whether the target name exists (a
+// link to it failing with EEXIST, a rename of it onto itself). Before an entry
+// goes (moved or replaced) or is rebound it is retired: marked dying, and links
+// that pinned it as their source finish first (linkpin.c); that reads one slot
+// line per CPU of the entry's shard of the active set.
 // The one global lock, rename_lock, is taken only by renames that move a
 // directory to a different parent: those must check that the target directory is
 // not inside the moved one, by following ".." pointers up to the root, and those
 // pointers change only under rename_lock. Linux does the same (s_vfs_rename_mutex).
 // Same-directory renames and file renames never take it.
 //
-// Atomicity: the target, if any, is replaced by one pointer store in its chain
-// (never missing); the new name appears before the old one goes, so there is a
-// moment when both name the file (as in Linux; rename(2) documents it).
+// Atomicity: the target, if any, is replaced by one pointer store in its chain,
+// or rebound by one store of its inode pointer (never missing); the new name
+// appears before the old one goes, so there is a moment when both name the file
+// (as in Linux; rename(2) documents it).
 // Failure cases (ENOENT, EISDIR, ENOTDIR, EINVAL, EBUSY) are decided from the
 // entries' types; ENOTEMPTY needs the target directory's table (dirhash_kill).
 //
@@ -50,12 +56,25 @@ struct rename_ctx {
     struct dent *oe;            // exchange: the old name's new entry
     struct iput_later *oldparent; // drop of the moved directory's old ".." reference
     struct iput_later *newparent; // exchange: the same for the target directory
+    struct iput_later *oldtarget; // rebind: drop of the replaced file's reference
     struct resize_hint rh;
     int flags;                  // FS_NOREPLACE, FS_EXCHANGE
 };
 
 #define RENAME_NOOP 1      // the same file under both names: nothing to do
 #define RENAME_NEED_LOCK 2 // a directory moves across directories: take rename_lock
+
+// Do entries a and b name one file? Both bindings as of one moment: a rebind
+// of either while they are read (bseq moved, or odd) answers no, and the
+// caller then decides under the locks, where the bindings hold still.
+static bool same_file(const struct dent *a, const struct dent *b)
+{
+    if (a == b)
+        return true; // reads nothing a rebind of the name writes
+    uint32_t sa = load_acquire(&a->bseq), sb = load_acquire(&b->bseq);
+    bool same = dent_ip(a) == dent_ip(b);
+    return same && !((sa | sb) & 1) && load_acquire(&a->bseq) == sa && load_acquire(&b->bseq) == sb;
+}
 
 // LAB rename BEGIN
 // rename_check for FS_EXCHANGE (src exists): both names must exist, and
@@ -73,7 +92,7 @@ static int exchange_check(struct rename_ctx *c, const struct dent *src, const st
         return -ENOTDIR;
     if (cross && ((sdir && inside(n->dir, src->ip)) || (tdir && inside(o->dir, tgt->ip))))
         return -EINVAL;         // either would go into its own subtree
-    if (tgt->ip == src->ip)
+    if (same_file(tgt, src))
         return RENAME_NOOP;
     return 0;
 }
@@ -100,7 +119,7 @@ static int rename_check(struct rename_ctx *c, const struct dent *src, const stru
         return RENAME_NEED_LOCK;
     if (!isdir && (o->slash || n->slash))
         return -ENOTDIR;
-    if (tgt && tgt->ip == src->ip)
+    if (tgt && same_file(tgt, src))
         return RENAME_NOOP;
     if (isdir && cross && inside(n->dir, src->ip))
         return -EINVAL;         // into its own subtree
@@ -197,6 +216,10 @@ static int rename_locked(struct rename_ctx *c, bool have_lock, bool *retry, bool
     dirhash_lock2(&o->dir->dir, h1, &b1, &n->dir->dir, h2, &b2);
     struct dent *src = dirhash_find_locked(&b1, o->name, o->len, h1);
     struct dent *tgt = dirhash_find_locked(&b2, n->name, n->len, h2);
+    if (src)
+        dent_settle(src); // a rebind under way finishes: then which file each names holds still
+    if (tgt)
+        dent_settle(tgt);
     int err = rename_check(c, src, tgt, have_lock);
     if (err == RENAME_NEED_LOCK)
         err = -EAGAIN, *need_lock = true; // a directory after all
@@ -241,6 +264,89 @@ static int rename_locked(struct rename_ctx *c, bool have_lock, bool *retry, bool
     return 0;
 }
 
+// ---- a rename over a name, in place ------------------------------------------
+//
+// rename(a, b) where b names a file of a's kind (not a directory) changes b's
+// entry to name a's file (rebind), and takes only a's bucket lock: a lookup of
+// b that only asks whether it exists (a link to b that fails with EEXIST, a
+// rename of b onto itself) reads b's bucket and the second line of b's entry,
+// neither of which this writes. b's entry is owned instead of locked
+// (dent_claim): a rebind defers to a writer that holds b's bucket lock (gives
+// the entry back and starts again), and such a writer that locked later waits
+// for the rebind to finish (dent_settle) before it reads which file b names.
+
+static bool can_rebind(const struct rename_ctx *c, const struct dent *src, const struct dent *tgt)
+{
+    return tgt && tgt != src && !(c->flags & FS_EXCHANGE) && src->type == tgt->type &&
+           src->type != DT_DIR;
+}
+
+// Point the owned entry e at ip (number ino); returns the file it named.
+// same_file's readers see bseq odd or moved meanwhile.
+static struct inode *rebind_entry(struct dent *e, struct inode *ip, uint64_t ino)
+{
+    struct inode *old = e->ip;
+    store_release(&e->bseq, e->bseq + 1);
+    store_release(&e->ino, ino);
+    store_release(&e->ip, ip);
+    store_release(&e->bseq, e->bseq + 1);
+    return old;
+}
+
+// Both entries owned, src's bucket locked, the checks passed.
+static void rebind_locked(struct rename_ctx *c, struct dbucket *b1, struct dent *src,
+                          struct dent *tgt)
+{
+    struct inode *ip = src->ip;
+    dent_wait_pins(tgt); // links of b's old file finish first
+    refcache_inc(&ip->ref); // tgt's; src's goes with src
+    struct inode *old = rebind_entry(tgt, ip, src->ino);
+    dirhash_remove_locked(b1, src); // after b names the file: it always has a name
+    dent_unretire(tgt);
+    refcache_rm_dec(&old->nlink);
+    inode_touch(old, T_CTIME);
+    iput_later(c->oldtarget, old); // lookups may still hold it, found through tgt
+    c->oldtarget = NULL;
+}
+
+static int rename_rebind(struct rename_ctx *c, struct dent *tgt, bool *retry)
+{
+    struct nameidata *o = &c->o, *n = &c->n;
+    uint32_t h1 = nd_hash(o), h2 = tgt->hash;
+    if (!(c->oldtarget = iput_later_alloc()))
+        return -ENOMEM;
+    struct dbucket b1;
+    dirhash_lock(&o->dir->dir, h1, &b1);
+    struct dent *src = dirhash_find_locked(&b1, o->name, o->len, h1);
+    int err = -EAGAIN; // changed since the first look, or tgt's bucket is busy: again
+    if (src && can_rebind(c, src, tgt)) {
+        dent_retire(src); // a rebind of a's name under way finishes first
+        // Owned, tgt is still b's entry: a removed entry stays owned for good.
+        if (dent_claim(tgt)) {
+            if (!dirhash_bucket_busy(&n->dir->dir, h2, &b1))
+                err = rename_check(c, src, tgt, false); // both owned: exact now
+            if (!err)
+                rebind_locked(c, &b1, src, tgt);
+            else
+                dent_unretire(tgt);
+        }
+        if (err)
+            dent_unretire(src);
+    }
+    dirhash_unlock(&b1);
+    if (err) {
+        if (err == -EAGAIN)
+            *retry = true;
+        return err == RENAME_NOOP ? 0 : err;
+    }
+    dent_put_later(src);
+    inode_touch(o->dir, T_MTIME | T_CTIME);
+    if (o->dir != n->dir)
+        inode_touch(n->dir, T_MTIME | T_CTIME);
+    hint_note(&c->rh, &b1, o->dir, h1);
+    return 0;
+}
+
 static int do_rename(struct rename_ctx *c, bool *retry, bool *need_lock)
 {
     struct nameidata *o = &c->o, *n = &c->n;
@@ -259,10 +365,13 @@ static int do_rename(struct rename_ctx *c, bool *retry, bool *need_lock)
     struct dent *e = dirhash_lookup(&o->dir->dir, o->name, o->len, h1);
     if (!e)
         return -ENOENT;
-    int err = rename_check(c, e, dirhash_lookup(&n->dir->dir, n->name, n->len, h2), false);
+    struct dent *t = dirhash_lookup(&n->dir->dir, n->name, n->len, h2);
+    int err = rename_check(c, e, t, false);
     if ((err < 0 || err == RENAME_NOOP) && dirhash_lookup(&o->dir->dir, o->name, o->len, h1) == e)
         return err == RENAME_NOOP ? 0 : err;
     bool lock = *need_lock || err == RENAME_NEED_LOCK;
+    if (!err && !lock && can_rebind(c, e, t))
+        return rename_rebind(c, t, retry);
     if (!(c->ne = dent_alloc(n->name, n->len)))
         return -ENOMEM;
     c->ne->hash = h2;
@@ -326,8 +435,10 @@ int fs_rename_flags(struct inode *oldcwd, const char *oldpath, struct inode *new
             iput_later_cancel(c->oldparent);
         if (c->newparent)
             iput_later_cancel(c->newparent);
+        if (c->oldtarget)
+            iput_later_cancel(c->oldtarget);
         c->ne = c->oe = NULL;
-        c->oldparent = c->newparent = NULL;
+        c->oldparent = c->newparent = c->oldtarget = NULL;
         if (retry)
             pause();
     } while (retry);

@@ -3,6 +3,8 @@
 #include "fstest.h"
 #include "inode.h"
 #include "ktest/ktest.h"
+#include "sync/atomic.h"
+#include "sync/percpu.h"
 
 static struct inode *D;
 
@@ -205,4 +207,124 @@ KTEST(fs_rename_noreplace)
     KCHECK_EQ(fs_rename_flags(D, "d", D, "e/d", FS_NOREPLACE), 0);
     fs_iput(D);
     fst_rm_rf("/t_noreplace");
+}
+
+static struct dent *entry_of(const char *name)
+{
+    epoch_enter(); // entries of D are only removed by this test's calls
+    struct dent *e = dirhash_lookup(&D->dir, name, strlen(name), dirhash_hash(&D->dir, name, strlen(name)));
+    epoch_exit();
+    return e;
+}
+
+// A rename over a file of the same kind changes the target's entry in place
+// (rebind): a lookup that only asks whether the name exists reads nothing it
+// writes. Over another kind, the entry is replaced as before.
+KTEST(fs_rename_over_rebinds_the_entry)
+{
+    KREQUIRE((D = fst_scratch("t_rebind")) != NULL);
+    KREQUIRE(mkfile("a", "A") == 0 && mkfile("t", "T") == 0);
+    uint64_t a = ino_of("a");
+    struct dent *e = entry_of("t");
+    struct inode *t;
+    KREQUIRE(fs_lookup(D, "t", 0, &t) == 0);
+    KCHECK_EQ(fs_rename(D, "a", D, "t"), 0);
+    KCHECK(entry_of("t") == e);
+    KCHECK_EQ(e->ino, a);
+    KCHECK_EQ(ino_of("t"), a);
+    KCHECK(content_is("t", "A"));
+    KCHECK_EQ(ino_of("a"), 0);
+    KCHECK_EQ(nlink_of("t"), 1);
+    KCHECK_EQ(fst_nlink(t), 0);
+    fs_iput(t);
+    // Symlink over a file: kinds differ, a new entry.
+    KCHECK_EQ(fs_symlink(D, "t", "s"), 0);
+    KCHECK_EQ(fs_rename(D, "s", D, "t"), 0);
+    KCHECK(entry_of("t") != e);
+    char buf[8];
+    KCHECK_EQ(fs_readlink(D, "t", buf, sizeof buf), 1);
+    fs_iput(D);
+    fst_rm_rf("/t_rebind");
+}
+
+// Rebinds against the calls that read or own the target: the name never goes
+// missing, links of it always find a file with links, and the counts balance.
+struct rebind_race {
+    struct inode *dir;
+    volatile int stop;
+    uint64_t renamed, linked;
+};
+
+// Thread 0 makes files and renames them over t; the others, by i % 3: link t
+// to a name of their own and unlink it; do the same as thread 0, so rebinds
+// of t meet; look t up and rename it onto itself.
+static void rebind_over_t(struct rebind_race *r, const char *name)
+{
+    int err = fs_create(r->dir, name, 0644, FS_EXCL, NULL);
+    if (!err)
+        err = fs_rename(r->dir, name, r->dir, "t");
+    if (err)
+        ktest_failed(__FILE__, __LINE__, "create+rename over t: %d", err);
+    fetch_add_relaxed(&r->renamed, 1);
+}
+
+static void rebind_race_thread(int i, void *arg)
+{
+    struct rebind_race *r = arg;
+    char name[16];
+    ksnprintf(name, sizeof name, "n%d", i);
+    if (i == 0) {
+        for (int k = 0; k < 300; k++)
+            rebind_over_t(r, name);
+        r->stop = 1;
+        return;
+    }
+    while (!r->stop) {
+        struct inode *ip;
+        if (i % 3 == 2) {
+            rebind_over_t(r, name);
+        } else if (i % 3 == 1) {
+            int err = fs_link(r->dir, "t", r->dir, name, 0);
+            if (err) {
+                ktest_failed(__FILE__, __LINE__, "link of t: %d", err);
+                return;
+            }
+            fetch_add_relaxed(&r->linked, 1);
+            if (fs_lookup(r->dir, name, 0, &ip) == 0) {
+                if (fst_nlink(ip) < 1)
+                    ktest_failed(__FILE__, __LINE__, "a linked file without links");
+                fs_iput(ip);
+            }
+            if (fs_unlink(r->dir, name) != 0)
+                ktest_failed(__FILE__, __LINE__, "unlink of the link");
+        } else {
+            if (fs_lookup(r->dir, "t", 0, &ip) != 0) {
+                ktest_failed(__FILE__, __LINE__, "t went missing");
+                return;
+            }
+            fs_iput(ip);
+            if (fs_rename(r->dir, "t", r->dir, "t") != 0)
+                ktest_failed(__FILE__, __LINE__, "rename of t onto itself");
+        }
+    }
+}
+
+KTEST(fs_rename_rebind_race)
+{
+    KREQUIRE((D = fst_scratch("t_rebindrace")) != NULL);
+    KREQUIRE(mkfile("t", "T") == 0);
+    fst_quiesce();
+    int64_t inodes0, dents0, inodes1, dents1;
+    fs_count_objects(&inodes0, &dents0);
+    struct rebind_race r = {.dir = D};
+    KCHECK(fst_run(MAX(ncpu_online, 4), rebind_race_thread, &r));
+    KCHECK(r.renamed >= 300 && r.linked > 0);
+    KCHECK_EQ(nlink_of("t"), 1);
+    KCHECK_EQ(fs_unlink(D, "t"), 0);
+    fst_quiesce();
+    fs_count_objects(&inodes1, &dents1);
+    KCHECK_EQ(inodes1, inodes0 - 1);
+    KCHECK_EQ(dents1, dents0 - 1);
+    fs_iput(D);
+    fst_rm_rf("/t_rebindrace");
 }

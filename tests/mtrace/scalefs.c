@@ -13,7 +13,8 @@
 // writing: the ETXTBSY writers count is a refcache count), stat of one file; and
 // failures with operations on the names they name: a link that fails with
 // EEXIST and a stat of its source, a rename of a missing name that fails with
-// ENOENT and a link whose source is the rename's target. The
+// ENOENT and a link whose source is the rename's target, a rename over an
+// existing file and a link that fails with EEXIST on that name. The
 // shared pairs are the controls that let the test fail: two writes
 // to one pipe, and open(O_CREAT) of one name (the second open finds the file
 // the first created: they do not commute).
@@ -194,6 +195,23 @@ static void call_rename_enoent_or_link(int side)
         die("link");
 }
 
+// A rename over an existing file and a link that fails because that name
+// exists: the rename changes the name's entry in place (fs/rename.c, rebind),
+// on a line apart from what the link's lookup compares, and locks only its
+// source's bucket.
+static void prepare_rename_over(void)
+{
+    make_file(name('o', 0));
+    make_file(name('v', 1));
+}
+static void call_rename_over_or_link_eexist(int side)
+{
+    if (side == 0 && rename(name('o', 0), name('v', 1)) != 0)
+        die("rename");
+    if (side == 1 && (link(name('s', 0), name('v', 1)) == 0 || errno != EEXIST))
+        die("link: expected EEXIST");
+}
+
 static void call_open_rdonly(int side)
 {
     if ((own_fd[side] = open(name('s', side), O_RDONLY)) < 0)
@@ -357,6 +375,8 @@ static const struct pair pairs[] = {
       NULL, NULL, call_link_eexist_or_stat, NULL },
     { "rename-enoent-link-target-2proc", "rename", "link", 0, "private",
       prepare_link, NULL, call_rename_enoent_or_link, NULL },
+    { "rename-over-link-eexist-2proc", "rename", "link", 0, "private",
+      prepare_rename_over, NULL, call_rename_over_or_link_eexist, NULL },
     { "open-other-name-2proc", "open", "open", 0, "private",
       NULL, NULL, call_open_rdonly, close_own },
     { "open-same-name-2proc", "open", "open", 0, "private",
