@@ -225,7 +225,7 @@ static int publish(struct nameidata *nd, struct dbucket *b, struct inode *ip, st
         return err;
     if (S_ISDIR(ip->mode)) {
         fs_iget(nd->dir);                 // the new ".." pointer's reference
-        refcache_rm_inc(&nd->dir->nlink);    // the new ".." link
+        nlink_add(nd->dir, 1, true);    // the new ".." link
     }
     return 0;
 }
@@ -264,7 +264,7 @@ static int create_node(struct nameidata *nd, uint32_t mode, const char *target, 
         inode_free_unpublished(ip);
         return err;
     }
-    inode_touch(nd->dir, T_MTIME | T_CTIME);
+    inode_touch(nd->dir, T_MTIME | T_CTIME | T_DIR);
     hint_note(rh, &b, nd->dir, hash);
     return 0;
 }
@@ -318,7 +318,7 @@ static int create_file(struct nameidata *nd, uint32_t mode, int flags, struct in
                 continue; // created meanwhile: decide as if it had been there
             return err;
         }
-        inode_touch(nd->dir, T_MTIME | T_CTIME);
+        inode_touch(nd->dir, T_MTIME | T_CTIME | T_DIR);
         hint_note(rh, &b, nd->dir, hash);
         return 0;
     }
@@ -473,7 +473,7 @@ static int link_pinned(struct nameidata *o, struct nameidata *n, struct dent *e,
         err = dirhash_insert_locked(&b, *nep);
     }
     if (!err) {
-        refcache_rm_inc(&e->ip->nlink);
+        nlink_add(e->ip, 1, false); // links refuse directories
         refcache_inc(&e->ip->ref); // the new entry's
         inode_touch(e->ip, T_CTIME); // its CPU's slot (itime.c)
         *nep = NULL;
@@ -530,7 +530,7 @@ static int do_link(struct nameidata *o, struct nameidata *n, int flags, struct r
     if (ne)
         dent_free_unpublished(ne);
     if (!err)
-        inode_touch(n->dir, T_MTIME | T_CTIME);
+        inode_touch(n->dir, T_MTIME | T_CTIME | T_DIR);
     return err;
 }
 
@@ -586,10 +586,10 @@ static int do_unlink(struct nameidata *nd, struct resize_hint *rh)
     dent_retire(e); // links of it (linkpin.c)
     dirhash_remove_locked(&b, e);
     dirhash_unlock(&b);
-    refcache_rm_dec(&e->ip->nlink);
+    nlink_add(e->ip, -1, false); // not a directory: unlink_check
     inode_touch(e->ip, T_CTIME); // the entry's reference keeps it for now
     dent_put_later(e); // and with it the entry's reference
-    inode_touch(nd->dir, T_MTIME | T_CTIME);
+    inode_touch(nd->dir, T_MTIME | T_CTIME | T_DIR);
     hint_note(rh, &b, nd->dir, hash);
     return 0;
 }
@@ -642,11 +642,11 @@ static int do_rmdir(struct nameidata *nd, struct resize_hint *rh)
     dirhash_unlock(&b);
     if (err)
         return err;
-    refcache_rm_dec(&e->ip->nlink); // its name
-    refcache_rm_dec(&e->ip->nlink); // its "."
-    refcache_rm_dec(&nd->dir->nlink); // its ".."
+    nlink_add(e->ip, -1, true); // its name
+    nlink_add(e->ip, -1, true); // its "."
+    nlink_add(nd->dir, -1, true); // its ".."
     dent_put_later(e);
-    inode_touch(nd->dir, T_MTIME | T_CTIME);
+    inode_touch(nd->dir, T_MTIME | T_CTIME | T_DIR);
     hint_note(rh, &b, nd->dir, hash);
     return 0;
 }
@@ -709,6 +709,6 @@ int fs_readdir(struct inode *dir, uint64_t *pos, fs_filldir_t fill, void *arg)
     }
 out:
     epoch_exit();
-    inode_touch(dir, T_ATIME);
+    inode_touch(dir, T_ATIME | T_DIR);
     return stopped ? 1 : 0;
 }

@@ -147,7 +147,7 @@ int fs_create_unlinked(uint32_t mode, struct inode **ipp)
     struct inode *ip = inode_alloc(S_IFREG | (mode & 07777), &err);
     if (!ip)
         return err;
-    refcache_rm_dec(&ip->nlink); // no name: refcache releases nlink at once
+    nlink_add(ip, -1, S_ISDIR(mode)); // no name: refcache releases nlink at once
     *ipp = ip;
     return 0;
 }
@@ -239,6 +239,12 @@ struct inode *fs_root(void) { return fs_root_inode; }
 
 // ---- attributes -------------------------------------------------------------------
 
+void inode_kind_wrong(const struct inode *ip, bool dir)
+{
+    panic("fs: inode %lu counted as a %s in the active sets", (unsigned long)ip->ino,
+          dir ? "directory" : "file");
+}
+
 uint32_t fs_mode(struct inode *ip) { return ip->mode; }
 uint64_t fs_ino(struct inode *ip) { return ip->ino; }
 uint32_t fs_rdev(struct inode *ip) { return S_ISCHR(ip->mode) ? ip->rdev : 0; }
@@ -248,7 +254,7 @@ uint32_t fs_rdev(struct inode *ip) { return S_ISCHR(ip->mode) ? ip->rdev : 0; }
 void fs_chmod(struct inode *ip, uint32_t mode)
 {
     WRITE_ONCE(ip->mode, (ip->mode & S_IFMT) | (mode & 07777));
-    inode_touch(ip, T_CTIME);
+    inode_touch(ip, T_CTIME | (S_ISDIR(ip->mode) ? T_DIR : 0));
 }
 
 static struct fs_timespec ts(uint64_t ns)
@@ -267,7 +273,7 @@ int fs_stat(struct inode *ip, uint32_t mask, struct fs_stat *st)
     if (mask & STATX_INO)
         st->ino = ip->ino;
     if (mask & STATX_NLINK)
-        st->nlink = (uint64_t)refcache_rm_read_exact(&ip->nlink);
+        st->nlink = (uint64_t)refcache_rm_read_exact(&ip->nlink, attr_set(S_ISDIR(ip->mode)));
     if (mask & STATX_SIZE)
         st->size = S_ISREG(ip->mode) ? filedata_size(ip) : S_ISLNK(ip->mode) ? ip->link.len : 0;
     if ((mask & STATX_BLOCKS) && S_ISREG(ip->mode))

@@ -4,6 +4,8 @@
 #include "dirhash.h"
 #include "filedata.h"
 #include "fs.h"
+#include "mm/mm.h"
+#include "sync/activeset.h"
 #include "sync/refcache.h"
 #include "sync/seqlock.h"
 
@@ -97,11 +99,31 @@ struct inode *inode_alloc(uint32_t mode, int *err); // nlink 1 (dirs 2), ref 1; 
 void inode_free_unpublished(struct inode *ip);      // undo inode_alloc before publication
 extern struct inode *fs_root_inode;
 
+// The kernel's active set (sync/activeset.h) of the CPUs that hold per-CPU
+// link-count deltas, times and link pins of an inode: directories' apart from
+// files', so that a stat of a file does not visit every CPU that made names in
+// a directory whose inode lies on the file's page. Callers say which kind the
+// inode is (they know it from its entry; reading the mode would read line 0);
+// under kpoison, inode_kind_check holds them to it.
+static inline int attr_set(bool dir) { return dir ? ACTIVE_DIRS : ACTIVE_FILES; }
+void inode_kind_wrong(const struct inode *ip, bool dir);
+static inline void inode_kind_check(const struct inode *ip, bool dir)
+{
+    if (kmalloc_poisoning() && S_ISDIR(ip->mode) != dir)
+        inode_kind_wrong(ip, dir);
+}
+static inline void nlink_add(struct inode *ip, int64_t d, bool dir)
+{
+    inode_kind_check(ip, dir);
+    refcache_rm_add(&ip->nlink, d, attr_set(dir));
+}
+
 // Time stamps (itime.c): an update goes to this CPU's slot for the inode; a
 // read merges every CPU's slot with the inode's fields.
 #define T_ATIME 1
 #define T_MTIME 2
 #define T_CTIME 4
+#define T_DIR 8 // ip is a directory: its CPUs go to the directories' active set
 uint64_t fs_time_now(void);                        // the wall clock, realtime_nsec
 void inode_touch(struct inode *ip, int which);     // set the T_* times to now
 void inode_times(struct inode *ip, uint64_t t[3]); // atime, mtime, ctime

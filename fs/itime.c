@@ -40,8 +40,10 @@
 //
 // stat reads the one slot the inode hashes to on every CPU that may hold cached
 // times for it (the inode's shard of the kernel's active set for link counts,
-// times and link pins, sync/activeset.h: CPUs that changed a time or a link
-// count of, or pinned, an object of that shard in the last several seconds),
+// times and link pins of its kind, files or directories, sync/activeset.h:
+// CPUs that changed a time or a link count of, or pinned, an object of that
+// kind and shard in the last several seconds; inode_touch's T_DIR says the
+// kind, so that it need not read the inode's mode),
 // one line per such CPU, under the slot's own sequence, which only the owning
 // CPU moves, with interrupts off; and then the inode's fields. So a stat's
 // cost follows the CPUs that use files like it, not the CPUs online. A flush
@@ -66,6 +68,7 @@ struct it_slot {
     uint32_t seq; // odd while the owner changes the slot (interrupts off, so a
                   // flush from the tick or an xcall cannot run inside it)
     struct inode *ip;
+    uint8_t set;      // ip's active set (ACTIVE_FILES or ACTIVE_DIRS)
     uint64_t time[3]; // atime, mtime, ctime; 0: not changed here
     uint64_t flushes; // it_flushes at the last change
 } __cacheline_aligned;
@@ -117,11 +120,17 @@ void inode_touch(struct inode *ip, int which)
     uint64_t now = fs_time_now();
     push_off(); // stay on this CPU: the cache must be our own
     struct it_slot *s = slot_at(cpu_id(), inode_hash(ip));
-    kernel_active_join(ACTIVE_ATTRS, ip);
+    int set = attr_set(which & T_DIR);
+    inode_kind_check(ip, which & T_DIR);
+    if (which & T_DIR) // a constant set each way: the join's indexing folds
+        kernel_active_join(ACTIVE_DIRS, ip);
+    else
+        kernel_active_join(ACTIVE_FILES, ip);
     seqcount_write_begin(&s->seq);
     if (s->ip != ip) {
         flush_slot(s);
         WRITE_ONCE(s->ip, ip);
+        s->set = (uint8_t)set;
     }
     for (int i = 0; i < 3; i++)
         if ((which & (T_ATIME << i)) && s->time[i] < now)
@@ -144,7 +153,7 @@ bool itime_flush_cpu(bool all)
             continue;
         if (!all && s->flushes + 1 >= n) {
             kept = true; // changed since the flush before: look again next time
-            kernel_active_keep(ACTIVE_ATTRS, s->ip);
+            kernel_active_keep(s->set, s->ip);
             continue;
         }
         seqcount_write_begin(&s->seq);
@@ -187,7 +196,7 @@ static void read_slot(int c, uint64_t h, struct inode *ip, uint64_t t[3])
 void inode_times(struct inode *ip, uint64_t t[3])
 {
     cpumask_t cpus; // a CPU outside it has no slot for ip: its times are in the inode
-    kernel_active_snapshot(ACTIVE_ATTRS, ip, &cpus);
+    kernel_active_snapshot(attr_set(S_ISDIR(ip->mode)), ip, &cpus);
     t[0] = t[1] = t[2] = 0;
     uint64_t h = inode_hash(ip);
     for (int i = 0; i < CPUMASK_WORDS; i++) // a word at a time (refcache.c's read_exact)

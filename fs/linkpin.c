@@ -25,9 +25,9 @@
 // name's bucket lock, which it gives up on when its entry turns dying, so a
 // remover's wait (with its bucket locks held) is short. Only a remover reads
 // other CPUs' slots: one line per CPU in the entry's shard of the kernel's
-// active set for link counts, times and link pins (CPUs that linked from, or
-// changed a link count or a time of, an object of that shard in the last
-// several seconds: sync/activeset.h), under no lock, so its
+// active set for files' link counts, times and link pins (CPUs that linked
+// from, or changed a link count or a time of, a file or entry of that shard in
+// the last several seconds: sync/activeset.h), under no lock, so its
 // cost follows the CPUs that link, not the CPUs online. A link and a remover
 // of entries that share a slot number (1 in 512) touch one line. The slot number is the same on every CPU: a pin lives only while one
 // link runs, so unlike refcache's and itime's slots none holds state that a
@@ -72,7 +72,7 @@ bool link_pin(struct dent *e)
     // us in e's shard (linkpin_keep).
     this_cpu_write(lp_pinned, e);
     push_off(); // the join's marks are the tick's too
-    kernel_active_join(ACTIVE_ATTRS, e);
+    kernel_active_join(ACTIVE_FILES, e);
     pop_off();
     store_seqcst(&s->e, e);
     fence();
@@ -98,7 +98,7 @@ bool linkpin_keep(void)
 {
     struct dent *e = this_cpu_read(lp_pinned);
     if (e)
-        kernel_active_keep(ACTIVE_ATTRS, e);
+        kernel_active_keep(ACTIVE_FILES, e);
     return e != NULL;
 }
 
@@ -107,7 +107,7 @@ void dent_wait_pins(struct dent *e)
 {
     unsigned i = slot_of(e);
     cpumask_t cpus; // a CPU outside it holds no pin of e: its join comes before its pin
-    kernel_active_snapshot(ACTIVE_ATTRS, e, &cpus);
+    kernel_active_snapshot(ACTIVE_FILES, e, &cpus);
     for_each_cpu(c, &cpus) {
         struct lp_slot *s = &per_cpu_ptr(&lp_slots, c)[0][i];
         while (load_acquire(&s->e) == e)

@@ -136,8 +136,8 @@ static int rename_check(struct rename_ctx *c, const struct dent *src, const stru
 // follow. rename_lock and both bucket locks are held.
 static void reparent(struct inode *ip, struct inode *from, struct inode *to, struct iput_later *l)
 {
-    refcache_rm_dec(&from->nlink);
-    refcache_rm_inc(&to->nlink);
+    nlink_add(from, -1, true);
+    nlink_add(to, 1, true);
     fs_iget(to);
     WRITE_ONCE(ip->parent, to);
     iput_later(l, from); // readers may still be following the old ".."
@@ -190,10 +190,10 @@ static int move_locked(struct rename_ctx *c, struct dbucket *b1, struct dent *sr
     refcache_inc(&ip->ref); // the new entry's; the old one's goes with src
     dirhash_remove_locked(b1, src);
     if (tgt) {
-        refcache_rm_dec(&tgt->ip->nlink);
+        nlink_add(tgt->ip, -1, isdir); // checked: a directory replaces only a directory
         if (isdir) {
-            refcache_rm_dec(&tgt->ip->nlink);  // its "."
-            refcache_rm_dec(&n->dir->nlink);   // its ".."
+            nlink_add(tgt->ip, -1, true);  // its "."
+            nlink_add(n->dir, -1, true);   // its ".."
         }
     }
     if (isdir && o->dir != n->dir) {
@@ -251,14 +251,14 @@ static int rename_locked(struct rename_ctx *c, bool have_lock, bool *retry, bool
     dent_put_later(src);
     if (tgt)
         dent_put_later(tgt);
-    inode_touch(o->dir, T_MTIME | T_CTIME);
+    inode_touch(o->dir, T_MTIME | T_CTIME | T_DIR);
     if (cross)
-        inode_touch(n->dir, T_MTIME | T_CTIME);
+        inode_touch(n->dir, T_MTIME | T_CTIME | T_DIR);
     // The moved files' own ctime stays: POSIX lets rename leave it (Linux marks
     // it), and left alone, a stat of a file commutes with renaming it and shares
     // nothing with it. A replaced file's ctime moves with its link count.
     if (tgt && !exchange)
-        inode_touch(tgt->ip, T_CTIME);
+        inode_touch(tgt->ip, T_CTIME | (tgt->type == DT_DIR ? T_DIR : 0));
     hint_note(&c->rh, &b1, o->dir, h1);
     hint_note(&c->rh, &b2, n->dir, h2);
     return 0;
@@ -303,7 +303,7 @@ static void rebind_locked(struct rename_ctx *c, struct dbucket *b1, struct dent 
     struct inode *old = rebind_entry(tgt, ip, src->ino);
     dirhash_remove_locked(b1, src); // after b names the file: it always has a name
     dent_unretire(tgt);
-    refcache_rm_dec(&old->nlink);
+    nlink_add(old, -1, false);
     inode_touch(old, T_CTIME);
     iput_later(c->oldtarget, old); // lookups may still hold it, found through tgt
     c->oldtarget = NULL;
@@ -340,9 +340,9 @@ static int rename_rebind(struct rename_ctx *c, struct dent *tgt, bool *retry)
         return err == RENAME_NOOP ? 0 : err;
     }
     dent_put_later(src);
-    inode_touch(o->dir, T_MTIME | T_CTIME);
+    inode_touch(o->dir, T_MTIME | T_CTIME | T_DIR);
     if (o->dir != n->dir)
-        inode_touch(n->dir, T_MTIME | T_CTIME);
+        inode_touch(n->dir, T_MTIME | T_CTIME | T_DIR);
     hint_note(&c->rh, &b1, o->dir, h1);
     return 0;
 }

@@ -68,7 +68,7 @@
 #define OWNER_CLASS(w) ((int)((w) & 0x7ff) - 1)
 #define KM_MAX_LARGE (4UL << 20)    // page.c's largest contiguous run: more never fits
 
-static bool poison; // [i] the boot word `kpoison`
+bool kmalloc_poison; // [i] the boot word `kpoison`
 
 // `kpoison` or `kpoison=1` turns poisoning on, `kpoison=0` off; without either
 // it is on in a boot that runs the in-kernel tests (`test=`).
@@ -77,14 +77,13 @@ void kmalloc_init(void)
     size_t len;
     const char *v = cmdline_get("kpoison", &len);
     if (v)
-        poison = !(len == 1 && v[0] == '0');
+        kmalloc_poison = !(len == 1 && v[0] == '0');
     else
-        poison = cmdline_get("test", NULL) != NULL;
-    if (poison)
+        kmalloc_poison = cmdline_get("test", NULL) != NULL;
+    if (kmalloc_poison)
         kprintf("kmalloc: freed objects are poisoned (kpoison)\n");
 }
 
-bool kmalloc_poisoning(void) { return poison; }
 
 struct slab {
     uint32_t magic;
@@ -174,7 +173,7 @@ static struct slab *slab_new(int c)
     s->cls = c;
     s->owner = cpu_id();
     s->nobj = (npages * PGSIZE - obj_start(c)) / size;
-    if (poison)
+    if (kmalloc_poison)
         memset((char *)s + obj_start(c), KPOISON_BYTE, s->nobj * size);
     for (int i = s->nobj - 1; i >= 0; i--) {
         void **obj = (void **)((char *)s + obj_start(c) + i * size);
@@ -385,7 +384,7 @@ static void *kmalloc_once(size_t size)
         return kmalloc_large(size);
     int c = size_class(size);
     void *p = mag_pop(c);
-    if (p && poison)
+    if (p && kmalloc_poison)
         check_poison(p, c);
     return p;
 }
@@ -436,7 +435,7 @@ void kfree(void *p)
     if (w == 0 || c < 0 || c >= KM_NCLASS)
         panic("kfree: %p was not allocated by kmalloc", p);
     check_object(p, w, c);
-    if (poison)
+    if (kmalloc_poison)
         memset(p, KPOISON_BYTE, class_size(c));
     mag_push(c, p);
 }

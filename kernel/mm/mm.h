@@ -51,7 +51,9 @@ bool page_free_stamped(const void *va); // does the page carry page_free's stamp
 
 // kmalloc.c: small objects from per-CPU slab caches; large ones straight from pages.
 void kmalloc_init(void);                 // reads the boot word `kpoison`
-bool kmalloc_poisoning(void);            // `kpoison`: also turns on checks of lifetimes
+extern bool kmalloc_poison;             // [i] the boot word `kpoison`
+// `kpoison`: also turns on checks of lifetimes (a load, for hot paths).
+static inline bool kmalloc_poisoning(void) { return kmalloc_poison; }
 #define KPOISON_BYTE 0x6b                // what a freed object holds under kpoison
 void *kmalloc(size_t size);
 void *kzalloc(size_t size);

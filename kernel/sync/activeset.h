@@ -219,16 +219,19 @@ static inline void active_snapshot_shard(const struct active_sets *s, unsigned k
 //   ACTIVE_REFS   refcache deltas of reference counts (refcache_inc/dec), read
 //                 exactly by a last close of a file threads share and exec's
 //                 check for writers;
-//   ACTIVE_ATTRS  deltas of link counts (refcache_rm), cached file times
-//                 (fs/itime.c) and link pins (fs/linkpin.c), read exactly by
-//                 stat and unlink;
+//   ACTIVE_FILES  deltas of link counts (refcache_rm), cached times
+//                 (fs/itime.c) and link pins (fs/linkpin.c) of files (all but
+//                 directories), read exactly by stat and unlink;
+//   ACTIVE_DIRS   the same of directories, read exactly by stat;
 // for objects of each shard. Apart because a reference is held by whatever
 // uses a file (an open file, a mapping, a current directory): with one set, a
-// stat of a file visited every CPU that mapped another file on its page. A CPU
-// doing file work joins a shard in both; each set decays on its own at
-// refcache's periodic flush (sync/refcache.c), after its flush hook emptied
-// the others.
-enum { ACTIVE_REFS, ACTIVE_ATTRS, ACTIVE_KINDS };
+// stat of a file visited every CPU that mapped another file on its page. And
+// every CPU that makes or removes a name in a directory changes its times:
+// with directories among files, a stat of a file visited every CPU that made
+// a file in a directory whose inode lay on its page. A CPU doing file work
+// joins shards of several; each set decays on its own at refcache's periodic
+// flush (sync/refcache.c), after its flush hook emptied the others.
+enum { ACTIVE_REFS, ACTIVE_FILES, ACTIVE_DIRS, ACTIVE_KINDS };
 struct kernel_active_marks {
     struct active_marks kind[ACTIVE_KINDS];
 };

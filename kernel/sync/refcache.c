@@ -133,14 +133,14 @@ static void flush_slot(struct rc_cpu *rc, struct rc_slot *s)
     WRITE_ONCE(s->delta, 0);
 }
 
-static void update(struct refcache_obj *o, int64_t d, bool rm)
+static void update(struct refcache_obj *o, int64_t d, bool rm, int set)
 {
     struct rc_cpu *rc;
     push_off(); // stay on this CPU: the cache we lock must be our own
     rc = this_cpu_ptr(&rc_cpu);
     spin_lock(&rc->lock);
     struct rc_slot *s = slot_at(cpu_id(), obj_hash(o), rm);
-    kernel_active_join(rm ? ACTIVE_ATTRS : ACTIVE_REFS, o);
+    kernel_active_join(set, o);
     seqcount_write_begin(&s->seq);
     if (s->obj != o) {
         flush_slot(rc, s);
@@ -179,10 +179,10 @@ void refcache_add_direct(struct refcache_obj *o, int64_t d)
     pop_off();
 }
 
-void refcache_inc(struct refcache_obj *o) { update(o, 1, false); }
-void refcache_add(struct refcache_obj *o, int64_t d) { update(o, d, false); }
-void refcache_dec(struct refcache_obj *o) { update(o, -1, false); }
-void refcache_rm_add(struct refcache_rm *r, int64_t d) { update(&r->o, d, true); }
+void refcache_inc(struct refcache_obj *o) { update(o, 1, false, ACTIVE_REFS); }
+void refcache_add(struct refcache_obj *o, int64_t d) { update(o, d, false, ACTIVE_REFS); }
+void refcache_dec(struct refcache_obj *o) { update(o, -1, false, ACTIVE_REFS); }
+void refcache_rm_add(struct refcache_rm *r, int64_t d, int set) { update(&r->o, d, true, set); }
 
 // Sum of the sequences of the slots at h in the CPUs of `cpus`. Sequences
 // only grow, so an unchanged sum means no slot changed. (Here and below the
@@ -207,12 +207,12 @@ int64_t refcache_exact_reads(int cpu) { return counter_read_cpu(&exact_reads, cp
 // none moved, every slot held what was read from it when the count was read:
 // a flush, which moves a delta into the count, changes its slot's sequence.
 // Each active CPU costs one slot address and three reads per pass.
-static int64_t read_exact(struct refcache_obj *o, bool rm)
+static int64_t read_exact(struct refcache_obj *o, bool rm, int set)
 {
     counter_inc(exact_reads);
     uint64_t h = obj_hash(o);
     cpumask_t cpus; // a CPU outside it has no slot for o: its deltas are in count
-    kernel_active_snapshot(rm ? ACTIVE_ATTRS : ACTIVE_REFS, o, &cpus);
+    kernel_active_snapshot(set, o, &cpus);
     for (;;) {
         uint64_t seqs = 0;
         int64_t sum = 0;
@@ -235,8 +235,11 @@ static int64_t read_exact(struct refcache_obj *o, bool rm)
     }
 }
 
-int64_t refcache_read_exact(struct refcache_obj *o) { return read_exact(o, false); }
-int64_t refcache_rm_read_exact(struct refcache_rm *r) { return read_exact(&r->o, true); }
+int64_t refcache_read_exact(struct refcache_obj *o) { return read_exact(o, false, ACTIVE_REFS); }
+int64_t refcache_rm_read_exact(struct refcache_rm *r, int set)
+{
+    return read_exact(&r->o, true, set);
+}
 
 static void flush_slots(struct rc_cpu *rc, struct rc_slot *slot, int n)
 {

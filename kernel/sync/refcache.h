@@ -55,10 +55,10 @@ int64_t refcache_exact_reads(int cpu); // exact reads made on cpu so far (tests)
 struct refcache_rm {
     struct refcache_obj o;
 };
-void refcache_rm_add(struct refcache_rm *r, int64_t d);
-static inline void refcache_rm_inc(struct refcache_rm *r) { refcache_rm_add(r, 1); }
-static inline void refcache_rm_dec(struct refcache_rm *r) { refcache_rm_add(r, -1); }
-int64_t refcache_rm_read_exact(struct refcache_rm *r);
+// `set` names the kernel's active set (sync/activeset.h) of the CPUs that hold
+// deltas of r: every update and exact read of one count must name the same.
+void refcache_rm_add(struct refcache_rm *r, int64_t d, int set);
+int64_t refcache_rm_read_exact(struct refcache_rm *r, int set);
 
 void refcache_tick(void);       // each CPU's timer tick: flush and review
 // Tickless idle (proc/tickless.c), interrupts off: false if this CPU's cache

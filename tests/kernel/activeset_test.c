@@ -3,6 +3,7 @@
 // CPU that left and came back; the kernel's two sets apart; and that a stat
 // by path joins nothing.
 #include "fstest.h"
+#include "inode.h"
 #include "ktest/ktest.h"
 #include "sync/activeset.h"
 #include "sync/refcache.h"
@@ -164,7 +165,7 @@ KTEST(activeset_refcache_reader_sees_rejoined_cpu)
     run_on(other, inc_here);
     KCHECK(in_shard(&kernel_active[ACTIVE_REFS], h, other));
     KCHECK(!in_shard(&kernel_active[ACTIVE_REFS], elsewhere, other));
-    KCHECK(!in_shard(&kernel_active[ACTIVE_ATTRS], h, other));
+    KCHECK(!in_shard(&kernel_active[ACTIVE_FILES], h, other));
     KCHECK_EQ(refcache_read_exact(&counted), 2);
     run_on(other, leave_here);
     KCHECK(!in_shard(&kernel_active[ACTIVE_REFS], h, other));
@@ -178,10 +179,10 @@ KTEST(activeset_refcache_reader_sees_rejoined_cpu)
 }
 
 static struct refcache_rm linked;
-static void rm_inc_here(void *arg) { (void)arg; refcache_rm_inc(&linked); }
-static void rm_dec_here(void *arg) { (void)arg; refcache_rm_dec(&linked); }
+static void rm_inc_here(void *arg) { (void)arg; refcache_rm_add(&linked, 1, ACTIVE_FILES); }
+static void rm_dec_here(void *arg) { (void)arg; refcache_rm_add(&linked, -1, ACTIVE_FILES); }
 
-// A link count (refcache_rm) is in the attributes' set, apart from references:
+// A link count (refcache_rm) of a file is in the files' set, apart from references:
 // its update joins that set's shard only, and its exact read visits that set.
 KTEST(activeset_link_counts_apart_from_references)
 {
@@ -192,11 +193,41 @@ KTEST(activeset_link_counts_apart_from_references)
     refcache_init(&linked.o, 1, release_none);
     run_on(other, leave_here);
     run_on(other, rm_inc_here);
-    KCHECK(in_shard(&kernel_active[ACTIVE_ATTRS], h, other));
+    KCHECK(in_shard(&kernel_active[ACTIVE_FILES], h, other));
     KCHECK(!in_shard(&kernel_active[ACTIVE_REFS], h, other));
-    KCHECK_EQ(refcache_rm_read_exact(&linked), 2);
+    KCHECK_EQ(refcache_rm_read_exact(&linked, ACTIVE_FILES), 2);
     run_on(other, rm_dec_here);
-    KCHECK_EQ(refcache_rm_read_exact(&linked), 1);
+    KCHECK_EQ(refcache_rm_read_exact(&linked, ACTIVE_FILES), 1);
+}
+
+static struct inode *touched;
+static void touch_dir_here(void *arg)
+{
+    (void)arg;
+    inode_touch(touched, T_MTIME | T_CTIME | T_DIR);
+}
+
+// A directory's times (and link count) have a set of their own: a CPU that
+// made names in a directory is in the directories' set, which stats of files
+// on the directory's page do not visit; a stat of the directory still finds
+// the time the CPU cached.
+KTEST(activeset_directory_times_apart_from_files)
+{
+    if (ncpu < 2)
+        return;
+    int other = cpu_id() == 0 ? 1 : 0;
+    KREQUIRE((touched = fst_scratch("t_activeset_dirs")) != NULL);
+    unsigned h = active_shard(touched);
+    run_on(other, leave_here);
+    uint64_t before = fs_time_now();
+    run_on(other, touch_dir_here);
+    KCHECK(in_shard(&kernel_active[ACTIVE_DIRS], h, other));
+    KCHECK(!in_shard(&kernel_active[ACTIVE_FILES], h, other));
+    uint64_t t[3];
+    inode_times(touched, t);
+    KCHECK(t[1] >= before); // the mtime the other CPU cached
+    fs_iput(touched);
+    KCHECK_EQ(fst_rm_rf("/t_activeset_dirs"), 0);
 }
 
 // What stat_without_joining found on its CPU: in the file's shard, in the
@@ -224,7 +255,7 @@ static void stat_without_joining(int i, void *arg)
     }
     if (fs_lookup(p->dir, "f", 0, &ip) == 0) {
         p->file_after_lookup = in_shard(&kernel_active[ACTIVE_REFS], active_shard(p->ip), me);
-        p->attrs_after_lookup = in_shard(&kernel_active[ACTIVE_ATTRS], active_shard(p->ip), me);
+        p->attrs_after_lookup = in_shard(&kernel_active[ACTIVE_FILES], active_shard(p->ip), me);
         fs_iput(ip);
     }
     pop_off();

@@ -3,6 +3,7 @@
 #include "ktest/ktest.h"
 #include "proc/sched.h"
 #include "testutil.h"
+#include "sync/activeset.h"
 #include "sync/atomic.h"
 #include "sync/cpumask.h"
 #include "sync/percpu.h"
@@ -310,7 +311,7 @@ KTEST(refcache_read_mostly_slots_apart)
         rm_released = 0;
         refcache_init(&r.o, 1, on_rm_release);
         push_off(); // no tick, and so no flush, until the look
-        refcache_rm_inc(&r);
+        refcache_rm_add(&r, 1, ACTIVE_FILES);
         for (int i = 0; i < PAGES; i++)
             for (size_t k = 0; k < PER_PAGE; k++) {
                 refcache_init(&pg[i][k].rc, 0, on_release); // one reference, ours, kept
@@ -319,10 +320,10 @@ KTEST(refcache_read_mostly_slots_apart)
         int64_t shared = READ_ONCE(r.o.count);
         pop_off();
         KCHECK_EQ(shared, 1); // the +1 is still in this CPU's cache
-        KCHECK_EQ(refcache_rm_read_exact(&r), 2);
+        KCHECK_EQ(refcache_rm_read_exact(&r, ACTIVE_FILES), 2);
         wait_epochs(3); // every slot flushed: none names the objects any more
         KCHECK_EQ(READ_ONCE(r.o.count), 2);
-        refcache_rm_add(&r, -2);
+        refcache_rm_add(&r, -2, ACTIVE_FILES);
         wait_epochs(4);
         KCHECK_EQ(rm_released, 1);
     }
