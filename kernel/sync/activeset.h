@@ -42,11 +42,13 @@
 // CPU that keeps using objects of a shard never rejoins it, and one that stops
 // leaves (after the linger, or at once from every shard when it has been idle
 // for a second and stops its tick: proc/tickless.c), and costs its next writer
-// there one shared write when it comes back. The kernel has two sharded sets
-// (kernel_active, below), one for references and one for what a stat or an
-// unlink reads exactly, so that a reader of one kind does not visit the CPUs
-// that hold only state of the other: everything that uses a file holds a
-// reference on it, far more CPUs than those that change its links and times.
+// there one shared write when it comes back. The kernel has three sharded sets
+// (kernel_active, below), one for references and one each for what a stat or
+// an unlink reads exactly of files and of directories, so that a reader of one
+// kind does not visit the CPUs that hold only state of another: everything
+// that uses a file holds a reference on it, far more CPUs than those that
+// change its links and times, and every CPU that makes a name in a directory
+// changes the directory's times.
 //
 // Ordering, for a reader that must see every write that finished before it
 // began: a writer joins with a locked instruction (a full fence on x86) before
