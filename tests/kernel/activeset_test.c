@@ -127,6 +127,33 @@ KTEST(activeset_many_shards_join_every)
     pop_off();
 }
 
+// Two sets that share a budget (files' and directories'): the shards a CPU is
+// in in one count toward ACTIVE_SHARDS_MAX in the other.
+KTEST(activeset_shared_budget_joins_every)
+{
+    static struct active_sets files, dirs;
+    struct active_marks mf = {0}, md = {0};
+    push_off();
+    int me = cpu_id();
+    for (unsigned k = 0; k < ACTIVE_SHARDS_MAX - 2; k++)
+        active_join_budget(&files, &mf, k, &md);
+    active_join_budget(&dirs, &md, 100, &mf);
+    active_join_budget(&dirs, &md, 101, &mf);
+    KCHECK(!mf.every && !md.every);
+    KCHECK(in_shard(&dirs, 101, me));
+    active_join_budget(&files, &mf, 50, &md); // the ninth shard of the two
+    KCHECK(mf.every);
+    KCHECK(!md.every);
+    cpumask_t own;
+    active_snapshot(&files.shard[50], &own);
+    KCHECK(!cpumask_test(&own, me)); // through `every` only
+    active_join_budget(&dirs, &md, 102, &mf);
+    KCHECK(md.every);
+    active_leave(&files, &mf);
+    active_leave(&dirs, &md);
+    pop_off();
+}
+
 static struct refcache_obj counted;
 static void release_none(struct refcache_obj *o) { (void)o; }
 static void inc_here(void *arg) { (void)arg; refcache_inc(&counted); }
