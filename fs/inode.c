@@ -147,7 +147,7 @@ int fs_create_unlinked(uint32_t mode, struct inode **ipp)
     struct inode *ip = inode_alloc(S_IFREG | (mode & 07777), &err);
     if (!ip)
         return err;
-    nlink_add(ip, -1, S_ISDIR(mode)); // no name: refcache releases nlink at once
+    nlink_add(ip, -1, false); // no name: refcache releases nlink at once
     *ipp = ip;
     return 0;
 }

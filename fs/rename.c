@@ -132,6 +132,14 @@ static int rename_check(struct rename_ctx *c, const struct dent *src, const stru
     return 0;
 }
 
+// Both parents' mtime and ctime, after a rename changed their entries.
+static void touch_parents(struct rename_ctx *c)
+{
+    inode_touch(c->o.dir, T_MTIME | T_CTIME | T_DIR);
+    if (c->n.dir != c->o.dir)
+        inode_touch(c->n.dir, T_MTIME | T_CTIME | T_DIR);
+}
+
 // Directory ip moves from `from` to `to`: its ".." and the parents' link counts
 // follow. rename_lock and both bucket locks are held.
 static void reparent(struct inode *ip, struct inode *from, struct inode *to, struct iput_later *l)
@@ -210,7 +218,7 @@ static int move_locked(struct rename_ctx *c, struct dbucket *b1, struct dent *sr
 static int rename_locked(struct rename_ctx *c, bool have_lock, bool *retry, bool *need_lock)
 {
     struct nameidata *o = &c->o, *n = &c->n;
-    bool cross = o->dir != n->dir, exchange = c->flags & FS_EXCHANGE;
+    bool exchange = c->flags & FS_EXCHANGE;
     uint32_t h1 = nd_hash(o), h2 = c->ne->hash;
     struct dbucket b1, b2;
     dirhash_lock2(&o->dir->dir, h1, &b1, &n->dir->dir, h2, &b2);
@@ -251,9 +259,7 @@ static int rename_locked(struct rename_ctx *c, bool have_lock, bool *retry, bool
     dent_put_later(src);
     if (tgt)
         dent_put_later(tgt);
-    inode_touch(o->dir, T_MTIME | T_CTIME | T_DIR);
-    if (cross)
-        inode_touch(n->dir, T_MTIME | T_CTIME | T_DIR);
+    touch_parents(c);
     // The moved files' own ctime stays: POSIX lets rename leave it (Linux marks
     // it), and left alone, a stat of a file commutes with renaming it and shares
     // nothing with it. A replaced file's ctime moves with its link count.
@@ -340,9 +346,7 @@ static int rename_rebind(struct rename_ctx *c, struct dent *tgt, bool *retry)
         return err == RENAME_NOOP ? 0 : err;
     }
     dent_put_later(src);
-    inode_touch(o->dir, T_MTIME | T_CTIME | T_DIR);
-    if (o->dir != n->dir)
-        inode_touch(n->dir, T_MTIME | T_CTIME | T_DIR);
+    touch_parents(c);
     hint_note(&c->rh, &b1, o->dir, h1);
     return 0;
 }

@@ -84,7 +84,6 @@ void kmalloc_init(void)
         kprintf("kmalloc: freed objects are poisoned (kpoison)\n");
 }
 
-
 struct slab {
     uint32_t magic;
     uint16_t nobj;           // objects in this slab
