@@ -16,24 +16,27 @@
 //
 // Shards. One set for all objects would still make a reader's cost grow with
 // the CPUs at work: 64 CPUs that each stat their own file would each visit all
-// 64. So a set is ACTIVE_SHARDS sets, and an object belongs to the shard of the
-// page it lies in (active_shard): a CPU joins the shard of the object it puts
-// state for, and a reader visits the CPUs of its object's shard, those that
-// recently held state for an object on a page of that shard. Per-CPU
-// allocators put the objects a CPU makes on pages of its own, which it reuses,
-// so CPUs that each use objects of their own meet in few shards (objects that
-// they all use, such as the root directory, put every CPU in theirs).
+// 64. So a set is ACTIVE_SHARDS sets, and an object belongs to the shard of its
+// home, the CPU whose allocator made it (active_shard): a CPU joins the shard of
+// the object it puts state for, and a reader visits the CPUs of its object's
+// shard, those that recently held state for an object of the same home. CPUs
+// that each use objects they made meet in no shard, however many pages those
+// objects lie on; objects that many CPUs use put all of them in their maker's
+// shard, where the readers of that CPU's other objects visit them too. What the
+// kernel made while it started (the root, the initrd's files) has no home and
+// goes by its page, so that every exec's access time does not put every CPU in
+// the boot CPU's shard.
 //
-// A CPU that uses objects on many pages (a shell, a test runner, anything that
-// makes and drops files on many CPUs' pages) would keep joining shards, each
-// join a shared write. So once it is in ACTIVE_SHARDS_MAX shards, its next
-// join puts it in `every`, a set that readers of every shard visit, where it
-// stays, joining nothing more, until it has used none of the mechanisms for
-// the linger: such a CPU pays at most ACTIVE_SHARDS_MAX + 1 joins per stretch
-// of activity, about as with a single set, and readers visit it as they would
-// have then. Why 8: workers of the scaling benchmark that each use files of
-// their own are in 1 to 8 shards; with 32, the pairwise suite's CPUs stayed in
-// shards and kept joining them inside its tests (docs/bench-cost.md).
+// A CPU that uses objects of many homes (a shell, a test runner, anything that
+// uses files many CPUs made) would keep joining shards, each join a shared
+// write. So once it is in ACTIVE_SHARDS_MAX shards, its next join puts it in
+// `every`, a set that readers of every shard visit, where it stays, joining
+// nothing more, until it has used none of the mechanisms for the linger: such
+// a CPU pays at most ACTIVE_SHARDS_MAX + 1 joins per stretch of activity, about
+// as with a single set, and readers visit it as they would have then. Why 8: a
+// CPU that uses objects of its own, a few other CPUs' and some of the kernel's
+// files is in fewer; with 32 (and shards by page), the pairwise suite's CPUs
+// stayed in shards and kept joining them inside its tests (docs/bench-cost.md).
 //
 // Commute: whatever the mechanism's writers commute on stays free of shared
 // lines in steady state: a writer reads and writes only its own CPU's marks
@@ -70,6 +73,7 @@
 #pragma once
 #include "kernel.h"
 #include "lib/hash.h"
+#include "mm/mm.h"
 #include "mm/mmu.h"
 #include "sync/atomic.h"
 #include "sync/cpumask.h"
@@ -100,13 +104,19 @@ struct active_marks {
     uint16_t idle_every;            // decays in a row that found nothing used
 };
 
-// An object's shard: that of the page it lies in. A CPU's allocator hands out
-// objects from pages of its own and reuses them, so a CPU that keeps making
-// and dropping objects (files, inodes, directory entries) cycles through the
-// shards of a few pages, where a shard per object address would have it join
-// a new shard at nearly every object it makes.
+// An object's shard: that of the CPU whose allocator made it (the home of its
+// page, mm/page.c: for kmalloc's objects, the CPU whose slab holds them), or of
+// its page for memory kmalloc did not hand out. A CPU that keeps making and
+// dropping objects (files, inodes, directory entries) cycles through many pages
+// while freed objects wait out their epochs, but all of them are in its own
+// shard: it joins that shard once, where a shard per page had it join a new
+// shard every few objects, reach ACTIVE_SHARDS_MAX and join `every`, so that
+// every reader of any object visited it.
 static inline unsigned active_shard(const void *obj)
 {
+    int home = page_home(obj);
+    if (home >= 0)
+        return (unsigned)home % ACTIVE_SHARDS;
     return mix64((uintptr_t)obj >> PGSHIFT) >> (64 - ACTIVE_SHARD_BITS);
 }
 

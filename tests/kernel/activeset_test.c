@@ -154,6 +154,43 @@ KTEST(activeset_shared_budget_joins_every)
     pop_off();
 }
 
+// An object's shard is its home CPU's (the CPU whose slab holds it), not its
+// page's: the objects one CPU makes lie on many pages, and joining the shard of
+// each of them would put the CPU in `every` (the reader of any object would
+// visit it). Memory kmalloc did not hand out has the shard of its page.
+#define HOMED 100
+KTEST(activeset_objects_of_one_home_share_a_shard)
+{
+    static struct active_sets s;
+    static void *obj[HOMED];
+    struct active_marks m = {0};
+    push_off(); // stay on this CPU: most objects come from slabs it makes here
+    for (int i = 0; i < HOMED; i++)
+        KREQUIRE((obj[i] = kmalloc(2048)) != NULL);
+    int me = cpu_id(), mine = 0, pages = 0;
+    uintptr_t last_page = 0;
+    for (int i = 0; i < HOMED; i++) {
+        if (page_home(obj[i]) != me)
+            continue;
+        mine++;
+        pages += PGROUNDDOWN((uintptr_t)obj[i]) != last_page;
+        last_page = PGROUNDDOWN((uintptr_t)obj[i]);
+        KCHECK_EQ(active_shard(obj[i]), (unsigned)me % ACTIVE_SHARDS);
+        active_join(&s, &m, active_shard(obj[i]));
+    }
+    KCHECK(pages > ACTIVE_SHARDS_MAX);
+    KCHECK(mine > 0);
+    KCHECK_EQ(m.nin, 1);
+    KCHECK(!m.every);
+    active_leave(&s, &m);
+    for (int i = 0; i < HOMED; i++)
+        kfree(obj[i]);
+    pop_off();
+    static char unhomed[64];
+    KCHECK_EQ(page_home(unhomed), -1);
+    KCHECK_EQ(active_shard(unhomed), active_shard(unhomed + 32)); // by its page
+}
+
 static struct refcache_obj counted;
 static void release_none(struct refcache_obj *o) { (void)o; }
 static void inc_here(void *arg) { (void)arg; refcache_inc(&counted); }
