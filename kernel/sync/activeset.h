@@ -8,7 +8,8 @@
 // the machine, even when one CPU did all the writing. An active set is the
 // record of the CPUs worth visiting: a CPU joins before it first puts state in
 // its slots, and leaves only once its slots are empty and it has put nothing in
-// them for a while (ACTIVE_LINGER of its periodic flushes, several seconds). So
+// them for a while (ACTIVE_LINGER of its periodic flushes, several seconds): a
+// stretch of activity. So
 // a reader's cost follows the CPUs that recently used the mechanism, not the
 // CPUs online. The linger is long because a join is a write that readers see
 // (below): a CPU that works in bursts a second apart should not pay it, and
@@ -38,14 +39,20 @@
 // files is in fewer; with 32 (and shards by page), the pairwise suite's CPUs
 // stayed in shards and kept joining them inside its tests (docs/bench-cost.md).
 //
+// A CPU stays in every shard it joined until its stretch ends, when it leaves
+// them all: shards of a set linger together. A CPU that goes on using objects
+// of some homes then never rejoins the shard of a home it uses now and then
+// (the pairwise suite's CPUs, which lingered in each shard apart, kept
+// rejoining inside its tests: 25 tests against 5); readers of that home's
+// objects visit it a little longer.
+//
 // Commute: whatever the mechanism's writers commute on stays free of shared
 // lines in steady state: a writer reads and writes only its own CPU's marks
 // while it stays in its object's shard. Joining writes the shard's mask, a line
 // that readers of that shard's objects read, once per stretch of activity: a
-// CPU that keeps using objects of a shard never rejoins it, and one that stops
-// leaves (after the linger, or at once from every shard when it has been idle
-// for a second and stops its tick: proc/tickless.c), and costs its next writer
-// there one shared write when it comes back. The kernel has three sharded sets
+// CPU leaves only when it stops (after the linger, or at once when it has been
+// idle for a second and stops its tick: proc/tickless.c), and costs its next
+// writer there one shared write when it comes back. The kernel has three sharded sets
 // (kernel_active, below), one for references and one each for what a stat or
 // an unlink reads exactly of files and of directories, so that a reader of one
 // kind does not visit the CPUs that hold only state of another: everything
@@ -66,8 +73,8 @@
 //     struct active_marks marks;         one per CPU, in its per-CPU data
 //     active_join(&sets, &marks, k)      interrupts off, before writing a slot for an
 //                                        object of shard k = active_shard(obj)
-//     active_keep(&marks, k)             the owner's periodic flush keeps state there
-//     active_decay(&sets, &marks)        then leaves the shards idle for the linger
+//     active_keep(&marks)                the owner's periodic flush keeps state in its slots
+//     active_decay(&sets, &marks)        then leaves every shard once idle for the linger
 //     active_snapshot_shard(&sets, k, &cpus)
 //                                        a reader: then for_each_cpu(c, &cpus)
 #pragma once
@@ -95,13 +102,11 @@ struct active_sets {
 };
 
 struct active_marks {
-    uint64_t in[ACTIVE_WORDS];      // shards whose mask has this CPU's bit
-    uint64_t used[ACTIVE_WORDS];    // shards joined or kept since the last decay
-    uint16_t idle[ACTIVE_SHARDS];   // decays in a row that found the shard unused
-    uint16_t nin;                   // shards in
-    bool every;                     // in `every`: joins of shards pass
-    bool used_any;                  // joined or kept anything since the last decay
-    uint16_t idle_every;            // decays in a row that found nothing used
+    uint64_t in[ACTIVE_WORDS]; // shards whose mask has this CPU's bit
+    uint16_t nin;              // shards in
+    bool every;                // in `every`: joins of shards pass
+    bool used;                 // joined or kept anything since the last decay
+    uint16_t idle;             // decays in a row that found nothing used
 };
 
 // An object's shard: that of the CPU whose allocator made it (the home of its
@@ -138,21 +143,16 @@ static inline void active_join_budget(struct active_sets *s, struct active_marks
                                       const struct active_marks *peer)
 {
     uint64_t bit = 1UL << (k % 64);
-    m->used_any = true;
-    if (m->every)
-        return;
-    m->used[k / 64] |= bit;
-    if (m->in[k / 64] & bit)
+    m->used = true;
+    if (m->every || (m->in[k / 64] & bit))
         return;
     if (m->nin + (peer ? peer->nin : 0) >= ACTIVE_SHARDS_MAX) {
         m->every = true;
-        m->idle_every = 0;
         active_mask_add(&s->every, cpu_id()); // before the slot write
         return;
     }
     m->in[k / 64] |= bit;
     m->nin++;
-    m->idle[k] = 0;
     active_mask_add(&s->shard[k], cpu_id()); // before the slot write
 }
 
@@ -161,59 +161,35 @@ static inline void active_join(struct active_sets *s, struct active_marks *m, un
     active_join_budget(s, m, k, NULL);
 }
 
-// The owner's periodic flush, before it decays: it keeps state in its slots
-// for an object of shard k, which must stay as if joined. Interrupts off.
-static inline void active_keep(struct active_marks *m, unsigned k)
-{
-    m->used_any = true;
-    m->used[k / 64] |= 1UL << (k % 64);
-}
+// The owner's periodic flush, before it decays: it keeps state in its slots,
+// which must stay as if joined. Interrupts off.
+static inline void active_keep(struct active_marks *m) { m->used = true; }
 
-// The owning CPU's periodic flush, interrupts off, after its slots were
-// emptied of all but what it kept: leave each shard that nothing joined or
-// kept for ACTIVE_LINGER flushes in a row, and `every` likewise. (A CPU in
-// `every` joins no shard, so those it was in go after the linger; its slots
-// are empty when it leaves `every`.)
-static inline void active_decay(struct active_sets *s, struct active_marks *m)
-{
-    for (int i = 0; i < ACTIVE_WORDS; i++) {
-        uint64_t keep = m->used[i];
-        m->used[i] = 0;
-        for (uint64_t w = m->in[i]; w; w &= w - 1) {
-            unsigned k = i * 64 + __builtin_ctzll(w);
-            if (keep >> (k % 64) & 1)
-                m->idle[k] = 0;
-            else if (++m->idle[k] >= ACTIVE_LINGER) {
-                m->in[i] &= ~(1UL << (k % 64));
-                m->nin--;
-                active_mask_remove(&s->shard[k], cpu_id());
-            }
-        }
-    }
-    if (m->every) {
-        if (m->used_any)
-            m->idle_every = 0;
-        else if (++m->idle_every >= ACTIVE_LINGER) {
-            m->every = false;
-            active_mask_remove(&s->every, cpu_id());
-        }
-    }
-    m->used_any = false;
-}
-
-// Leave every shard at once (an idle CPU stopping its tick, sync/refcache.c):
-// the owner has just emptied its slots.
+// Leave every shard at once (the end of a stretch; an idle CPU stopping its
+// tick, sync/refcache.c): the owner has just emptied its slots.
 static inline void active_leave(struct active_sets *s, struct active_marks *m)
 {
     for (int i = 0; i < ACTIVE_WORDS; i++) {
         for (uint64_t w = m->in[i]; w; w &= w - 1)
             active_mask_remove(&s->shard[i * 64 + __builtin_ctzll(w)], cpu_id());
-        m->in[i] = m->used[i] = 0;
+        m->in[i] = 0;
     }
     if (m->every)
         active_mask_remove(&s->every, cpu_id());
-    m->nin = 0;
-    m->every = m->used_any = false;
+    m->nin = m->idle = 0;
+    m->every = m->used = false;
+}
+
+// The owning CPU's periodic flush, interrupts off, after its slots were
+// emptied of all but what it kept: once nothing was joined or kept for
+// ACTIVE_LINGER flushes in a row, the stretch is over.
+static inline void active_decay(struct active_sets *s, struct active_marks *m)
+{
+    if (m->used)
+        m->idle = 0;
+    else if (++m->idle >= ACTIVE_LINGER)
+        active_leave(s, m);
+    m->used = false;
 }
 
 // Is the calling CPU in any shard? Interrupts off.
@@ -245,14 +221,14 @@ static inline void active_snapshot_shard(const struct active_sets *s, unsigned k
 //   ACTIVE_DIRS   the same of directories, read exactly by stat;
 // for objects of each shard. Apart because a reference is held by whatever
 // uses a file (an open file, a mapping, a current directory): with one set, a
-// stat of a file visited every CPU that mapped another file on its page. And
+// stat of a file visited every CPU that mapped another file of its shard. And
 // every CPU that makes or removes a name in a directory changes its times:
 // with directories among files, a stat of a file visited every CPU that made
-// a file in a directory whose inode lay on its page. A CPU doing file work
+// a file in a directory of its shard. A CPU doing file work
 // joins shards of several; each set decays on its own at refcache's periodic
 // flush (sync/refcache.c), after its flush hook emptied the others. Files and
 // directories share one budget of ACTIVE_SHARDS_MAX shards: a CPU that uses
-// objects on many pages of either kind joins `every` of each as it did when
+// objects of many shards of either kind joins `every` of each as it did when
 // they were one set (with a budget each, the pairwise suite's CPUs stayed in
 // files' shards and kept joining them inside its tests: 11 tests against 5);
 // the sets apart matter for the CPUs that stay in few shards, the ones a
@@ -278,11 +254,8 @@ static inline void kernel_active_join(int kind, const void *obj)
     active_join_budget(&kernel_active[kind], kernel_marks(kind), active_shard(obj), peer);
 }
 
-// Refcache's flush hook, for state of that kind it keeps for obj.
-static inline void kernel_active_keep(int kind, const void *obj)
-{
-    active_keep(kernel_marks(kind), active_shard(obj));
-}
+// Refcache's flush hook, for state of that kind it keeps.
+static inline void kernel_active_keep(int kind) { active_keep(kernel_marks(kind)); }
 
 // Refcache's periodic flush, after its hook: decay each set (active_decay).
 static inline void kernel_active_decay(void)

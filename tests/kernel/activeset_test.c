@@ -1,7 +1,7 @@
-// Tests for active sets (sync/activeset.h): joining, lingering, leaving, one
-// shard apart from another, and a reader that must still see the deltas of a
-// CPU that left and came back; the kernel's two sets apart; and that a stat
-// by path joins nothing.
+// Tests for active sets (sync/activeset.h): joining, lingering, leaving, shards
+// that linger together, `every`, shards by home, and a reader that must still
+// see the deltas of a CPU that left and came back; the kernel's sets apart; and
+// that a stat by path joins nothing.
 #include "fstest.h"
 #include "inode.h"
 #include "ktest/ktest.h"
@@ -39,7 +39,7 @@ KTEST(activeset_join_linger_leave)
     KCHECK(in_shard(&s, H1, me));
     // State left in the shard's slots keeps it in, however long it idles.
     for (int i = 0; i < 2 * ACTIVE_LINGER; i++) {
-        active_keep(&m, H1);
+        active_keep(&m);
         active_decay(&s, &m);
     }
     KCHECK(in_shard(&s, H1, me));
@@ -60,10 +60,11 @@ KTEST(activeset_join_linger_leave)
     pop_off();
 }
 
-// Each shard lingers on its own: a CPU that keeps using objects of one shard
-// leaves the shards it stopped using, and state held in one shard keeps it in
-// that one only.
-KTEST(activeset_shards_linger_apart)
+// Shards linger together: a CPU that keeps using objects of one shard stays in
+// every shard it joined in the stretch (so it never rejoins the shard of objects
+// it uses now and then), state kept in its slots keeps it in all of them, and
+// it leaves them all once it has used nothing for the linger.
+KTEST(activeset_shards_linger_together)
 {
     static struct active_sets s;
     struct active_marks m = {0};
@@ -72,21 +73,22 @@ KTEST(activeset_shards_linger_apart)
     active_join(&s, &m, H1);
     active_join(&s, &m, H2);
     KCHECK(in_shard(&s, H1, me) && in_shard(&s, H2, me));
-    for (int i = 0; i <= ACTIVE_LINGER; i++) {
+    for (int i = 0; i <= 2 * ACTIVE_LINGER; i++) {
         active_join(&s, &m, H1);
         active_decay(&s, &m);
     }
-    KCHECK(in_shard(&s, H1, me));
-    KCHECK(!in_shard(&s, H2, me));
-    active_join(&s, &m, H2);
-    for (int i = 0; i <= ACTIVE_LINGER; i++) {
-        active_keep(&m, H2);
+    KCHECK(in_shard(&s, H1, me) && in_shard(&s, H2, me));
+    for (int i = 0; i <= 2 * ACTIVE_LINGER; i++) {
+        active_keep(&m);
         active_decay(&s, &m);
     }
-    KCHECK(!in_shard(&s, H1, me));
+    KCHECK(in_shard(&s, H1, me) && in_shard(&s, H2, me));
+    for (int i = 0; i < ACTIVE_LINGER - 1; i++)
+        active_decay(&s, &m);
     KCHECK(in_shard(&s, H2, me));
-    active_leave(&s, &m);
-    KCHECK(!in_shard(&s, H2, me));
+    active_decay(&s, &m);
+    KCHECK(!in_shard(&s, H1, me) && !in_shard(&s, H2, me));
+    KCHECK_EQ(m.nin, 0);
     pop_off();
 }
 
@@ -109,7 +111,7 @@ KTEST(activeset_many_shards_join_every)
     KCHECK(!cpumask_test(&own, me)); // through `every` only
     // Kept state keeps it in; then it leaves `every` and each shard.
     for (int i = 0; i <= ACTIVE_LINGER; i++) {
-        active_keep(&m, 5);
+        active_keep(&m);
         active_decay(&s, &m);
     }
     KCHECK(in_shard(&s, ACTIVE_SHARDS - 1, me));
