@@ -42,9 +42,9 @@
 // A CPU stays in every shard it joined until its stretch ends, when it leaves
 // them all: shards of a set linger together. A CPU that goes on using objects
 // of some homes then never rejoins the shard of a home it uses now and then
-// (the pairwise suite's CPUs, which lingered in each shard apart, kept
-// rejoining inside its tests: 25 tests against 5); readers of that home's
-// objects visit it a little longer.
+// (with each shard lingering apart, the pairwise suite's CPUs kept rejoining
+// inside its tests: 25 tests shared the mask's line against 8); readers of that
+// home's objects visit it a little longer.
 //
 // Commute: whatever the mechanism's writers commute on stays free of shared
 // lines in steady state: a writer reads and writes only its own CPU's marks
@@ -52,13 +52,13 @@
 // that readers of that shard's objects read, once per stretch of activity: a
 // CPU leaves only when it stops (after the linger, or at once when it has been
 // idle for a second and stops its tick: proc/tickless.c), and costs its next
-// writer there one shared write when it comes back. The kernel has three sharded sets
-// (kernel_active, below), one for references and one each for what a stat or
-// an unlink reads exactly of files and of directories, so that a reader of one
-// kind does not visit the CPUs that hold only state of another: everything
-// that uses a file holds a reference on it, far more CPUs than those that
-// change its links and times, and every CPU that makes a name in a directory
-// changes the directory's times.
+// writer there one shared write when it comes back. The kernel has three
+// sharded sets (kernel_active, below), one for references and one each for
+// what a stat or an unlink reads exactly of files and of directories, so that
+// a reader of one kind does not visit the CPUs that hold only state of
+// another: everything that uses a file holds a reference on it, far more CPUs
+// than those that change its links and times, and every CPU that makes a name
+// in a directory changes the directory's times.
 //
 // Ordering, for a reader that must see every write that finished before it
 // began: a writer joins with a locked instruction (a full fence on x86) before
