@@ -153,7 +153,7 @@ bool itime_flush_cpu(bool all)
             continue;
         if (!all && s->flushes + 1 >= n) {
             kept = true; // changed since the flush before: look again next time
-            kernel_active_keep(s->set);
+            kernel_active_keep(s->set, s->ip);
             continue;
         }
         seqcount_write_begin(&s->seq);

@@ -98,7 +98,7 @@ bool linkpin_keep(void)
 {
     struct dent *e = this_cpu_read(lp_pinned);
     if (e)
-        kernel_active_keep(ACTIVE_FILES);
+        kernel_active_keep(ACTIVE_FILES, e);
     return e != NULL;
 }
 

@@ -217,7 +217,6 @@ void kmain(uint64_t bootinfo_pa)
     fs_boot(bi);
     dev_init();
     procfs_init();
-    page_homes_start(); // what the kernel made so far belongs to no one CPU
 
     start_user_space();
     // From here on this is the boot CPU's idle thread.

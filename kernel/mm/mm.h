@@ -44,11 +44,6 @@ void page_sites_each(void (*fn)(const uintptr_t *site, void *arg), void *arg);
 struct pbuf;
 void pagesites_text(struct pbuf *b);
 void page_owner_set(void *va, uintptr_t owner);
-// The CPU that last set a nonzero owner word of va's page (for kmalloc's objects,
-// the CPU whose slab or large allocation holds them), or -1; -1 for pages given
-// their owner before page_homes_start (called once the kernel has started).
-int page_home(const void *va);
-void page_homes_start(void);
 // User pages (uvm_pageref.c) keep their count of extra references in the owner word
 // (0 when unshared, as page_free expects it). Returns the old value.
 intptr_t page_owner_add(void *va, intptr_t delta);

@@ -113,7 +113,6 @@ static struct pool pools[PAGE_NPOOL];
 struct pmeta {
     uintptr_t owner;     // kmalloc's owner word, or a user page's extra references
     uint8_t state;       // PS_*
-    uint16_t home;       // 1 + the CPU that set a nonzero owner word; 0: none
     uintptr_t site[PAGE_SITE_FRAMES]; // who allocated it, under `pagesites` (below)
 } __cacheline_aligned;
 _Static_assert(sizeof(struct pmeta) == CACHELINE, "a page's metadata is one line");
@@ -125,7 +124,6 @@ static struct {
     size_t total;        // pages managed
     int npools;
     uint64_t pool_start[PAGE_NPOOL]; // copy of pools[i].start, off the lock's line
-    bool homes;          // page_owner_set records homes (page_homes_start)
 } pm __cacheline_aligned;
 
 // Each CPU's page cache. Only its CPU uses it, except when memory runs out and
@@ -882,25 +880,7 @@ bool page_free_stamped(const void *va) { return *(const uint64_t *)va == FREE_CO
 
 void page_owner_set(void *va, uintptr_t owner)
 {
-    struct pmeta *m = pmeta(checked_pfn(va, "page_owner_set"));
-    WRITE_ONCE(m->owner, owner);
-    WRITE_ONCE(m->home, owner && pm.homes ? cpu_id() + 1 : 0);
-}
-
-// Pages given an owner while the kernel starts (the slabs that hold the root,
-// the initrd's files, /dev and /proc) have no home: every CPU uses what they
-// hold, and the boot CPU is merely where it was made.
-void page_homes_start(void) { pm.homes = true; }
-
-// The CPU that gave va's page its owner (the CPU whose slab it is), or -1. The
-// page's metadata line is written only when its owner changes, so the readers
-// of an object's home share it read-only while the object lives.
-int page_home(const void *va)
-{
-    uint64_t i = va2pfn(va) - pm.base;
-    if ((uintptr_t)va < DIRECTMAP_BASE || i >= pm.end - pm.base)
-        return -1;
-    return (int)READ_ONCE(pm.meta[i].home) - 1;
+    WRITE_ONCE(pmeta(checked_pfn(va, "page_owner_set"))->owner, owner);
 }
 
 // ---- start-up -------------------------------------------------------------------

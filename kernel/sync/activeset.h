@@ -8,8 +8,7 @@
 // the machine, even when one CPU did all the writing. An active set is the
 // record of the CPUs worth visiting: a CPU joins before it first puts state in
 // its slots, and leaves only once its slots are empty and it has put nothing in
-// them for a while (ACTIVE_LINGER of its periodic flushes, several seconds): a
-// stretch of activity. So
+// them for a while (ACTIVE_LINGER of its periodic flushes, several seconds). So
 // a reader's cost follows the CPUs that recently used the mechanism, not the
 // CPUs online. The linger is long because a join is a write that readers see
 // (below): a CPU that works in bursts a second apart should not pay it, and
@@ -17,48 +16,39 @@
 //
 // Shards. One set for all objects would still make a reader's cost grow with
 // the CPUs at work: 64 CPUs that each stat their own file would each visit all
-// 64. So a set is ACTIVE_SHARDS sets, and an object belongs to the shard of its
-// home, the CPU whose allocator made it (active_shard): a CPU joins the shard of
-// the object it puts state for, and a reader visits the CPUs of its object's
-// shard, those that recently held state for an object of the same home. CPUs
-// that each use objects they made meet in no shard, however many pages those
-// objects lie on; objects that many CPUs use put all of them in their maker's
-// shard, where the readers of that CPU's other objects visit them too. What the
-// kernel made while it started (the root, the initrd's files) has no home and
-// goes by its page, so that every exec's access time does not put every CPU in
-// the boot CPU's shard.
+// 64. So a set is ACTIVE_SHARDS sets, and an object belongs to the shard of the
+// page it lies in (active_shard): a CPU joins the shard of the object it puts
+// state for, and a reader visits the CPUs of its object's shard, those that
+// recently held state for an object on a page of that shard. Per-CPU
+// allocators put the objects a CPU makes on pages of its own, which it reuses,
+// so CPUs that each use objects of their own meet in few shards (objects that
+// they all use, such as the root directory, put every CPU in theirs).
 //
-// A CPU that uses objects of many homes (a shell, a test runner, anything that
-// uses files many CPUs made) would keep joining shards, each join a shared
-// write. So once it is in ACTIVE_SHARDS_MAX shards, its next join puts it in
-// `every`, a set that readers of every shard visit, where it stays, joining
-// nothing more, until it has used none of the mechanisms for the linger: such
-// a CPU pays at most ACTIVE_SHARDS_MAX + 1 joins per stretch of activity, about
-// as with a single set, and readers visit it as they would have then. Why 8: a
-// CPU that uses objects of its own, a few other CPUs' and some of the kernel's
-// files is in fewer; with 32 (and shards by page), the pairwise suite's CPUs
-// stayed in shards and kept joining them inside its tests (docs/bench-cost.md).
-//
-// A CPU stays in every shard it joined until its stretch ends, when it leaves
-// them all: shards of a set linger together. A CPU that goes on using objects
-// of some homes then never rejoins the shard of a home it uses now and then
-// (with each shard lingering apart, the pairwise suite's CPUs kept rejoining
-// inside its tests: 25 tests shared the mask's line against 8); readers of that
-// home's objects visit it a little longer.
+// A CPU that uses objects on many pages (a shell, a test runner, anything that
+// makes and drops files on many CPUs' pages) would keep joining shards, each
+// join a shared write. So once it is in ACTIVE_SHARDS_MAX shards, its next
+// join puts it in `every`, a set that readers of every shard visit, where it
+// stays, joining nothing more, until it has used none of the mechanisms for
+// the linger: such a CPU pays at most ACTIVE_SHARDS_MAX + 1 joins per stretch
+// of activity, about as with a single set, and readers visit it as they would
+// have then. Why 8: workers of the scaling benchmark that each use files of
+// their own are in 1 to 8 shards; with 32, the pairwise suite's CPUs stayed in
+// shards and kept joining them inside its tests (docs/bench-cost.md).
 //
 // Commute: whatever the mechanism's writers commute on stays free of shared
 // lines in steady state: a writer reads and writes only its own CPU's marks
 // while it stays in its object's shard. Joining writes the shard's mask, a line
 // that readers of that shard's objects read, once per stretch of activity: a
-// CPU leaves only when it stops (after the linger, or at once when it has been
-// idle for a second and stops its tick: proc/tickless.c), and costs its next
-// writer there one shared write when it comes back. The kernel has three
-// sharded sets (kernel_active, below), one for references and one each for
-// what a stat or an unlink reads exactly of files and of directories, so that
-// a reader of one kind does not visit the CPUs that hold only state of
-// another: everything that uses a file holds a reference on it, far more CPUs
-// than those that change its links and times, and every CPU that makes a name
-// in a directory changes the directory's times.
+// CPU that keeps using objects of a shard never rejoins it, and one that stops
+// leaves (after the linger, or at once from every shard when it has been idle
+// for a second and stops its tick: proc/tickless.c), and costs its next writer
+// there one shared write when it comes back. The kernel has three sharded sets
+// (kernel_active, below), one for references and one each for what a stat or
+// an unlink reads exactly of files and of directories, so that a reader of one
+// kind does not visit the CPUs that hold only state of another: everything
+// that uses a file holds a reference on it, far more CPUs than those that
+// change its links and times, and every CPU that makes a name in a directory
+// changes the directory's times.
 //
 // Ordering, for a reader that must see every write that finished before it
 // began: a writer joins with a locked instruction (a full fence on x86) before
@@ -73,14 +63,13 @@
 //     struct active_marks marks;         one per CPU, in its per-CPU data
 //     active_join(&sets, &marks, k)      interrupts off, before writing a slot for an
 //                                        object of shard k = active_shard(obj)
-//     active_keep(&marks)                the owner's periodic flush keeps state in its slots
-//     active_decay(&sets, &marks)        then leaves every shard once idle for the linger
+//     active_keep(&marks, k)             the owner's periodic flush keeps state there
+//     active_decay(&sets, &marks)        then leaves the shards idle for the linger
 //     active_snapshot_shard(&sets, k, &cpus)
 //                                        a reader: then for_each_cpu(c, &cpus)
 #pragma once
 #include "kernel.h"
 #include "lib/hash.h"
-#include "mm/mm.h"
 #include "mm/mmu.h"
 #include "sync/atomic.h"
 #include "sync/cpumask.h"
@@ -102,26 +91,22 @@ struct active_sets {
 };
 
 struct active_marks {
-    uint64_t in[ACTIVE_WORDS]; // shards whose mask has this CPU's bit
-    uint16_t nin;              // shards in
-    bool every;                // in `every`: joins of shards pass
-    bool used;                 // joined or kept anything since the last decay
-    uint16_t idle;             // decays in a row that found nothing used
+    uint64_t in[ACTIVE_WORDS];      // shards whose mask has this CPU's bit
+    uint64_t used[ACTIVE_WORDS];    // shards joined or kept since the last decay
+    uint16_t idle[ACTIVE_SHARDS];   // decays in a row that found the shard unused
+    uint16_t nin;                   // shards in
+    bool every;                     // in `every`: joins of shards pass
+    bool used_any;                  // joined or kept anything since the last decay
+    uint16_t idle_every;            // decays in a row that found nothing used
 };
 
-// An object's shard: that of the CPU whose allocator made it (the home of its
-// page, mm/page.c: for kmalloc's objects, the CPU whose slab holds them), or of
-// its page for memory kmalloc did not hand out. A CPU that keeps making and
-// dropping objects (files, inodes, directory entries) cycles through many pages
-// while freed objects wait out their epochs, but all of them are in its own
-// shard: it joins that shard once, where a shard per page had it join a new
-// shard every few objects, reach ACTIVE_SHARDS_MAX and join `every`, so that
-// every reader of any object visited it.
+// An object's shard: that of the page it lies in. A CPU's allocator hands out
+// objects from pages of its own and reuses them, so a CPU that keeps making
+// and dropping objects (files, inodes, directory entries) cycles through the
+// shards of a few pages, where a shard per object address would have it join
+// a new shard at nearly every object it makes.
 static inline unsigned active_shard(const void *obj)
 {
-    int home = page_home(obj);
-    if (home >= 0)
-        return (unsigned)home % ACTIVE_SHARDS;
     return mix64((uintptr_t)obj >> PGSHIFT) >> (64 - ACTIVE_SHARD_BITS);
 }
 
@@ -143,16 +128,21 @@ static inline void active_join_budget(struct active_sets *s, struct active_marks
                                       const struct active_marks *peer)
 {
     uint64_t bit = 1UL << (k % 64);
-    m->used = true;
-    if (m->every || (m->in[k / 64] & bit))
+    m->used_any = true;
+    if (m->every)
+        return;
+    m->used[k / 64] |= bit;
+    if (m->in[k / 64] & bit)
         return;
     if (m->nin + (peer ? peer->nin : 0) >= ACTIVE_SHARDS_MAX) {
         m->every = true;
+        m->idle_every = 0;
         active_mask_add(&s->every, cpu_id()); // before the slot write
         return;
     }
     m->in[k / 64] |= bit;
     m->nin++;
+    m->idle[k] = 0;
     active_mask_add(&s->shard[k], cpu_id()); // before the slot write
 }
 
@@ -161,35 +151,59 @@ static inline void active_join(struct active_sets *s, struct active_marks *m, un
     active_join_budget(s, m, k, NULL);
 }
 
-// The owner's periodic flush, before it decays: it keeps state in its slots,
-// which must stay as if joined. Interrupts off.
-static inline void active_keep(struct active_marks *m) { m->used = true; }
+// The owner's periodic flush, before it decays: it keeps state in its slots
+// for an object of shard k, which must stay as if joined. Interrupts off.
+static inline void active_keep(struct active_marks *m, unsigned k)
+{
+    m->used_any = true;
+    m->used[k / 64] |= 1UL << (k % 64);
+}
 
-// Leave every shard at once (the end of a stretch; an idle CPU stopping its
-// tick, sync/refcache.c): the owner has just emptied its slots.
+// The owning CPU's periodic flush, interrupts off, after its slots were
+// emptied of all but what it kept: leave each shard that nothing joined or
+// kept for ACTIVE_LINGER flushes in a row, and `every` likewise. (A CPU in
+// `every` joins no shard, so those it was in go after the linger; its slots
+// are empty when it leaves `every`.)
+static inline void active_decay(struct active_sets *s, struct active_marks *m)
+{
+    for (int i = 0; i < ACTIVE_WORDS; i++) {
+        uint64_t keep = m->used[i];
+        m->used[i] = 0;
+        for (uint64_t w = m->in[i]; w; w &= w - 1) {
+            unsigned k = i * 64 + __builtin_ctzll(w);
+            if (keep >> (k % 64) & 1)
+                m->idle[k] = 0;
+            else if (++m->idle[k] >= ACTIVE_LINGER) {
+                m->in[i] &= ~(1UL << (k % 64));
+                m->nin--;
+                active_mask_remove(&s->shard[k], cpu_id());
+            }
+        }
+    }
+    if (m->every) {
+        if (m->used_any)
+            m->idle_every = 0;
+        else if (++m->idle_every >= ACTIVE_LINGER) {
+            m->every = false;
+            active_mask_remove(&s->every, cpu_id());
+        }
+    }
+    m->used_any = false;
+}
+
+// Leave every shard at once (an idle CPU stopping its tick, sync/refcache.c):
+// the owner has just emptied its slots.
 static inline void active_leave(struct active_sets *s, struct active_marks *m)
 {
     for (int i = 0; i < ACTIVE_WORDS; i++) {
         for (uint64_t w = m->in[i]; w; w &= w - 1)
             active_mask_remove(&s->shard[i * 64 + __builtin_ctzll(w)], cpu_id());
-        m->in[i] = 0;
+        m->in[i] = m->used[i] = 0;
     }
     if (m->every)
         active_mask_remove(&s->every, cpu_id());
-    m->nin = m->idle = 0;
-    m->every = m->used = false;
-}
-
-// The owning CPU's periodic flush, interrupts off, after its slots were
-// emptied of all but what it kept: once nothing was joined or kept for
-// ACTIVE_LINGER flushes in a row, the stretch is over.
-static inline void active_decay(struct active_sets *s, struct active_marks *m)
-{
-    if (m->used)
-        m->idle = 0;
-    else if (++m->idle >= ACTIVE_LINGER)
-        active_leave(s, m);
-    m->used = false;
+    m->nin = 0;
+    m->every = m->used_any = false;
 }
 
 // Is the calling CPU in any shard? Interrupts off.
@@ -221,14 +235,14 @@ static inline void active_snapshot_shard(const struct active_sets *s, unsigned k
 //   ACTIVE_DIRS   the same of directories, read exactly by stat;
 // for objects of each shard. Apart because a reference is held by whatever
 // uses a file (an open file, a mapping, a current directory): with one set, a
-// stat of a file visited every CPU that mapped another file of its shard. And
+// stat of a file visited every CPU that mapped another file on its page. And
 // every CPU that makes or removes a name in a directory changes its times:
 // with directories among files, a stat of a file visited every CPU that made
-// a file in a directory of its shard. A CPU doing file work
+// a file in a directory whose inode lay on its page. A CPU doing file work
 // joins shards of several; each set decays on its own at refcache's periodic
 // flush (sync/refcache.c), after its flush hook emptied the others. Files and
 // directories share one budget of ACTIVE_SHARDS_MAX shards: a CPU that uses
-// objects of many shards of either kind joins `every` of each as it did when
+// objects on many pages of either kind joins `every` of each as it did when
 // they were one set (with a budget each, the pairwise suite's CPUs stayed in
 // files' shards and kept joining them inside its tests: 11 tests against 5);
 // the sets apart matter for the CPUs that stay in few shards, the ones a
@@ -254,8 +268,11 @@ static inline void kernel_active_join(int kind, const void *obj)
     active_join_budget(&kernel_active[kind], kernel_marks(kind), active_shard(obj), peer);
 }
 
-// Refcache's flush hook, for state of that kind it keeps.
-static inline void kernel_active_keep(int kind) { active_keep(kernel_marks(kind)); }
+// Refcache's flush hook, for state of that kind it keeps for obj.
+static inline void kernel_active_keep(int kind, const void *obj)
+{
+    active_keep(kernel_marks(kind), active_shard(obj));
+}
 
 // Refcache's periodic flush, after its hook: decay each set (active_decay).
 static inline void kernel_active_decay(void)

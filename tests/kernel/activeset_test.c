@@ -1,7 +1,7 @@
-// Tests for active sets (sync/activeset.h): joining, lingering, leaving, shards
-// that linger together, `every`, shards by home, and a reader that must still
-// see the deltas of a CPU that left and came back; the kernel's sets apart; and
-// that a stat by path joins nothing.
+// Tests for active sets (sync/activeset.h): joining, lingering, leaving, one
+// shard apart from another, and a reader that must still see the deltas of a
+// CPU that left and came back; the kernel's two sets apart; and that a stat
+// by path joins nothing.
 #include "fstest.h"
 #include "inode.h"
 #include "ktest/ktest.h"
@@ -39,7 +39,7 @@ KTEST(activeset_join_linger_leave)
     KCHECK(in_shard(&s, H1, me));
     // State left in the shard's slots keeps it in, however long it idles.
     for (int i = 0; i < 2 * ACTIVE_LINGER; i++) {
-        active_keep(&m);
+        active_keep(&m, H1);
         active_decay(&s, &m);
     }
     KCHECK(in_shard(&s, H1, me));
@@ -60,11 +60,10 @@ KTEST(activeset_join_linger_leave)
     pop_off();
 }
 
-// Shards linger together: a CPU that keeps using objects of one shard stays in
-// every shard it joined in the stretch (so it never rejoins the shard of objects
-// it uses now and then), state kept in its slots keeps it in all of them, and
-// it leaves them all once it has used nothing for the linger.
-KTEST(activeset_shards_linger_together)
+// Each shard lingers on its own: a CPU that keeps using objects of one shard
+// leaves the shards it stopped using, and state held in one shard keeps it in
+// that one only.
+KTEST(activeset_shards_linger_apart)
 {
     static struct active_sets s;
     struct active_marks m = {0};
@@ -73,22 +72,21 @@ KTEST(activeset_shards_linger_together)
     active_join(&s, &m, H1);
     active_join(&s, &m, H2);
     KCHECK(in_shard(&s, H1, me) && in_shard(&s, H2, me));
-    for (int i = 0; i <= 2 * ACTIVE_LINGER; i++) {
+    for (int i = 0; i <= ACTIVE_LINGER; i++) {
         active_join(&s, &m, H1);
         active_decay(&s, &m);
     }
-    KCHECK(in_shard(&s, H1, me) && in_shard(&s, H2, me));
-    for (int i = 0; i <= 2 * ACTIVE_LINGER; i++) {
-        active_keep(&m);
+    KCHECK(in_shard(&s, H1, me));
+    KCHECK(!in_shard(&s, H2, me));
+    active_join(&s, &m, H2);
+    for (int i = 0; i <= ACTIVE_LINGER; i++) {
+        active_keep(&m, H2);
         active_decay(&s, &m);
     }
-    KCHECK(in_shard(&s, H1, me) && in_shard(&s, H2, me));
-    for (int i = 0; i < ACTIVE_LINGER - 1; i++)
-        active_decay(&s, &m);
+    KCHECK(!in_shard(&s, H1, me));
     KCHECK(in_shard(&s, H2, me));
-    active_decay(&s, &m);
-    KCHECK(!in_shard(&s, H1, me) && !in_shard(&s, H2, me));
-    KCHECK_EQ(m.nin, 0);
+    active_leave(&s, &m);
+    KCHECK(!in_shard(&s, H2, me));
     pop_off();
 }
 
@@ -111,7 +109,7 @@ KTEST(activeset_many_shards_join_every)
     KCHECK(!cpumask_test(&own, me)); // through `every` only
     // Kept state keeps it in; then it leaves `every` and each shard.
     for (int i = 0; i <= ACTIVE_LINGER; i++) {
-        active_keep(&m);
+        active_keep(&m, 5);
         active_decay(&s, &m);
     }
     KCHECK(in_shard(&s, ACTIVE_SHARDS - 1, me));
@@ -154,43 +152,6 @@ KTEST(activeset_shared_budget_joins_every)
     active_leave(&files, &mf);
     active_leave(&dirs, &md);
     pop_off();
-}
-
-// An object's shard is its home CPU's (the CPU whose slab holds it), not its
-// page's: the objects one CPU makes lie on many pages, and joining the shard of
-// each of them would put the CPU in `every` (the reader of any object would
-// visit it). Memory kmalloc did not hand out has the shard of its page.
-#define HOMED 100
-KTEST(activeset_objects_of_one_home_share_a_shard)
-{
-    static struct active_sets s;
-    static void *obj[HOMED];
-    struct active_marks m = {0};
-    push_off(); // stay on this CPU: most objects come from slabs it makes here
-    for (int i = 0; i < HOMED; i++)
-        KREQUIRE((obj[i] = kmalloc(2048)) != NULL);
-    int me = cpu_id(), mine = 0, pages = 0;
-    uintptr_t last_page = 0;
-    for (int i = 0; i < HOMED; i++) {
-        if (page_home(obj[i]) != me)
-            continue;
-        mine++;
-        pages += PGROUNDDOWN((uintptr_t)obj[i]) != last_page;
-        last_page = PGROUNDDOWN((uintptr_t)obj[i]);
-        KCHECK_EQ(active_shard(obj[i]), (unsigned)me % ACTIVE_SHARDS);
-        active_join(&s, &m, active_shard(obj[i]));
-    }
-    KCHECK(pages > ACTIVE_SHARDS_MAX);
-    KCHECK(mine > 0);
-    KCHECK_EQ(m.nin, 1);
-    KCHECK(!m.every);
-    active_leave(&s, &m);
-    for (int i = 0; i < HOMED; i++)
-        kfree(obj[i]);
-    pop_off();
-    static char unhomed[64];
-    KCHECK_EQ(page_home(unhomed), -1);
-    KCHECK_EQ(active_shard(unhomed), active_shard(unhomed + 32)); // by its page
 }
 
 static struct refcache_obj counted;
