@@ -103,12 +103,13 @@ struct active_marks {
 // An object's shard: that of the page it lies in. A CPU's allocator hands out
 // objects from pages of its own and reuses them, so a CPU that keeps making
 // and dropping objects (files, inodes, directory entries) cycles through the
-// shards of a few pages, where a shard per object address would have it join
-// a new shard at nearly every object it makes. (A shard per home, the CPU whose
-// slab holds the object, kept such a CPU in one shard even while its freed
-// objects wait out their epochs on many pages, but a CPU in few shards then
-// joined the shard of each CPU whose objects it touched inside the calls that
-// commute with a reader of them: docs/bench-cost.md, tried and reverted.)
+// shards of its slabs' pages, where a shard per object address would have it
+// join a new shard at nearly every object it makes. While freed objects wait
+// out their epochs those are many pages, and such a CPU soon joins `every`. (A
+// shard per home, the CPU whose slab holds the object, kept it in one shard,
+// but a CPU in few shards then joined the shard of each CPU whose objects it
+// touched inside calls that commute with a reader of them: docs/bench-cost.md,
+// tried and reverted.)
 static inline unsigned active_shard(const void *obj)
 {
     return mix64((uintptr_t)obj >> PGSHIFT) >> (64 - ACTIVE_SHARD_BITS);
